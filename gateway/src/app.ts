@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { type Bus, call } from '@kn/bus';
+import {
+  type Actor,
+  AppError,
+  fieldErrors,
+  forbidden,
+  invalidJson,
+  notFound,
+  type Operation,
+  operations,
+  payloadTooLarge,
+  rpcSubject,
+  type ServiceName,
+  unsupportedMediaType,
+  validationError,
+} from '@kn/contracts';
+import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import type { z } from 'zod';
+import { authenticate } from './auth.ts';
+import type { GatewayConfig } from './config.ts';
+import { docsPage, openApiDocument } from './openapi.ts';
+
+export const BASE = '/api/v1';
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare global {
+  namespace Express {
+    interface Request {
+      id: string;
+    }
+  }
+}
+
+function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, part: string): z.output<S> | undefined {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const errors = fieldErrors(result.error.issues, part === 'body' ? undefined : part);
+    throw validationError(errors.map((e) => `${e.path || part}: ${e.message}`).join('; '), errors);
+  }
+  return result.data;
+}
+
+const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+
+export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Logger }) {
+  const { bus, config, logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.set('trust proxy', true);
+
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    next();
+  });
+
+  app.get(['/healthz', `${BASE}/healthz`], (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  const services = [...new Set(Object.values(operations).map((op) => op.service))] as ServiceName[];
+  app.get(['/readyz', `${BASE}/readyz`], async (_req, res) => {
+    const checks = await Promise.all(
+      services.map(async (service) => {
+        try {
+          const msg = await bus.nc.request(bus.subject(rpcSubject(service, 'health')), '', { timeout: 2000 });
+          return [service, msg.json<{ ready: boolean }>().ready] as const;
+        } catch {
+          return [service, false] as const;
+        }
+      }),
+    );
+    const ready = !bus.nc.isClosed() && checks.every(([, ok]) => ok);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', services: Object.fromEntries(checks) });
+  });
+
+  const spec = openApiDocument(BASE);
+  app.get(`${BASE}/openapi.json`, (_req, res) => {
+    res.json(spec);
+  });
+  app.get(`${BASE}/docs`, (_req, res) => {
+    res.type('html').send(docsPage(`${BASE}/openapi.json`));
+  });
+  app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
+
+  const json = express.json({ limit: config.BODY_LIMIT, strict: true });
+  const router = express.Router();
+  for (const [name, op] of Object.entries(operations) as Array<[string, Operation]>) {
+    if (!op.http) continue;
+    const { http } = op;
+    const method = http.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    router[method](http.path, json, async (req: Request, res: Response) => {
+      await withRemoteSpan(`${http.method} ${BASE}${http.path}`, SpanKind.SERVER, (k) => req.get(k), async (span) => {
+        span.setAttribute('http.request_id', req.id);
+        let actor: Actor | null = null;
+        if (http.auth === 'user') {
+          actor = await authenticate(bus, req, req.id);
+          if (http.roles && !http.roles.some((r) => actor?.roles.includes(r))) throw forbidden(`needs the role ${http.roles.join(' or ')}`);
+        }
+        const params = parsePart(op.params, req.params, 'params');
+        const query = parsePart(op.query, req.query, 'query');
+        let body: unknown;
+        if (op.body) {
+          if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
+          body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
+        }
+        const result = await call(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
+          timeoutMs: config.RPC_TIMEOUT_MS,
+        });
+        const status = http.status ?? 200;
+        if (result === undefined) res.status(status === 200 ? 204 : status).end();
+        else res.status(status).json(result);
+      });
+    });
+  }
+  app.use(BASE, router);
+
+  app.use((_req, _res, next) => next(notFound('endpoint')));
+
+  // express recognises an error handler by its four parameters.
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const error = toAppError(err, req, logger);
+    if (error.headers) for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
+    res.status(error.status).json(error.toBody());
+  });
+  return app;
+}
+
+/** Maps anything thrown while handling a request to the contract's error. */
+function toAppError(err: unknown, req: Request, logger: Logger): AppError {
+  if (err instanceof AppError) {
+    if (err.status >= 500) logger.error({ request_id: req.id, code: err.code, error_id: err.errorId }, err.message);
+    return err;
+  }
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.parse.failed') return invalidJson();
+  if (type === 'entity.too.large') return payloadTooLarge('the request body is too large');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return unsupportedMediaType('unsupported body encoding or charset');
+  if (type === 'request.aborted') return new AppError(400, 'ValidationError', 'request aborted');
+  const errorId = randomUUID();
+  logger.error({ err, request_id: req.id, error_id: errorId }, 'unhandled error');
+  return new AppError(500, 'InternalError', 'internal error', { errorId });
+}

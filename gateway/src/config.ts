@@ -1,0 +1,14 @@
+import { BaseConfig, parseConfig } from '@kn/service';
+import { z } from 'zod';
+
+export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true }).extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  /** Largest JSON body accepted. */
+  BODY_LIMIT: z.string().default('1mb'),
+  /** How long a service may take to answer before the gateway gives up (ms). */
+  RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+export const loadConfig = (env?: Record<string, string | undefined>) => parseConfig(GatewayConfig, env);

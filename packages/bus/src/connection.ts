@@ -1,0 +1,87 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { streams, type ServiceName } from '@kn/contracts';
+import type { Logger } from '@kn/telemetry';
+
+export interface BusOptions {
+  url: string;
+  /** Prefix for every subject and stream, so several systems (or test runs) share one NATS. */
+  namespace?: string;
+  /** Connection name, visible in NATS monitoring. */
+  name: string;
+  /** JetStream stream replicas: 1 on a developer machine, 3 on a cluster. */
+  replicas?: number;
+  logger: Logger;
+}
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** The subject as it is on the wire: `users.user.created.v1` → `<ns>.users.user.created.v1`. */
+  subject(s: string): string;
+  /** A subject on the wire back to its catalogue name. */
+  unprefix(s: string): string;
+  streamName(service: ServiceName): string;
+  replicas: number;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export async function connectBus(options: BusOptions): Promise<Bus> {
+  const ns = options.namespace ? `${options.namespace}.` : '';
+  const nc = await connect({
+    servers: options.url,
+    name: options.name,
+    // Keep trying for ever: a NATS restart must not take the service down with it.
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') options.logger.warn({ nats: status.type }, 'nats connection status');
+    }
+  })();
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  return {
+    nc,
+    js,
+    jsm,
+    subject: (s) => `${ns}${s}`,
+    unprefix: (s) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
+    streamName: (service) => `${options.namespace ? `${options.namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : ''}${streams[service].name}`,
+    replicas: options.replicas ?? 1,
+    logger: options.logger,
+    close: async () => {
+      if (!nc.isClosed()) await nc.drain();
+    },
+  };
+}
+
+/** Creates (or updates) the stream that holds a service's events. Called by the publishing service. */
+export async function ensureStream(bus: Bus, service: ServiceName) {
+  const name = bus.streamName(service);
+  const config = {
+    name,
+    subjects: [bus.subject(streams[service].subjects)],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: bus.replicas,
+    // Events are the history projections are rebuilt from: keep them.
+    max_age: 0,
+    duplicate_window: nanos(2 * 60 * 1000),
+  };
+  try {
+    await bus.jsm.streams.info(name);
+    await bus.jsm.streams.update(name, config);
+  } catch (err) {
+    if (!String((err as Error).message).includes('not found')) throw err;
+    try {
+      await bus.jsm.streams.add(config);
+    } catch (addErr) {
+      // Another instance created it between our look-up and our add.
+      if (!String((addErr as Error).message).includes('already in use')) throw addErr;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { EventEnvelope, type EventSubject, events, type ServiceName, streams } from '@kn/contracts';
+import { SpanKind, withRemoteSpan } from '@kn/telemetry';
+import type { Kysely, Transaction } from 'kysely';
+import type { Bus } from './connection.ts';
+import type { BusTables } from './tables.ts';
+
+export type EventHandler<S extends EventSubject> = (tx: Transaction<any>, event: EventEnvelope<S>) => Promise<void>;
+/** The subjects a consumer lists are exactly those it handles; other subjects of the stream are acknowledged and skipped. */
+export type EventHandlers = { [S in EventSubject]?: EventHandler<S> };
+
+export interface Consumer {
+  /** Resolves once every event in the stream at call time has been handled. */
+  caughtUp(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A durable JetStream consumer of one service's stream. Each event is handled in one Postgres
+ * transaction that also records its id in `processed_events`: a redelivered event finds its id
+ * and changes nothing. The message is acknowledged only after that transaction commits. A payload
+ * that does not match the catalogue is terminated (it can never succeed); any other failure is
+ * retried with backoff. Instances of a service share the durable, so each event is handled once.
+ */
+export async function startConsumer(options: {
+  bus: Bus;
+  db: Kysely<any>;
+  /** Durable name, for example `notifications-content`. */
+  durable: string;
+  stream: ServiceName;
+  handlers: EventHandlers;
+}): Promise<Consumer> {
+  const { bus } = options;
+  const db = options.db as Kysely<BusTables>;
+  const stream = bus.streamName(options.stream);
+  const log = bus.logger.child({ consumer: options.durable });
+  try {
+    await bus.jsm.consumers.info(stream, options.durable);
+  } catch {
+    await bus.jsm.consumers
+      .add(stream, {
+        durable_name: options.durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: bus.subject(streams[options.stream].subjects),
+        ack_wait: nanos(30_000),
+        max_deliver: -1,
+      })
+      .catch((err) => {
+        if (!String(err.message).includes('already in use')) throw err;
+      });
+  }
+
+  let stopped = false;
+  let lastHandledSeq = 0;
+  let waiters: Array<{ seq: number; resolve: () => void }> = [];
+  const settle = () => {
+    waiters = waiters.filter((w) => (w.seq <= lastHandledSeq ? (w.resolve(), false) : true));
+  };
+
+  async function handle(msg: JsMsg) {
+    let envelope: EventEnvelope;
+    try {
+      envelope = EventEnvelope.parse(msg.json()) as EventEnvelope;
+    } catch (err) {
+      log.error({ err, seq: msg.seq }, 'event is not an envelope; terminated');
+      msg.term();
+      return;
+    }
+    const subject = envelope.subject as EventSubject;
+    const handler = options.handlers[subject] as EventHandler<EventSubject> | undefined;
+    if (!handler) {
+      msg.ack();
+      return;
+    }
+    const parsed = events[subject]?.safeParse(envelope.data);
+    if (!parsed?.success) {
+      log.error({ subject, id: envelope.id, issues: parsed?.error.issues }, 'event payload does not match the catalogue; terminated');
+      msg.term();
+      return;
+    }
+    envelope.data = parsed.data;
+    try {
+      await withRemoteSpan(`consume ${subject}`, SpanKind.CONSUMER, (k) => msg.headers?.get(k) || undefined, () =>
+        db.transaction().execute(async (tx) => {
+          const first = await tx
+            .insertInto('processed_events')
+            .values({ consumer: options.durable, event_id: envelope.id })
+            .onConflict((c) => c.doNothing())
+            .returning('event_id')
+            .executeTakeFirst();
+          if (first) await handler(tx, envelope);
+        }),
+      );
+      msg.ack();
+    } catch (err) {
+      const delay = Math.min(500 * 2 ** (msg.info.deliveryCount - 1), 30_000);
+      log.warn({ err, subject, id: envelope.id, attempt: msg.info.deliveryCount, delay }, 'event handling failed; will retry');
+      msg.nak(delay);
+    }
+  }
+
+  let stopConsuming = () => {};
+  const run = (async () => {
+    while (!stopped) {
+      try {
+        const consumer = await bus.js.consumers.get(stream, options.durable);
+        const messages = await consumer.consume({ max_messages: 100 });
+        stopConsuming = () => messages.stop();
+        for await (const msg of messages) {
+          await handle(msg);
+          lastHandledSeq = Math.max(lastHandledSeq, msg.info.streamSequence);
+          settle();
+          if (stopped) break;
+        }
+      } catch (err) {
+        if (!stopped) log.warn({ err: (err as Error).message }, 'consumer interrupted; resuming');
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+    }
+  })();
+
+  return {
+    caughtUp: async () => {
+      const info = await bus.jsm.streams.info(stream);
+      const seq = info.state.last_seq;
+      if (seq <= lastHandledSeq) return;
+      await new Promise<void>((resolve) => {
+        waiters.push({ seq, resolve });
+        settle();
+      });
+    },
+    stop: async () => {
+      stopped = true;
+      stopConsuming();
+      await run;
+      for (const w of waiters) w.resolve();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './connection.ts';
+export * from './consumer.ts';
+export * from './outbox.ts';
+export * from './rpc.ts';
+export * from './tables.ts';

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { type EventEnvelope, type EventPayload, type EventSubject, events } from '@kn/contracts';
+import { injectTraceContext } from '@kn/telemetry';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Bus } from './connection.ts';
+import type { BusTables } from './tables.ts';
+
+/** One channel for all services; the payload names the schema whose outbox has news. */
+const CHANNEL = 'kn_outbox';
+
+/**
+ * Writes an event into the outbox in the caller's transaction, so the event exists exactly when
+ * the change does. The payload is checked against the catalogue here: a service can never publish
+ * an event its subscribers cannot parse. The NOTIFY is delivered by Postgres only on commit and
+ * wakes the relay of every instance.
+ */
+export async function writeEvent<S extends EventSubject>(
+  tx: Transaction<any>,
+  subject: S,
+  data: EventPayload<S>,
+  options: { actorId: number | null },
+): Promise<EventEnvelope<S>> {
+  const payload = events[subject].parse(data) as EventPayload<S>;
+  const envelope: EventEnvelope<S> = {
+    id: randomUUID(),
+    subject,
+    occurred_at: new Date().toISOString(),
+    actor_id: options.actorId,
+    data: payload,
+  };
+  const trace: Record<string, string> = {};
+  injectTraceContext((k, v) => {
+    trace[k] = v;
+  });
+  await (tx as Transaction<BusTables>)
+    .insertInto('outbox')
+    .values({
+      id: envelope.id,
+      subject,
+      payload: JSON.stringify(payload),
+      actor_id: options.actorId,
+      occurred_at: new Date(envelope.occurred_at),
+      trace_context: JSON.stringify(trace),
+    })
+    .execute();
+  await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(tx);
+  return envelope;
+}
+
+export interface OutboxRelay {
+  /** Publishes everything pending now; resolves when the outbox was empty at some point. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Drains the outbox to JetStream: rows are locked with SKIP LOCKED (several instances share the
+ * work), published in order with the event id as message id (a row published twice after a crash
+ * between publish and delete is deduplicated by JetStream), and deleted once acknowledged.
+ */
+export function startOutboxRelay(options: {
+  db: Kysely<any>;
+  bus: Bus;
+  databaseUrl: string;
+  schema: string;
+  batchSize?: number;
+  /** Fallback poll when a notification is missed (for example during a reconnect). */
+  pollMs?: number;
+}): OutboxRelay {
+  const db = options.db as Kysely<BusTables>;
+  const { bus } = options;
+  const log = bus.logger.child({ component: 'outbox-relay' });
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let listener: pg.Client | undefined;
+  let idleWaiters: Array<() => void> = [];
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function listen() {
+    while (!stopped) {
+      const client = new pg.Client({ connectionString: options.databaseUrl });
+      try {
+        await client.connect();
+        client.on('notification', (n: pg.Notification) => {
+          if (n.payload === options.schema) wake?.();
+        });
+        const ended = new Promise<void>((resolve) => {
+          client.on('error', () => resolve());
+          client.on('end', () => resolve());
+        });
+        await client.query(`listen ${CHANNEL}`);
+        listener = client;
+        wake?.();
+        await ended;
+      } catch (err) {
+        if (!stopped) log.warn({ err }, 'outbox listener failed; retrying');
+      }
+      listener = undefined;
+      await client.end().catch(() => {});
+      if (!stopped) await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  /** Publishes one batch; returns how many rows it published. */
+  async function publishBatch(): Promise<number> {
+    return db.transaction().execute(async (tx) => {
+      const rows = await tx
+        .selectFrom('outbox')
+        .selectAll()
+        .orderBy('position')
+        .limit(options.batchSize ?? 100)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (rows.length === 0) return 0;
+      const acked: number[] = [];
+      try {
+        for (const row of rows) {
+          const h = natsHeaders();
+          for (const [k, v] of Object.entries(row.trace_context ?? {})) h.set(k, v);
+          const envelope = {
+            id: row.id,
+            subject: row.subject,
+            occurred_at: row.occurred_at.toISOString(),
+            actor_id: row.actor_id,
+            data: row.payload,
+          };
+          await bus.js.publish(bus.subject(row.subject), JSON.stringify(envelope), { msgID: row.id, headers: h, timeout: 5000 });
+          acked.push(row.position);
+        }
+      } finally {
+        // What was acknowledged is deleted even when a later publish failed.
+        if (acked.length) await tx.deleteFrom('outbox').where('position', 'in', acked).execute();
+      }
+      return acked.length;
+    });
+  }
+
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopped) {
+      let published = 0;
+      try {
+        published = await publishBatch();
+        failures = 0;
+      } catch (err) {
+        failures++;
+        log.warn({ err: (err as Error).message, failures }, 'outbox publish failed; will retry');
+      }
+      if (published === 0) {
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        if (failures === 0) for (const w of waiters) w();
+        else idleWaiters.push(...waiters);
+        await sleep(failures ? Math.min(100 * 2 ** failures, 5000) : (options.pollMs ?? 1000));
+      }
+    }
+  })();
+  void listen();
+
+  return {
+    flush: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        wake?.();
+      }),
+    stop: async () => {
+      stopped = true;
+      wake?.();
+      await loop;
+      await listener?.end().catch(() => {});
+      for (const w of idleWaiters) w();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
+import {
+  AppError,
+  type ErrorBody,
+  fieldErrors,
+  type Handlers,
+  type Operation,
+  type OperationRequest,
+  type OperationResult,
+  rpcSubject,
+  type ServiceName,
+  serviceUnavailable,
+} from '@kn/contracts';
+import { injectTraceContext, SpanKind, withRemoteSpan } from '@kn/telemetry';
+import type { Bus } from './connection.ts';
+
+type Reply = { ok: true; body: unknown } | { ok: false; status: number; error: ErrorBody; headers?: Record<string, string> };
+
+/**
+ * Serves a service's operations over NATS request/reply. All instances of the service subscribe
+ * in one queue group, so NATS gives each request to one of them.
+ */
+export function serveOperations<C extends Record<string, Operation>>(options: {
+  bus: Bus;
+  service: ServiceName;
+  operations: C;
+  handlers: Handlers<C>;
+  /** Readiness beyond "process up", for example "search index loaded". */
+  ready?: () => boolean;
+}): { stop(): Promise<void> } {
+  const { bus, service } = options;
+  const log = bus.logger.child({ component: 'rpc' });
+  const subscriptions: Subscription[] = [];
+  const inFlight = new Set<Promise<void>>();
+
+  for (const [name, op] of Object.entries(options.operations)) {
+    const handler = (options.handlers as Record<string, (r: OperationRequest<Operation>) => Promise<unknown>>)[name];
+    const subject = bus.subject(rpcSubject(service, name));
+    const sub = bus.nc.subscribe(subject, {
+      queue: service,
+      callback: (err, msg) => {
+        if (err) return log.error({ err }, 'subscription error');
+        const work = answer(name, op, handler, msg).finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      },
+    });
+    subscriptions.push(sub);
+  }
+  subscriptions.push(
+    bus.nc.subscribe(bus.subject(rpcSubject(service, 'health')), {
+      queue: service,
+      callback: (_err, msg) => msg.respond(JSON.stringify({ service, ready: options.ready?.() ?? true })),
+    }),
+  );
+
+  async function answer(name: string, op: Operation, handler: (r: OperationRequest<Operation>) => Promise<unknown>, msg: Msg) {
+    const reply = await withRemoteSpan(`rpc ${service}.${name}`, SpanKind.SERVER, (k) => msg.headers?.get(k) || undefined, async () => {
+      let request: OperationRequest<Operation> | undefined;
+      try {
+        request = msg.json<OperationRequest<Operation>>();
+        // Calls from the gateway were validated there; internal calls are validated here.
+        if (!op.http && op.body) {
+          const parsed = op.body.safeParse(request.body);
+          if (!parsed.success) throw new AppError(400, 'ValidationError', 'invalid request', { errors: fieldErrors(parsed.error.issues, 'body') });
+          request.body = parsed.data;
+        }
+        return { ok: true, body: await handler(request) } satisfies Reply;
+      } catch (err) {
+        return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
+      }
+    });
+    msg.respond(JSON.stringify(reply));
+  }
+
+  function errorReply(err: unknown, context: Record<string, unknown>): Reply {
+    if (err instanceof AppError) return { ok: false, status: err.status, error: err.toBody(), headers: err.headers };
+    const errorId = randomUUID();
+    log.error({ err, error_id: errorId, ...context }, 'unhandled error');
+    return { ok: false, status: 500, error: { code: 'InternalError', message: 'internal error', error_id: errorId } };
+  }
+
+  return {
+    stop: async () => {
+      // Stop taking requests, then let the ones under way answer.
+      await Promise.all(subscriptions.map((s) => s.drain()));
+      await Promise.all(inFlight);
+    },
+  };
+}
+
+/** Calls an operation of another service (the gateway's and the services' only way to ask each other). */
+export async function call<O extends Operation>(
+  bus: Bus,
+  name: string,
+  op: O,
+  request: OperationRequest<O>,
+  options: { timeoutMs?: number } = {},
+): Promise<OperationResult<O>> {
+  const h = natsHeaders();
+  injectTraceContext((k, v) => h.set(k, v));
+  h.set('x-request-id', request.requestId);
+  let msg: Msg;
+  try {
+    msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), JSON.stringify(request), {
+      timeout: options.timeoutMs ?? 10_000,
+      headers: h,
+    });
+  } catch (err) {
+    const message = (err as Error).message ?? '';
+    if (/no responders/i.test(message) || (err as { isNoResponders?: () => boolean }).isNoResponders?.())
+      throw serviceUnavailable(`the ${op.service} service is not running`);
+    if (/timeout/i.test(message) || (err as Error).name === 'TimeoutError')
+      throw serviceUnavailable(`the ${op.service} service did not answer in time`);
+    throw serviceUnavailable(`the ${op.service} service cannot be reached: ${message}`);
+  }
+  const reply = msg.json<Reply>();
+  if (!reply.ok) {
+    throw new AppError(reply.status, reply.error.code, reply.error.message, {
+      errors: reply.error.errors,
+      headers: reply.headers,
+      errorId: reply.error.error_id,
+    });
+  }
+  return reply.body as OperationResult<O>;
+}
+
+/** The request id for calls that do not come from an HTTP request (jobs, consumers). */
+export const internalRequestId = () => `internal-${randomUUID()}`;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/** Database ids travel as positive integers; path and query strings are coerced. */
+export const Id = z.coerce.number().int().positive().max(2147483647);
+export const Timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+export const Language = z.string().regex(/^[a-z]{2}$/, 'a two-letter language code');
+export const Email = z.string().trim().max(191).email();
+
+/** Query booleans: only the literal strings `true` and `false` (and real booleans from JSON). */
+export const QueryBoolean = z
+  .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+  .describe('true or false');
+
+export const Limit = (fallback: number, max = 1000) => z.coerce.number().int().min(0).max(max).default(fallback);
+export const Offset = z.coerce.number().int().min(0).default(0);
+
+/** A comma-separated query list, trimmed, empties dropped. */
+export const CommaList = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+export const Links = z.object({ self: z.object({ href: z.string() }) });
+
+export const Page = <T extends z.ZodType>(item: T) =>
+  z.object({ total: z.number().int(), _links: Links, items: z.array(item) });
+
+export const Roles = [
+  'user',
+  'manager',
+  'api_user',
+  'on_behalf_user',
+  'super_admin',
+  'user_admin',
+  'content_admin',
+  'settings_admin',
+] as const;
+export const Role = z.enum(Roles);
+export type Role = z.infer<typeof Role>;
+
+/** The authenticated caller as the gateway resolved it; services trust it. */
+export const Actor = z.object({
+  id: z.number().int(),
+  roles: z.array(Role),
+  /** The token the request came with (its database id), so it can be revoked. */
+  token_id: z.string().nullable(),
+});
+export type Actor = z.infer<typeof Actor>;

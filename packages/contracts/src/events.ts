@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { Id, Timestamp } from './common.ts';
+import type { ServiceName } from './endpoint.ts';
+import { EmailSettings, LanguageSettings, NetworkSettings, UserSnapshot } from './users.ts';
+
+/**
+ * The domain event catalogue: every subject with its payload schema. This is a public contract:
+ * other internal systems subscribe to these subjects. A change to a payload that is not purely
+ * additive gets a new version suffix (`.v2`) and both are published until `.v1` is retired.
+ * docs/events.md describes each one.
+ */
+export const events = {
+  'users.user.created.v1': z.object({ user: UserSnapshot }),
+  'users.user.updated.v1': z.object({ user: UserSnapshot }),
+  'users.user.deleted.v1': z.object({ user_id: Id }),
+  'users.settings.updated.v1': z.object({
+    user_id: Id,
+    language: LanguageSettings,
+    email: EmailSettings,
+  }),
+  'users.network-settings.updated.v1': z.object({ settings: NetworkSettings }),
+} as const;
+
+export type EventSubject = keyof typeof events;
+export type EventPayload<S extends EventSubject> = z.infer<(typeof events)[S]>;
+
+/** What travels on the wire: the payload wrapped with its identity. */
+export const EventEnvelope = z.object({
+  /** uuid; also the JetStream message id, so a republished event is deduplicated. */
+  id: z.string().uuid(),
+  subject: z.string(),
+  occurred_at: Timestamp,
+  /** The user whose request caused the event, or null for system actions. */
+  actor_id: z.number().int().nullable(),
+  data: z.unknown(),
+});
+export type EventEnvelope<S extends EventSubject = EventSubject> = {
+  id: string;
+  subject: S;
+  occurred_at: string;
+  actor_id: number | null;
+  data: EventPayload<S>;
+};
+
+/** One JetStream stream per publishing service, capturing its subjects. */
+export const streams = {
+  users: { name: 'USERS', subjects: 'users.>' },
+  content: { name: 'CONTENT', subjects: 'content.>' },
+  notifications: { name: 'NOTIFICATIONS', subjects: 'notifications.>' },
+  search: { name: 'SEARCH', subjects: 'search.>' },
+  exports: { name: 'EXPORTS', subjects: 'exports.>' },
+} as const satisfies Record<ServiceName, { name: string; subjects: string }>;
+
+export const streamOf = (subject: EventSubject): ServiceName => subject.split('.')[0] as ServiceName;

@@ -1,0 +1,325 @@
+import { z } from 'zod';
+import { CommaList, Email, Id, Language, Limit, Offset, Page, QueryBoolean, Role, Timestamp } from './common.ts';
+import { operation } from './endpoint.ts';
+
+const Name = z.string().trim().min(1).max(191);
+const OptionalText = z.string().max(10000).nullable().optional();
+const CustomFields = z
+  .record(z.string().min(1).max(191), z.string().max(1000))
+  .refine((o) => Object.keys(o).length <= 100, 'at most 100 custom fields');
+
+export const User = z
+  .object({
+    id: z.number().int(),
+    firstname: z.string(),
+    lastname: z.string(),
+    email: z.string(),
+    auth_type: z.string(),
+    is_deleted: z.boolean(),
+    is_hidden: z.boolean(),
+    is_system: z.boolean(),
+    language: z.string(),
+    gender: z.string().nullable(),
+    location: z.string().nullable(),
+    about: z.string().nullable(),
+    company: z.string().nullable(),
+    department: z.string().nullable(),
+    position: z.string().nullable(),
+    country: z.string().nullable(),
+    image: z.string(),
+    first_seen: Timestamp,
+    last_seen: Timestamp.nullable(),
+    customfields: z.record(z.string(), z.string()),
+    score_level: z.number().int().nullable(),
+    score_points: z.number().int().nullable(),
+    event_tracking_id: z.string(),
+    roles: z.array(Role).optional().describe('only for the user themself and for user_admin'),
+  })
+  .meta({ id: 'User' });
+export type User = z.infer<typeof User>;
+
+/** A user as events carry it: never disguised, with roles. */
+export const UserSnapshot = User.extend({ roles: z.array(Role) }).meta({ id: 'UserSnapshot' });
+export type UserSnapshot = z.infer<typeof UserSnapshot>;
+
+const UserFields = {
+  firstname: Name,
+  lastname: Name,
+  language: Language,
+  gender: z.string().max(32).nullable().optional(),
+  location: OptionalText,
+  about: OptionalText,
+  company: OptionalText,
+  department: OptionalText,
+  position: OptionalText,
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'a two-letter country code')
+    .transform((c) => c.toUpperCase())
+    .nullable()
+    .optional(),
+  customfields: CustomFields.optional(),
+  is_hidden: z.boolean().optional(),
+  is_system: z.boolean().optional(),
+  roles: z.array(Role).optional(),
+};
+const Password = z.string().min(8).max(1024);
+
+export const CreateUser = z.object({ email: Email, password: Password.optional(), ...UserFields });
+export const UpdateUser = z.object({ email: Email, password: Password, ...UserFields }).partial();
+
+export const Token = z.object({ token: z.string(), expires: Timestamp }).meta({ id: 'Token' });
+
+export const UserSortCriteria = ['first_seen', 'lastname', 'firstname', 'id'] as const;
+const UserSort = CommaList.pipe(
+  z.array(
+    z
+      .string()
+      .regex(new RegExp(`^(${UserSortCriteria.join('|')})(\\.(asc|desc))?$`), `criteria: ${UserSortCriteria.join(', ')}, with .asc or .desc`),
+  ),
+);
+
+export const LanguageSettings = z
+  .object({
+    content_languages: z.array(Language),
+    has_all_languages: z.boolean(),
+    interface_language: Language,
+    translation_language: Language,
+  })
+  .meta({ id: 'LanguageSettings' });
+export type LanguageSettings = z.infer<typeof LanguageSettings>;
+
+export const CommunicationFlags = {
+  email_enabled: true,
+  hint_email_enabled: true,
+  announcement_email_enabled: true,
+  digest_email_enabled: true,
+  reminder_email_enabled: false,
+} as const;
+
+/** Per-type email notification settings of the interface with their defaults. */
+export const NotificationEmailDefaults = {
+  new_comment_to_your_question: 'on',
+  new_comment_to_question: 'on',
+  new_comment_to_solution: 'off',
+  new_comment_to_your_solution: 'on',
+  new_question_random_user: 'on',
+  new_question: 'on',
+  question_forwarded: 'on',
+  new_solution: 'on',
+  solution_rated_by_question_poser: 'on',
+  solution_rated: 'on',
+  solution_from_comment: 'on',
+  new_solution_to_your_question: 'on',
+  question_edited: 'off',
+  solution_edited: 'on',
+  validation_request: 'on',
+  validation_confirmation: 'on',
+  tag_subscription: 'on',
+  mention_in_question: 'on',
+  mention_in_solution: 'on',
+  mention_in_comment: 'on',
+  share_question: 'on',
+  share_solution: 'on',
+} as const satisfies Record<string, 'on' | 'off'>;
+export type NotificationEmailType = keyof typeof NotificationEmailDefaults;
+
+const OnOff = z.enum(['on', 'off']);
+/** Accepts the deprecated values and maps them: summarized and never to off, immediately to on. */
+const OnOffInput = z
+  .enum(['on', 'off', 'summarized', 'never', 'immediately'])
+  .transform((v) => (v === 'immediately' ? 'on' : v === 'summarized' || v === 'never' ? 'off' : v));
+
+const mapKeys = <V extends z.ZodType>(keys: readonly string[], schema: V) =>
+  Object.fromEntries(keys.map((k) => [k, schema])) as Record<string, V>;
+
+export const EmailSettings = z
+  .object({
+    ...mapKeys(Object.keys(CommunicationFlags), z.boolean()),
+    ...mapKeys(Object.keys(NotificationEmailDefaults), OnOff),
+  })
+  .meta({ id: 'EmailSettings' });
+export type EmailSettings = { [K in keyof typeof CommunicationFlags]: boolean } & {
+  [K in NotificationEmailType]: 'on' | 'off';
+};
+export const EmailSettingsUpdate = z
+  .object({
+    ...mapKeys(Object.keys(CommunicationFlags), z.boolean()),
+    ...mapKeys(Object.keys(NotificationEmailDefaults), OnOffInput),
+  })
+  .partial();
+
+export const NetworkSettings = z
+  .object({
+    network_name: z.string(),
+    default_language: Language,
+    content_languages: z.array(Language),
+    anonymize_users_email: z.boolean(),
+    solution_validation_enabled: z.boolean(),
+    email_delivery_enabled: z.boolean(),
+    user_creation_default_roles: z.array(Role).nullable(),
+    webhook_enabled: z.boolean(),
+    webhook_url: z.string().nullable(),
+    webhook_secret_set: z.boolean().describe('webhook_secret itself is write-only'),
+    min_experts: z.number().int(),
+  })
+  .meta({ id: 'NetworkSettings' });
+export type NetworkSettings = z.infer<typeof NetworkSettings>;
+
+export const NetworkSettingsUpdate = z
+  .object({
+    network_name: z.string().trim().min(1).max(191),
+    default_language: Language,
+    content_languages: z.array(Language).min(1).max(50),
+    anonymize_users_email: z.boolean(),
+    solution_validation_enabled: z.boolean(),
+    email_delivery_enabled: z.boolean(),
+    user_creation_default_roles: z.array(Role).min(1).nullable(),
+    webhook_enabled: z.boolean(),
+    webhook_url: z.url({ protocol: /^https?$/ }).max(2000).nullable(),
+    webhook_secret: z.string().min(16).max(256).nullable(),
+    min_experts: z.number().int().min(0).max(100),
+  })
+  .partial();
+
+const IdParams = z.object({ id: Id });
+const tag = 'Users';
+
+export const usersOperations = {
+  login: operation({
+    service: 'users',
+    summary: 'Log in with email and password (role api_user required)',
+    http: { method: 'POST', path: '/auth/login', auth: 'public', tag: 'Authentication' },
+    body: z.object({ email: z.string().max(191), password: z.string().max(1024) }),
+    response: Token,
+  }),
+  revokeToken: operation({
+    service: 'users',
+    summary: "Revoke the caller's token",
+    http: { method: 'DELETE', path: '/auth/token', status: 204, auth: 'user', tag: 'Authentication' },
+  }),
+  createTokenOnBehalf: operation({
+    service: 'users',
+    summary: 'Issue a token for another user',
+    http: { method: 'POST', path: '/auth/tokens', status: 201, auth: 'user', roles: ['on_behalf_user'], tag: 'Authentication' },
+    body: z.object({ user_id: Id }),
+    response: Token,
+  }),
+  createUser: operation({
+    service: 'users',
+    summary: 'Create a user',
+    http: { method: 'POST', path: '/users', status: 201, auth: 'user', roles: ['user_admin'], tag },
+    body: CreateUser,
+    response: User,
+  }),
+  listUsers: operation({
+    service: 'users',
+    summary: 'List and search users',
+    http: {
+      method: 'GET',
+      path: '/users',
+      auth: 'user',
+      tag,
+      description:
+        'query: prefix search over full name, email and custom fields; German umlauts match with and without the umlaut and as ae/oe/ue. Exact matches first unless sort is given.',
+    },
+    query: z.object({
+      query: z.string().max(1000).optional(),
+      limit: Limit(10),
+      offset: Offset,
+      sort: UserSort.optional(),
+      role: CommaList.pipe(z.array(Role)).optional(),
+      include: CommaList.pipe(z.array(z.enum(['deleted', 'hidden', 'system']))).optional(),
+      deanonymize_users_email: QueryBoolean.default(false),
+    }),
+    response: Page(User),
+  }),
+  getMe: operation({
+    service: 'users',
+    summary: 'The calling user',
+    http: { method: 'GET', path: '/users/me', auth: 'user', tag },
+    response: User,
+  }),
+  getLanguageSettings: operation({
+    service: 'users',
+    summary: "The caller's language settings",
+    http: { method: 'GET', path: '/users/me/settings', auth: 'user', tag: 'User settings' },
+    response: LanguageSettings,
+  }),
+  updateLanguageSettings: operation({
+    service: 'users',
+    summary: "Change the caller's language settings",
+    http: { method: 'PUT', path: '/users/me/settings', auth: 'user', tag: 'User settings' },
+    body: LanguageSettings.partial(),
+    response: LanguageSettings,
+  }),
+  getEmailSettings: operation({
+    service: 'users',
+    summary: "The caller's email communication and notification settings",
+    http: { method: 'GET', path: '/users/me/settings/communication/email', auth: 'user', tag: 'User settings' },
+    response: EmailSettings,
+  }),
+  updateEmailSettings: operation({
+    service: 'users',
+    summary: 'Change email settings (deprecated values summarized and never mean off, immediately means on)',
+    http: { method: 'PUT', path: '/users/me/settings/communication/email', auth: 'user', tag: 'User settings' },
+    body: EmailSettingsUpdate,
+    response: EmailSettings,
+  }),
+  resetEmailSettings: operation({
+    service: 'users',
+    summary: 'Restore the default email settings',
+    http: {
+      method: 'DELETE',
+      path: '/users/me/settings/communication/email',
+      status: 204,
+      auth: 'user',
+      tag: 'User settings',
+      deprecated: true,
+    },
+  }),
+  getUser: operation({
+    service: 'users',
+    summary: 'Get a user',
+    http: { method: 'GET', path: '/users/:id', auth: 'user', tag },
+    params: IdParams,
+    response: User,
+  }),
+  updateUser: operation({
+    service: 'users',
+    summary: 'Update a user (the user themself, or user_admin; roles, is_hidden and is_system only user_admin)',
+    http: { method: 'PUT', path: '/users/:id', auth: 'user', tag },
+    params: IdParams,
+    body: UpdateUser,
+    response: User,
+  }),
+  deleteUser: operation({
+    service: 'users',
+    summary: 'Soft-delete a user; their tokens stop working',
+    http: { method: 'DELETE', path: '/users/:id', status: 204, auth: 'user', roles: ['user_admin'], tag },
+    params: IdParams,
+  }),
+  getNetworkSettings: operation({
+    service: 'users',
+    summary: 'Network settings',
+    http: { method: 'GET', path: '/settings', auth: 'user', roles: ['settings_admin'], tag: 'Network settings' },
+    response: NetworkSettings,
+  }),
+  updateNetworkSettings: operation({
+    service: 'users',
+    summary: 'Change network settings',
+    http: { method: 'PUT', path: '/settings', auth: 'user', roles: ['settings_admin'], tag: 'Network settings' },
+    body: NetworkSettingsUpdate,
+    response: NetworkSettings,
+  }),
+  /** Internal: the gateway resolves a bearer token (and an act-on-behalf header) to the actor. */
+  authenticate: operation({
+    service: 'users',
+    summary: 'Resolve a bearer token to its user',
+    body: z.object({
+      token: z.string(),
+      on_behalf_of: z.union([z.object({ user_id: Id }), z.object({ email: z.string() })]).nullable(),
+    }),
+    response: z.object({ id: z.number().int(), roles: z.array(Role), token_id: z.string() }),
+  }),
+} as const;

@@ -1,0 +1,79 @@
+import { type ColumnType, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+import pg from 'pg';
+
+// Postgres bigint (count(*), sums) arrives as a string by default; our counts fit in a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+export type Db<S> = Kysely<S>;
+export type Tx<S> = Transaction<S>;
+/** Domain code takes either, so the same function runs inside and outside a transaction. */
+export type Executor<S> = Kysely<S> | Transaction<S>;
+export { sql };
+export type { Migration };
+
+/** A jsonb column: read as T, written as the JSON text made by `json()` (optional on insert: columns have defaults). */
+export type Json<T> = ColumnType<T, string | undefined, string>;
+export const json = (value: unknown) => JSON.stringify(value);
+
+/**
+ * A Kysely instance bound to one service's Postgres schema: every connection of its pool has
+ * `search_path` set to that schema, so queries name bare tables and never reach another schema.
+ */
+export function createDb<S>(options: { url: string; schema: string; poolSize?: number }): Kysely<S> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    options: `-c search_path=${options.schema}`,
+  });
+  return new Kysely<S>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Applies the service's migrations (in key order) inside its schema, creating the schema first. */
+export async function migrate(db: Kysely<unknown>, schema: string, migrations: Record<string, Migration>) {
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema: schema,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return results ?? [];
+}
+
+/** Creates a database if it does not exist (tests and first start on a fresh machine). */
+export async function ensureDatabase(url: string) {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  } catch (err) {
+    // Two processes starting at once may both try; the loser sees a duplicate.
+    if ((err as { code?: string }).code !== '42P04' && (err as { code?: string }).code !== '23505') throw err;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(url: string) {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Postgres error codes we turn into contract errors rather than 500s. */
+export const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';

@@ -1,0 +1,107 @@
+import { type Bus, connectBus, ensureStream, type OutboxRelay, startOutboxRelay } from '@kn/bus';
+import type { ServiceName } from '@kn/contracts';
+import { createDb, ensureDatabase, migrate } from '@kn/db';
+import { createLogger, initTracing, type Logger, shutdownTracing } from '@kn/telemetry';
+import type { Kysely } from 'kysely';
+import type { Migration } from '@kn/db';
+import { z } from 'zod';
+
+/** Settings every service and the gateway share. Each service extends it with its own. */
+export const BaseConfig = z.object({
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/knowledge_network'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** Prefix of every subject and stream; lets several systems (or test runs) share one NATS. */
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]*$/)
+    .default(''),
+  /** JetStream replicas of the streams a service creates: 3 on a NATS cluster. */
+  NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+});
+export type BaseConfig = z.infer<typeof BaseConfig>;
+
+/** Parses configuration once, at start-up; nothing else reads process.env. */
+export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.output<S> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
+    throw new Error(`invalid configuration:\n${lines}`);
+  }
+  return result.data;
+}
+
+export interface Runtime<S> {
+  service: ServiceName;
+  db: Kysely<S>;
+  bus: Bus;
+  relay: OutboxRelay;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+/**
+ * What every service needs before it can serve: its database schema migrated, the bus
+ * connected, its event stream present and its outbox relay running.
+ */
+export async function startRuntime<S>(options: {
+  service: ServiceName;
+  config: BaseConfig;
+  migrations: Record<string, Migration>;
+  logger?: Logger;
+}): Promise<Runtime<S>> {
+  const { service, config } = options;
+  const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
+  initTracing(service, { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  await ensureDatabase(config.DATABASE_URL);
+  const db = createDb<S>({ url: config.DATABASE_URL, schema: service, poolSize: config.DATABASE_POOL_SIZE });
+  await migrate(db as Kysely<unknown>, service, options.migrations);
+  const bus = await connectBus({
+    url: config.NATS_URL,
+    namespace: config.NATS_NAMESPACE,
+    name: service,
+    replicas: config.NATS_REPLICAS,
+    logger,
+  });
+  await ensureStream(bus, service);
+  const relay = startOutboxRelay({ db: db as Kysely<unknown>, bus, databaseUrl: config.DATABASE_URL, schema: service });
+  return {
+    service,
+    db,
+    bus,
+    relay,
+    logger,
+    stop: async () => {
+      await relay.stop();
+      await bus.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** Runs a service as a process: starts it, and on SIGTERM or SIGINT drains and exits. */
+export async function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>) {
+  const logger = createLogger(name);
+  let running: { stop(): Promise<void> };
+  try {
+    running = await start();
+  } catch (err) {
+    logger.fatal({ err }, 'failed to start');
+    process.exit(1);
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await running.stop().catch((err) => logger.error({ err }, 'error while stopping'));
+    await shutdownTracing();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,88 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Credentials never reach a log line, whatever object they sit in. */
+const redact = {
+  paths: [
+    'password',
+    'token',
+    'webhook_secret',
+    '*.password',
+    '*.token',
+    '*.webhook_secret',
+    'req.headers.authorization',
+    'headers.authorization',
+    'authorization',
+  ],
+  censor: '[redacted]',
+};
+
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({ name, level, redact });
+}
+
+let provider: NodeTracerProvider | undefined;
+
+/**
+ * Registers the W3C trace-context propagator and a tracer provider once per process. Spans are
+ * exported over OTLP/HTTP when an endpoint is configured; tests pass their own exporter.
+ */
+export function initTracing(serviceName: string, options: { otlpEndpoint?: string; exporter?: SpanExporter } = {}) {
+  if (provider) return provider;
+  const spanProcessors = [];
+  if (options.exporter) spanProcessors.push(new SimpleSpanProcessor(options.exporter));
+  if (options.otlpEndpoint)
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` })));
+  provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    spanProcessors,
+  });
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  return provider;
+}
+
+export async function shutdownTracing() {
+  await provider?.shutdown();
+  provider = undefined;
+}
+
+export const tracer = () => trace.getTracer('knowledge-network');
+
+/** Writes the active trace context into a header carrier (HTTP or NATS, through `set`). */
+export function injectTraceContext(set: (key: string, value: string) => void) {
+  propagation.inject(context.active(), undefined, { set: (_carrier: unknown, k: string, v: string) => set(k, v) });
+}
+
+/** Runs `fn` in a span whose parent is the trace context read from incoming headers. */
+export async function withRemoteSpan<T>(
+  name: string,
+  kind: SpanKind,
+  get: (key: string) => string | undefined,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = propagation.extract(context.active(), undefined, {
+    get: (_carrier: unknown, k: string) => get(k),
+    keys: () => ['traceparent', 'tracestate'],
+  });
+  return tracer().startActiveSpan(name, { kind }, parent, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+export { SpanKind, trace, context };

@@ -1,0 +1,7 @@
+import type { Migration } from '@kn/db';
+import * as m2026112201 from './2026112201_init.ts';
+
+/** Applied in key order. `pnpm migration:new users <name>` adds a file and its line here. */
+export const migrations: Record<string, Migration> = {
+  '2026112201_init': m2026112201,
+};

@@ -1,0 +1,63 @@
+import type { BusTables } from '@kn/bus';
+import type { Json } from '@kn/db';
+import type { Generated, Selectable } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  firstname: string;
+  lastname: string;
+  language: string;
+  gender: string | null;
+  location: string | null;
+  about: string | null;
+  company: string | null;
+  department: string | null;
+  position: string | null;
+  country: string | null;
+  customfields: Json<Record<string, string>>;
+  roles: string[];
+  auth_type: Generated<string>;
+  password_hash: string | null;
+  is_deleted: Generated<boolean>;
+  is_hidden: Generated<boolean>;
+  is_system: Generated<boolean>;
+  first_seen: Generated<Date>;
+  last_seen: Date | null;
+  event_tracking_id: Generated<string>;
+  /** Folded words of name, email and custom fields, space-delimited on both ends (see domain/search.ts). */
+  search_text: string;
+  /** Only the values the user changed; defaults are resolved on read. */
+  language_settings: Json<Record<string, unknown>>;
+  email_settings: Json<Record<string, unknown>>;
+  created: Generated<Date>;
+  updated: Generated<Date>;
+}
+
+export interface TokensTable {
+  id: Generated<string>;
+  user_id: number;
+  /** sha256 of the token; the token itself is never stored. */
+  token_hash: string;
+  kind: 'login' | 'on_behalf';
+  issued_by: number | null;
+  created: Generated<Date>;
+  expires: Date;
+  revoked: Date | null;
+}
+
+export interface NetworkSettingsTable {
+  id: Generated<number>;
+  /** Only the values an administrator set; defaults are resolved on read. */
+  settings: Json<Record<string, unknown>>;
+  webhook_secret: string | null;
+  updated: Generated<Date>;
+}
+
+export interface UsersSchema extends BusTables {
+  users: UsersTable;
+  tokens: TokensTable;
+  network_settings: NetworkSettingsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;

@@ -1,0 +1,37 @@
+/**
+ * Folding for user search. Both the stored text and the query are folded the same way, so that
+ * Müller, Muller and Mueller all become `muller`: diacritics are stripped (ü → u), ß becomes ss,
+ * and the German two-letter transliterations ae, oe, ue collapse to their vowel. Because both
+ * sides are folded identically, the collapse never makes an exact name miss itself.
+ */
+export function fold(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/ae/g, 'a')
+    .replace(/oe/g, 'o')
+    .replace(/ue/g, 'u');
+}
+
+const words = (text: string) => fold(text).split(/[\s,;:()"'/\\]+/).filter(Boolean);
+
+/** The searchable words of a user: name, email (whole and in parts) and custom field values. */
+export function searchText(user: { firstname: string; lastname: string; email: string; customfields?: Record<string, string> }) {
+  const email = user.email.toLowerCase();
+  const local = email.split('@')[0];
+  const all = [
+    ...words(user.firstname),
+    ...words(user.lastname),
+    fold(email),
+    ...fold(local).split(/[._+-]+/),
+    ...Object.values(user.customfields ?? {}).flatMap(words),
+  ].filter(Boolean);
+  return ` ${[...new Set(all)].join(' ')} `;
+}
+
+/** Query terms, folded, with LIKE wildcards escaped. */
+export function queryTerms(query: string): string[] {
+  return words(query).map((t) => t.replace(/[\\%_]/g, (c) => `\\${c}`));
+}

@@ -1,0 +1,203 @@
+import { writeEvent } from '@kn/bus';
+import { type Actor, conflict, forbidden, notFound, type Role, Roles, type UserSnapshot, type usersOperations, validationError } from '@kn/contracts';
+import { type Db, isUniqueViolation, json, sql, type Tx } from '@kn/db';
+import type { z } from 'zod';
+import type { UsersConfig } from '../config.ts';
+import type { UserRow, UsersSchema } from '../db/schema.ts';
+import { hashPassword } from './passwords.ts';
+import { isUserAdmin, present, toSnapshot } from './present.ts';
+import { queryTerms, searchText } from './search.ts';
+import type { NetworkSettingsStore } from './settings.ts';
+
+type CreateUser = z.output<typeof usersOperations.createUser.body>;
+type UpdateUser = z.output<typeof usersOperations.updateUser.body>;
+type ListQuery = z.output<typeof usersOperations.listUsers.query>;
+
+const DEFAULT_ROLES: Role[] = ['user', 'manager'];
+const emailTaken = () => conflict('a user with this email exists');
+
+export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; settings: NetworkSettingsStore }) {
+  const { db, config, settings } = deps;
+
+  async function findLive(executor: Db<UsersSchema> | Tx<UsersSchema>, id: number) {
+    return executor.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async function create(input: CreateUser, actorId: number | null, tx: Tx<UsersSchema>): Promise<UserRow> {
+    const network = await settings.get(tx);
+    const roles = input.roles ?? (network.user_creation_default_roles as Role[] | null) ?? DEFAULT_ROLES;
+    const customfields = input.customfields ?? {};
+    try {
+      const row = await tx
+        .insertInto('users')
+        .values({
+          email: input.email,
+          firstname: input.firstname,
+          lastname: input.lastname,
+          language: input.language,
+          gender: input.gender ?? null,
+          location: input.location ?? null,
+          about: input.about ?? null,
+          company: input.company ?? null,
+          department: input.department ?? null,
+          position: input.position ?? null,
+          country: input.country ?? null,
+          customfields: json(customfields),
+          roles: [...new Set(roles)],
+          password_hash: input.password ? await hashPassword(input.password, config.SCRYPT_COST) : null,
+          is_hidden: input.is_hidden ?? false,
+          is_system: input.is_system ?? false,
+          search_text: searchText({ ...input, customfields }),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await writeEvent(tx, 'users.user.created.v1', { user: toSnapshot(row) }, { actorId });
+      return row;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw emailTaken();
+      throw err;
+    }
+  }
+
+  return {
+    findLive,
+    create,
+
+    async createByAdmin(input: CreateUser, actor: Actor) {
+      const row = await db.transaction().execute((tx) => create(input, actor.id, tx));
+      const network = await settings.get();
+      return present(row, actor, { anonymize: network.anonymize_users_email });
+    },
+
+    /** First start: the administrator with every role, when the network has no user at all. */
+    async ensureAdmin(): Promise<{ created: boolean; email: string }> {
+      return db.transaction().execute(async (tx) => {
+        // Several instances may start at once; one creates the administrator.
+        await sql`select pg_advisory_xact_lock(hashtext('users.ensure_admin'))`.execute(tx);
+        const any = await tx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+        if (any) return { created: false, email: config.ADMIN_EMAIL };
+        await create(
+          {
+            email: config.ADMIN_EMAIL,
+            password: config.ADMIN_PASSWORD,
+            firstname: 'Network',
+            lastname: 'Administrator',
+            language: 'en',
+            roles: [...Roles],
+          },
+          null,
+          tx,
+        );
+        return { created: true, email: config.ADMIN_EMAIL };
+      });
+    },
+
+    async get(id: number, actor: Actor) {
+      const row = await findLive(db, id);
+      if (!row) throw notFound('user');
+      const network = await settings.get();
+      return present(row, actor, { anonymize: network.anonymize_users_email });
+    },
+
+    async update(id: number, input: UpdateUser, actor: Actor) {
+      const admin = isUserAdmin(actor);
+      if (actor.id !== id && !admin) throw forbidden('only the user themself or a user_admin may change a user');
+      if (!admin && (input.roles !== undefined || input.is_hidden !== undefined || input.is_system !== undefined))
+        throw forbidden('only a user_admin may change roles, is_hidden or is_system');
+      const row = await db.transaction().execute(async (tx) => {
+        const current = await tx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+        if (!current || current.is_deleted) throw notFound('user');
+        const { password, customfields, roles, ...fields } = input;
+        const merged = { ...current, ...fields, customfields: customfields ?? current.customfields };
+        try {
+          const updated = await tx
+            .updateTable('users')
+            .set({
+              ...fields,
+              ...(customfields ? { customfields: json(customfields) } : {}),
+              ...(roles ? { roles: [...new Set(roles)] } : {}),
+              ...(password ? { password_hash: await hashPassword(password, config.SCRYPT_COST) } : {}),
+              search_text: searchText(merged),
+              updated: new Date(),
+            })
+            .where('id', '=', id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          if (password) await revokeAllTokens(tx, id);
+          await writeEvent(tx, 'users.user.updated.v1', { user: toSnapshot(updated) }, { actorId: actor.id });
+          return updated;
+        } catch (err) {
+          if (isUniqueViolation(err)) throw emailTaken();
+          throw err;
+        }
+      });
+      const network = await settings.get();
+      return present(row, actor, { anonymize: network.anonymize_users_email });
+    },
+
+    async remove(id: number, actor: Actor) {
+      await db.transaction().execute(async (tx) => {
+        const row = await tx
+          .updateTable('users')
+          .set({ is_deleted: true, updated: new Date() })
+          .where('id', '=', id)
+          .where('is_deleted', '=', false)
+          .returning('id')
+          .executeTakeFirst();
+        if (!row) throw notFound('user');
+        await revokeAllTokens(tx, id);
+        await writeEvent(tx, 'users.user.deleted.v1', { user_id: id }, { actorId: actor.id });
+      });
+    },
+
+    async list(query: ListQuery, actor: Actor, selfHref: string) {
+      const admin = isUserAdmin(actor);
+      const include = new Set(query.include ?? []);
+      if (include.size && !admin) throw forbidden('include needs the user_admin role');
+      if (query.deanonymize_users_email && !admin) throw forbidden('deanonymize_users_email needs the user_admin role');
+      const terms = query.query ? queryTerms(query.query) : [];
+      if (query.query !== undefined && query.query.trim() !== '' && terms.length === 0)
+        throw validationError('query has no searchable words', [{ path: 'query', code: 'invalid_string', message: 'no words to search for' }]);
+
+      let base = db.selectFrom('users');
+      if (!include.has('deleted')) base = base.where('is_deleted', '=', false);
+      if (!include.has('hidden')) base = base.where('is_hidden', '=', false);
+      if (!include.has('system')) base = base.where('is_system', '=', false);
+      if (query.role?.length) base = base.where(sql<boolean>`roles && ${sql.val(query.role)}::text[]`);
+      for (const term of terms) base = base.where('search_text', 'like', `% ${term}%`);
+
+      const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+      let rows = base.selectAll();
+      if (query.sort?.length) {
+        for (const criterion of query.sort) {
+          const [field, direction = 'asc'] = criterion.split('.') as [keyof UserRow, 'asc' | 'desc'];
+          rows = rows.orderBy(field, direction);
+        }
+        rows = rows.orderBy('id', 'asc');
+      } else {
+        if (terms.length) {
+          // Exact (whole-word) matches of every term first, then the rest of the prefix matches.
+          const exact = terms.map((t) => sql<number>`(search_text like ${`% ${t} %`})::int`);
+          rows = rows.orderBy(sql`${sql.join(exact, sql` + `)}`, 'desc');
+        }
+        rows = rows.orderBy('lastname').orderBy('firstname').orderBy('id');
+      }
+      const items = await rows.limit(query.limit).offset(query.offset).execute();
+      const network = await settings.get();
+      return {
+        total,
+        _links: { self: { href: selfHref } },
+        items: items.map((row) =>
+          present(row, actor, { anonymize: network.anonymize_users_email, deanonymize: query.deanonymize_users_email }),
+        ),
+      };
+    },
+  };
+}
+
+export async function revokeAllTokens(tx: Tx<UsersSchema>, userId: number) {
+  await tx.updateTable('tokens').set({ revoked: new Date() }).where('user_id', '=', userId).where('revoked', 'is', null).execute();
+}
+
+export type UsersDomain = ReturnType<typeof usersDomain>;
+export type { UserSnapshot };
