@@ -50,7 +50,9 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
   subscriptions.push(
     bus.nc.subscribe(bus.subject(rpcSubject(service, 'health')), {
       queue: service,
-      callback: (_err, msg) => msg.respond(JSON.stringify({ service, ready: options.ready?.() ?? true })),
+      callback: (_err, msg) => {
+        msg.respond(JSON.stringify({ service, ready: options.ready?.() ?? true }));
+      },
     }),
   );
 

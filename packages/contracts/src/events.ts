@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { Id, Timestamp } from './common.ts';
+import { Timestamp } from './common.ts';
 import type { ServiceName } from './endpoint.ts';
-import { EmailSettings, LanguageSettings, NetworkSettings, UserSnapshot } from './users.ts';
+import { questionsEvents } from './questions.ts';
+import { solutionsEvents } from './solutions.ts';
+import { usersEvents } from './users.ts';
 
 /**
  * The domain event catalogue: every subject with its payload schema. This is a public contract:
@@ -10,15 +12,9 @@ import { EmailSettings, LanguageSettings, NetworkSettings, UserSnapshot } from '
  * docs/events.md describes each one.
  */
 export const events = {
-  'users.user.created.v1': z.object({ user: UserSnapshot }),
-  'users.user.updated.v1': z.object({ user: UserSnapshot }),
-  'users.user.deleted.v1': z.object({ user_id: Id }),
-  'users.settings.updated.v1': z.object({
-    user_id: Id,
-    language: LanguageSettings,
-    email: EmailSettings,
-  }),
-  'users.network-settings.updated.v1': z.object({ settings: NetworkSettings }),
+  ...usersEvents,
+  ...questionsEvents,
+  ...solutionsEvents,
 } as const;
 
 export type EventSubject = keyof typeof events;

@@ -323,3 +323,12 @@ export const usersOperations = {
     response: z.object({ id: z.number().int(), roles: z.array(Role), token_id: z.string() }),
   }),
 } as const;
+
+/** Events of the users service (subjects `users.*`); composed into the catalogue in events.ts. */
+export const usersEvents = {
+  'users.user.created.v1': z.object({ user: UserSnapshot }),
+  'users.user.updated.v1': z.object({ user: UserSnapshot }),
+  'users.user.deleted.v1': z.object({ user_id: Id }),
+  'users.settings.updated.v1': z.object({ user_id: Id, language: LanguageSettings, email: EmailSettings }),
+  'users.network-settings.updated.v1': z.object({ settings: NetworkSettings }),
+} as const;

@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** Everything a test file touches is its own: database, NATS subjects and streams. */
+export function isolation() {
+  const id = randomBytes(4).toString('hex');
+  const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const url = new URL(base);
+  url.pathname = `/kn_test_${id}`;
+  return { id, databaseUrl: url.toString(), namespace: `t${id}` };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, options: { timeoutMs?: number; what?: string } = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value) return value as T;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/**
+ * A NATS server of the test's own (the machine's nats-server binary, JetStream on, file store in a
+ * temporary folder), so a test can stop and restart it without disturbing anything else.
+ */
+export async function startNatsServer() {
+  const port = await freePort();
+  const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-'));
+  const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+  let child: ChildProcess | undefined;
+
+  async function up() {
+    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.once('connect', () => {
+            socket.end();
+            resolve(true);
+          });
+          socket.once('error', () => resolve(false));
+        }),
+      { what: `nats-server on port ${port}` },
+    );
+  }
+  async function down() {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
+    });
+  }
+  await up();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    stop: down,
+    restart: async () => {
+      await down();
+      await up();
+    },
+    destroy: async () => {
+      await down();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import { BaseConfig, parseConfig } from '@kn/service';
+import { z } from 'zod';
+
+export const ContentConfig = BaseConfig.extend({
+  /** Largest attachment accepted (bytes); larger uploads get 413 FileTooLarge. */
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+});
+export type ContentConfig = z.infer<typeof ContentConfig>;
+
+export const loadConfig = (env?: Record<string, string | undefined>) => parseConfig(ContentConfig, env);

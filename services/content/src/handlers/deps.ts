@@ -1,0 +1,13 @@
+import type { Bus } from '@kn/bus';
+import type { Db } from '@kn/db';
+import type { Logger } from '@kn/telemetry';
+import type { ContentConfig } from '../config.ts';
+import type { ContentSchema } from '../db/schema.ts';
+
+/** What every handler and domain module of the content service may use. */
+export interface ContentDeps {
+  db: Db<ContentSchema>;
+  bus: Bus;
+  config: ContentConfig;
+  logger: Logger;
+}

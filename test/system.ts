@@ -1,0 +1,78 @@
+import { start as startGateway } from '@kn/gateway';
+import { isolation } from '@kn/testing';
+import { dropDatabase } from '@kn/db';
+import * as content from '@kn/content';
+import * as users from '@kn/users';
+import supertest from 'supertest';
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for-tests' };
+
+/**
+ * The whole system as production runs it (each service's `start`, the gateway's `start`) inside
+ * the test process, against the machine's real Postgres and NATS, in a database and NATS
+ * namespace of this test file's own.
+ */
+export async function startSystem(overrides: Record<string, string> = {}) {
+  const { databaseUrl, namespace } = isolation();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: 'nats://127.0.0.1:4222',
+    NATS_NAMESPACE: namespace,
+    LOG_LEVEL: 'silent',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    // Cheap password hashing: tests create many users; the production cost is tested in its own unit.
+    SCRYPT_COST: '1024',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...overrides,
+  };
+  const usersService = await users.start(users.loadConfig(env));
+  const contentService = await content.start(content.loadConfig(env));
+  const gateway = await startGateway((await import('@kn/gateway')).loadConfig(env));
+  const api = supertest(gateway.url);
+
+  const login = async (email: string, password: string) => {
+    const res = await api.post('/api/v1/auth/login').send({ email, password });
+    if (res.status !== 200) throw new Error(`login of ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token as string;
+  };
+  const adminToken = await login(ADMIN.email, ADMIN.password);
+  let counter = 0;
+
+  return {
+    env,
+    api,
+    url: gateway.url,
+    services: { users: usersService, content: contentService },
+    adminToken,
+    login,
+    /** A user who can log in (api_user plus the given roles) and their token. */
+    async createUser(fields: Record<string, unknown> = {}, roles: string[] = ['user']) {
+      counter++;
+      const password = 'password-1234';
+      const body = {
+        email: `user${counter}-${Math.random().toString(36).slice(2, 8)}@example.com`,
+        firstname: 'Test',
+        lastname: `User${counter}`,
+        language: 'en',
+        password,
+        roles: [...new Set(['api_user', ...roles])],
+        ...fields,
+      };
+      const res = await api.post('/api/v1/users').set('authorization', `Bearer ${adminToken}`).send(body);
+      if (res.status !== 201) throw new Error(`creating a user failed: ${res.status} ${JSON.stringify(res.body)}`);
+      const token = await login(body.email, password);
+      return { user: res.body, token, auth: ['authorization', `Bearer ${token}`] as [string, string] };
+    },
+    async stop() {
+      await gateway.stop();
+      await contentService.stop();
+      await usersService.stop();
+      await dropDatabase(databaseUrl);
+    },
+  };
+}
+
+export type System = Awaited<ReturnType<typeof startSystem>>;
+export const bearer = (token: string): [string, string] => ['authorization', `Bearer ${token}`];
