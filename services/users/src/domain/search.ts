@@ -17,15 +17,16 @@ export function fold(text: string): string {
 
 const words = (text: string) => fold(text).split(/[\s,;:()"'/\\]+/).filter(Boolean);
 
-/** The searchable words of a user: name, email (whole and in parts) and custom field values. */
+/** The searchable words of a user: name, email (whole, local part pieces, domain) and custom field values. */
 export function searchText(user: { firstname: string; lastname: string; email: string; customfields?: Record<string, string> }) {
   const email = user.email.toLowerCase();
-  const local = email.split('@')[0];
+  const [local, domain = ''] = email.split('@');
   const all = [
     ...words(user.firstname),
     ...words(user.lastname),
     fold(email),
     ...fold(local).split(/[._+-]+/),
+    fold(domain),
     ...Object.values(user.customfields ?? {}).flatMap(words),
   ].filter(Boolean);
   return ` ${[...new Set(all)].join(' ')} `;

@@ -1,0 +1,45 @@
+import { hashPassword, verifyPassword } from '../src/domain/passwords.ts';
+import { disguiseEmail } from '../src/domain/present.ts';
+import { fold, queryTerms, searchText } from '../src/domain/search.ts';
+
+describe('fold', () => {
+  test.each([
+    ['Müller', 'muller'],
+    ['Mueller', 'muller'],
+    ['MULLER', 'muller'],
+    ['Schäfer', 'schafer'],
+    ['Schaefer', 'schafer'],
+    ['Größe', 'grosse'],
+    ['Kovač', 'kovac'],
+    ['Öztürk', 'ozturk'],
+  ])('%s → %s', (input, folded) => expect(fold(input)).toBe(folded));
+
+  test('search text holds each word once, padded for whole-word matching', () => {
+    expect(searchText({ firstname: 'Anna Lena', lastname: 'Müller', email: 'a.mueller@brew.example', customfields: { team: 'Hops' } })).toBe(
+      ' anna lena muller a.muller@brew.example a brew.example hops ',
+    );
+  });
+
+  test('query terms escape LIKE wildcards', () => {
+    expect(queryTerms('50% a_b back\\slash')).toEqual(['50\\%', 'a\\_b', 'back\\\\slash']);
+  });
+});
+
+describe('passwords', () => {
+  test('scrypt at the production cost: verifies the right password only', async () => {
+    const hash = await hashPassword('correct horse', 2 ** 15);
+    expect(hash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(await verifyPassword('correct horse', hash, 2 ** 15)).toBe(true);
+    expect(await verifyPassword('correct horsE', hash, 2 ** 15)).toBe(false);
+    expect(await verifyPassword('anything', null, 1024)).toBe(false);
+  });
+
+  test('the same password hashes differently each time (salted)', async () => {
+    expect(await hashPassword('same', 1024)).not.toBe(await hashPassword('same', 1024));
+  });
+});
+
+test('email disguise keeps the first letter and the domain', () => {
+  expect(disguiseEmail('jane.doe@example.com')).toBe('j***@example.com');
+  expect(disguiseEmail('broken')).toBe('***');
+});

@@ -1,0 +1,190 @@
+import { type Operation, operations } from '@kn/contracts';
+import { sql } from '@kn/db';
+import { ADMIN, bearer, startSystem, type System } from './system.ts';
+
+let system: System;
+beforeAll(async () => {
+  system = await startSystem();
+});
+afterAll(() => system?.stop());
+
+const usersDb = () => system.services.users.runtime.db;
+
+describe('login', () => {
+  test('returns a token with its expiry, about 30 days ahead', async () => {
+    const res = await system.api.post('/api/v1/auth/login').send(ADMIN);
+    expect(res.status).toBe(200);
+    expect(res.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const days = (Date.parse(res.body.expires) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+  });
+
+  test('stores tokens hashed, never the token itself', async () => {
+    const { token } = (await system.api.post('/api/v1/auth/login').send(ADMIN)).body;
+    const rows = await usersDb().selectFrom('tokens').select('token_hash').execute();
+    expect(rows.some((r) => r.token_hash === token)).toBe(false);
+    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
+  });
+
+  test.each([
+    ['wrong password', { email: ADMIN.email, password: 'nope-nope' }],
+    ['unknown email', { email: 'nobody@example.com', password: 'whatever1' }],
+  ])('%s is 401', async (_name, body) => {
+    const res = await system.api.post('/api/v1/auth/login').send(body);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('Unauthorized');
+  });
+
+  test('a user without api_user may not log in through the API', async () => {
+    const res = await system.api
+      .post('/api/v1/users')
+      .set(...bearer(system.adminToken))
+      .send({ email: 'web-only@example.com', firstname: 'Web', lastname: 'Only', language: 'en', password: 'password-1234' });
+    expect(res.body.roles).toEqual(['user', 'manager']);
+    const login = await system.api.post('/api/v1/auth/login').send({ email: 'web-only@example.com', password: 'password-1234' });
+    expect(login.status).toBe(403);
+    expect(login.body.code).toBe('Forbidden');
+  });
+
+  test('emails are matched without regard to case', async () => {
+    const res = await system.api.post('/api/v1/auth/login').send({ ...ADMIN, email: ADMIN.email.toUpperCase() });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('tokens', () => {
+  test('missing, malformed and unknown tokens are 401', async () => {
+    for (const header of [undefined, 'Basic abc', 'Bearer', 'Bearer unknown-token']) {
+      const req = system.api.get('/api/v1/users/me');
+      if (header) req.set('authorization', header);
+      const res = await req;
+      expect({ header, status: res.status, code: res.body.code }).toEqual({ header, status: 401, code: 'Unauthorized' });
+    }
+  });
+
+  test('an expired token is 401', async () => {
+    const { token } = await system.createUser();
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(200);
+    await usersDb()
+      .updateTable('tokens')
+      .set({ expires: new Date(Date.now() - 1000) })
+      .where('kind', '=', 'login')
+      .where('user_id', '=', (await system.api.get('/api/v1/users/me').set(...bearer(token))).body.id)
+      .execute();
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
+  });
+
+  test('DELETE /auth/token revokes only the caller\'s token', async () => {
+    const { user, token } = await system.createUser();
+    const other = await system.login(user.email, 'password-1234');
+    expect((await system.api.delete('/api/v1/auth/token').set(...bearer(token))).status).toBe(204);
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(other))).status).toBe(200);
+  });
+
+  test('a deleted user\'s tokens stop working', async () => {
+    const { user, token } = await system.createUser();
+    expect((await system.api.delete(`/api/v1/users/${user.id}`).set(...bearer(system.adminToken))).status).toBe(204);
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
+  });
+
+  test('POST /auth/tokens issues a token for another user (on_behalf_user only)', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    const target = await system.createUser();
+    const res = await system.api.post('/api/v1/auth/tokens').set(...technical.auth).send({ user_id: target.user.id });
+    expect(res.status).toBe(201);
+    const me = await system.api.get('/api/v1/users/me').set(...bearer(res.body.token));
+    expect(me.body.id).toBe(target.user.id);
+    const denied = await system.api.post('/api/v1/auth/tokens').set(...target.auth).send({ user_id: technical.user.id });
+    expect(denied.status).toBe(403);
+    const missing = await system.api.post('/api/v1/auth/tokens').set(...technical.auth).send({ user_id: 987654 });
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe('acting on behalf', () => {
+  test('by user id or by email, with the on_behalf_user role', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    const target = await system.createUser();
+    const byId = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-User-Id', String(target.user.id));
+    expect(byId.body.id).toBe(target.user.id);
+    const byEmail = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-Email', target.user.email.toUpperCase());
+    expect(byEmail.body.id).toBe(target.user.id);
+  });
+
+  test('more than one act-on-behalf header is MultipleOnBehalfHeaders', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    const target = await system.createUser();
+    const both = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-User-Id', String(target.user.id))
+      .set('X-On-Behalf-Of-Email', target.user.email);
+    expect(both.status).toBe(400);
+    expect(both.body.code).toBe('MultipleOnBehalfHeaders');
+    const twice = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-User-Id', [String(target.user.id), String(technical.user.id)]);
+    expect(twice.body.code).toBe('MultipleOnBehalfHeaders');
+  });
+
+  test('without the role it is Forbidden; an unknown user NotFound; a bad id ValidationError', async () => {
+    const plain = await system.createUser();
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    const res = await system.api.get('/api/v1/users/me').set(...plain.auth).set('X-On-Behalf-Of-User-Id', String(technical.user.id));
+    expect(res.status).toBe(403);
+    const unknown = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-Email', 'ghost@example.com');
+    expect(unknown.status).toBe(404);
+    const bad = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-User-Id', 'abc');
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('ValidationError');
+  });
+});
+
+describe('auth matrix: every endpoint with no token, a wrong role and the right role', () => {
+  const http = (Object.entries(operations) as Array<[string, Operation]>).filter(([, op]) => op.http);
+  const pathOf = (op: Operation) => op.http!.path.replace(/:(\w+)/g, (_m, name) => (name === 'label' ? 'some-tag' : '424242'));
+  const send = (op: Operation, token?: string) => {
+    const method = op.http!.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const req = system.api[method](`/api/v1${pathOf(op)}`);
+    if (token) req.set(...bearer(token));
+    return req;
+  };
+
+  test.each(http.filter(([, op]) => op.http!.auth === 'user'))('%s without a token is 401', async (_name, op) => {
+    const res = await send(op);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('Unauthorized');
+  });
+
+  test.each(http.filter(([, op]) => op.http!.roles))('%s with a token lacking the role is 403', async (_name, op) => {
+    const plain = await system.createUser();
+    const res = await send(op, plain.token);
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('Forbidden');
+  });
+
+  test.each(http.filter(([, op]) => op.http!.roles))('%s with the right role passes authorisation', async (_name, op) => {
+    const holder = await system.createUser({}, [...op.http!.roles!]);
+    const res = await send(op, holder.token);
+    expect([401, 403]).not.toContain(res.status);
+    expect(res.status).toBeLessThan(500);
+  });
+
+  test('no endpoint answers 5xx to the administrator with placeholder input', async () => {
+    for (const [name, op] of http) {
+      if (name === 'revokeToken') continue;
+      const res = await send(op, system.adminToken);
+      expect({ name, status: res.status < 500 }).toEqual({ name, status: true });
+    }
+  });
+
+  test('super_admin holds every role', async () => {
+    const res = await system.api.get('/api/v1/settings').set(...bearer(system.adminToken));
+    expect(res.status).toBe(200);
+    const roles = await usersDb().selectFrom('users').select(sql<string[]>`roles`.as('roles')).where('email', '=', ADMIN.email).executeTakeFirstOrThrow();
+    expect(roles.roles).toContain('super_admin');
+  });
+});

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { type Bus, call, connectBus, createBusTables, type EventHandlers, startConsumer, startOutboxRelay, writeEvent } from '@kn/bus';
+import { type EventSubject, events, Roles, usersOperations } from '@kn/contracts';
+import { createDb, dropDatabase, migrate } from '@kn/db';
+import { isolation, startNatsServer, waitFor } from '@kn/testing';
+import * as users from '@kn/users';
+import { createLogger } from '@kn/telemetry';
+import type { Kysely } from 'kysely';
+
+/**
+ * The delivery guarantees, end to end on real servers: the users service publishes through its
+ * outbox to a NATS server of this test's own (so the test can restart it), and a probe consumer
+ * with its own schema records every event it handles.
+ */
+let nats: Awaited<ReturnType<typeof startNatsServer>>;
+let service: Awaited<ReturnType<typeof users.start>>;
+let probeDb: Kysely<any>;
+let probeBus: Bus;
+let failNext = 0;
+let probe: Awaited<ReturnType<typeof startConsumer>>;
+const { databaseUrl, namespace } = isolation();
+const admin = { id: 1, roles: [...Roles], token_id: null };
+
+const seen = async (subject?: string) =>
+  (await probeDb.selectFrom('seen').selectAll().$if(subject !== undefined, (q) => q.where('subject', '=', subject!)).orderBy('position').execute()) as Array<{
+    event_id: string;
+    subject: string;
+    data: Record<string, unknown>;
+  }>;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  service = await users.start(
+    users.loadConfig({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, NATS_NAMESPACE: namespace, LOG_LEVEL: 'silent', SCRYPT_COST: '1024' }),
+  );
+  probeDb = createDb({ url: databaseUrl, schema: 'probe' });
+  await migrate(probeDb, 'probe', {
+    '1': {
+      up: async (db) => {
+        await createBusTables(db);
+        await db.schema
+          .createTable('seen')
+          .addColumn('position', 'serial', (c) => c.primaryKey())
+          .addColumn('event_id', 'uuid', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('data', 'jsonb', (c) => c.notNull())
+          .execute();
+      },
+    },
+  });
+  probeBus = await connectBus({ url: nats.url, namespace, name: 'probe', logger: createLogger('probe', 'silent') });
+  const record = async (tx: Parameters<NonNullable<EventHandlers['users.user.created.v1']>>[0], event: { id: string; subject: string; data: unknown }) => {
+    if (failNext > 0) {
+      failNext--;
+      throw new Error('transient failure');
+    }
+    await tx.insertInto('seen').values({ event_id: event.id, subject: event.subject, data: JSON.stringify(event.data) }).execute();
+  };
+  const handlers = Object.fromEntries(Object.keys(events).filter((s) => s.startsWith('users.')).map((s) => [s, record])) as EventHandlers;
+  probe = await startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-users', stream: 'users', handlers });
+});
+
+afterAll(async () => {
+  await probe?.stop();
+  await probeBus?.close();
+  await probeDb?.destroy();
+  await service?.stop();
+  await nats?.destroy();
+  await dropDatabase(databaseUrl);
+});
+
+const createUser = (email: string) =>
+  call(service.runtime.bus, 'createUser', usersOperations.createUser, {
+    actor: admin,
+    params: undefined,
+    query: undefined,
+    body: { email, firstname: 'Bus', lastname: 'Test', language: 'en' },
+    requestId: randomUUID(),
+    url: '/test',
+  });
+
+test('the first start created the administrator and its event reached the consumer', async () => {
+  await waitFor(async () => (await seen('users.user.created.v1')).length === 1, { what: 'admin created event' });
+  expect((await seen('users.user.created.v1'))[0].data).toMatchObject({ user: { email: 'admin@example.com', roles: expect.arrayContaining(['super_admin']) } });
+});
+
+test('events written while the relay is stopped are delivered when it runs again, once each', async () => {
+  await service.runtime.relay.stop();
+  const emails = ['relay1@example.com', 'relay2@example.com', 'relay3@example.com'];
+  for (const email of emails) await createUser(email);
+  const pending = await service.runtime.db.selectFrom('outbox').select('subject').execute();
+  expect(pending.map((r) => r.subject)).toEqual(emails.map(() => 'users.user.created.v1'));
+  const relay = startOutboxRelay({ db: service.runtime.db, bus: service.runtime.bus, databaseUrl, schema: 'users' });
+  Object.assign(service.runtime, { relay });
+  await waitFor(async () => (await seen('users.user.created.v1')).length === 4, { what: 'three events after the relay restarted' });
+  const delivered = (await seen('users.user.created.v1')).map((e) => (e.data.user as { email: string }).email);
+  expect(delivered.slice(1)).toEqual(emails);
+  expect(await service.runtime.db.selectFrom('outbox').select('id').execute()).toEqual([]);
+});
+
+test('events written while NATS is down are delivered after it restarts; nothing is lost or doubled', async () => {
+  const before = (await seen()).length;
+  await nats.stop();
+  const ids: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    ids.push(1000 + i);
+    await service.runtime.db.transaction().execute((tx) => writeEvent(tx, 'users.user.deleted.v1', { user_id: 1000 + i }, { actorId: null }));
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  expect((await service.runtime.db.selectFrom('outbox').select('id').execute()).length).toBe(5);
+  await nats.restart();
+  await waitFor(async () => (await seen()).length === before + 5, { timeoutMs: 30_000, what: 'five events after the NATS restart' });
+  const deleted = (await seen('users.user.deleted.v1')).map((e) => e.data.user_id);
+  expect(deleted).toEqual(ids);
+  // Everything published before the restart is still handled exactly once.
+  const all = await seen();
+  expect(new Set(all.map((e) => e.event_id)).size).toBe(all.length);
+  // And the service serves again over the restarted NATS.
+  await waitFor(async () => (await createUser('after-restart@example.com')).email === 'after-restart@example.com', { timeoutMs: 15_000 });
+});
+
+test('an event delivered twice changes nothing the second time', async () => {
+  const envelope = { id: randomUUID(), subject: 'users.user.deleted.v1', occurred_at: new Date().toISOString(), actor_id: null, data: { user_id: 777 } };
+  const subject = probeBus.subject('users.user.deleted.v1');
+  // Two different message ids get past JetStream's deduplication: the stream holds it twice.
+  await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: randomUUID() });
+  await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: randomUUID() });
+  await probe.caughtUp();
+  expect((await seen()).filter((e) => e.event_id === envelope.id)).toHaveLength(1);
+});
+
+test('the same message id published twice is stored once', async () => {
+  const envelope = { id: randomUUID(), subject: 'users.user.deleted.v1', occurred_at: new Date().toISOString(), actor_id: null, data: { user_id: 778 } };
+  const subject = probeBus.subject('users.user.deleted.v1');
+  const first = await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
+  const second = await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
+  expect(first.duplicate).toBe(false);
+  expect(second.duplicate).toBe(true);
+});
+
+test('a failing handler is retried until it succeeds, and then handled once', async () => {
+  failNext = 2;
+  const user = await createUser('retry@example.com');
+  await waitFor(async () => (await seen('users.user.created.v1')).some((e) => (e.data.user as { id: number }).id === user.id), {
+    timeoutMs: 20_000,
+    what: 'the retried event',
+  });
+  expect(failNext).toBe(0);
+  expect((await seen('users.user.created.v1')).filter((e) => (e.data.user as { id: number }).id === user.id)).toHaveLength(1);
+});
+
+test('an event whose payload breaks the catalogue is set aside and does not block the ones after it', async () => {
+  const subject = probeBus.subject('users.user.deleted.v1');
+  const bad = { id: randomUUID(), subject: 'users.user.deleted.v1', occurred_at: new Date().toISOString(), actor_id: null, data: { user_id: 'x' } };
+  await probeBus.js.publish(subject, JSON.stringify(bad), { msgID: bad.id });
+  await probeBus.js.publish(subject, 'not json at all', { msgID: randomUUID() });
+  const good = { ...bad, id: randomUUID(), data: { user_id: 779 } };
+  await probeBus.js.publish(subject, JSON.stringify(good), { msgID: good.id });
+  await probe.caughtUp();
+  const ids = (await seen()).map((e) => e.event_id);
+  expect(ids).toContain(good.id);
+  expect(ids).not.toContain(bad.id);
+});
+
+test('every subject in the catalogue has a version suffix and belongs to a stream', () => {
+  for (const subject of Object.keys(events) as EventSubject[]) expect(subject).toMatch(/^(users|content|notifications|search|exports)\.[a-z-]+(\.[a-z-]+)+\.v\d+$/);
+});

@@ -1,0 +1,105 @@
+import { operations } from '@kn/contracts';
+import { bearer, startSystem, type System } from './system.ts';
+
+let system: System;
+beforeAll(async () => {
+  system = await startSystem();
+});
+afterAll(() => system?.stop());
+
+const expectError = (res: { status: number; body: Record<string, unknown> }, status: number, code: string) => {
+  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
+  expect(typeof res.body.message).toBe('string');
+};
+
+describe('errors have the contract shape', () => {
+  test('malformed JSON is InvalidJson', async () => {
+    const res = await system.api.post('/api/v1/users').set(...bearer(system.adminToken)).set('content-type', 'application/json').send('{"email":');
+    expectError(res, 400, 'InvalidJson');
+  });
+
+  test('a body that is not JSON is UnsupportedMediaType', async () => {
+    const res = await system.api.post('/api/v1/users').set(...bearer(system.adminToken)).set('content-type', 'text/plain').send('email=x');
+    expectError(res, 415, 'UnsupportedMediaType');
+  });
+
+  test('a body over the limit is 413', async () => {
+    const res = await system.api
+      .post('/api/v1/users')
+      .set(...bearer(system.adminToken))
+      .send({ email: 'big@example.com', about: 'x'.repeat(2 * 1024 * 1024) });
+    expectError(res, 413, 'PayloadTooLarge');
+  });
+
+  test('validation failures list each field', async () => {
+    const res = await system.api
+      .post('/api/v1/users')
+      .set(...bearer(system.adminToken))
+      .send({ email: 'not-an-email', firstname: '', lastname: 'x'.repeat(192), language: 'english' });
+    expectError(res, 400, 'ValidationError');
+    const paths = (res.body.errors as Array<{ path: string }>).map((e) => e.path).sort();
+    expect(paths).toEqual(['email', 'firstname', 'language', 'lastname']);
+  });
+
+  test('a wrong type in the path is a ValidationError, an unknown id NotFound', async () => {
+    expectError(await system.api.get('/api/v1/users/abc').set(...bearer(system.adminToken)), 400, 'ValidationError');
+    expectError(await system.api.get('/api/v1/users/-1').set(...bearer(system.adminToken)), 400, 'ValidationError');
+    expectError(await system.api.get('/api/v1/users/99999999999').set(...bearer(system.adminToken)), 400, 'ValidationError');
+    expectError(await system.api.get('/api/v1/users/424242').set(...bearer(system.adminToken)), 404, 'NotFound');
+  });
+
+  test('an unknown endpoint is NotFound', async () => {
+    expectError(await system.api.get('/api/v1/no-such-thing').set(...bearer(system.adminToken)), 404, 'NotFound');
+    expectError(await system.api.get('/elsewhere'), 404, 'NotFound');
+  });
+
+  test('JSON null and arrays where an object belongs are refused', async () => {
+    const res = await system.api.put('/api/v1/users/me/settings').set(...bearer(system.adminToken)).set('content-type', 'application/json').send('[1,2]');
+    expectError(res, 400, 'ValidationError');
+  });
+});
+
+describe('request ids', () => {
+  test('every response carries X-Request-Id, a sane incoming one is kept', async () => {
+    const generated = await system.api.get('/api/v1/users/me');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await system.api.get('/healthz').set('x-request-id', 'trace-me-42');
+    expect(kept.headers['x-request-id']).toBe('trace-me-42');
+    const replaced = await system.api.get('/healthz').set('x-request-id', 'bad id with spaces');
+    expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+});
+
+describe('health', () => {
+  test('healthz and readyz answer without a token', async () => {
+    expect((await system.api.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await system.api.get('/api/v1/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.services.users).toBe(true);
+  });
+});
+
+describe('OpenAPI', () => {
+  test('documents every public operation, generated from the schemas', async () => {
+    const res = await system.api.get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    for (const [id, op] of Object.entries(operations)) {
+      if (!op.http) continue;
+      const path = op.http.path.replace(/:(\w+)/g, '{$1}');
+      expect({ id, documented: res.body.paths[path]?.[op.http.method.toLowerCase()]?.operationId }).toEqual({ id, documented: id });
+    }
+    expect(res.body.components.schemas.User.properties.email).toEqual({ type: 'string' });
+    expect(res.body.paths['/users'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['query', 'limit', 'offset', 'sort', 'role', 'include', 'deanonymize_users_email']),
+    );
+  });
+
+  test('the docs page and its assets are served', async () => {
+    const page = await system.api.get('/api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('/api/v1/openapi.json');
+    const asset = await system.api.get('/api/v1/docs/assets/swagger-ui-bundle.js');
+    expect(asset.status).toBe(200);
+  });
+});
