@@ -64,15 +64,24 @@ describe('tokens', () => {
   });
 
   test('an expired token is 401', async () => {
-    const { token } = await system.createUser();
-    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(200);
-    await usersDb()
-      .updateTable('tokens')
-      .set({ expires: new Date(Date.now() - 1000) })
-      .where('kind', '=', 'login')
-      .where('user_id', '=', (await system.api.get('/api/v1/users/me').set(...bearer(token))).body.id)
-      .execute();
+    const { user, token } = await system.createUser();
+    await usersDb().updateTable('tokens').set({ expires: new Date(Date.now() - 1000) }).where('user_id', '=', user.id).execute();
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
+  });
+
+  test('a token the gateway has cached stops working when it expires', async () => {
+    const { user, token } = await system.createUser();
+    await usersDb().updateTable('tokens').set({ expires: new Date(Date.now() + 1500) }).where('user_id', '=', user.id).execute();
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1600));
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
+  });
+
+  test('a role taken away takes effect on the next request, though the gateway caches tokens', async () => {
+    const { user, token } = await system.createUser({}, ['user_admin']);
+    expect((await system.api.get('/api/v1/users?include=hidden').set(...bearer(token))).status).toBe(200);
+    await system.api.put(`/api/v1/users/${user.id}`).set(...bearer(system.adminToken)).send({ roles: ['user', 'api_user'] });
+    expect((await system.api.get('/api/v1/users?include=hidden').set(...bearer(token))).status).toBe(403);
   });
 
   test('DELETE /auth/token revokes only the caller\'s token', async () => {
@@ -126,7 +135,7 @@ describe('acting on behalf', () => {
     const twice = await system.api
       .get('/api/v1/users/me')
       .set(...technical.auth)
-      .set('X-On-Behalf-Of-User-Id', [String(target.user.id), String(technical.user.id)]);
+      .set('X-On-Behalf-Of-User-Id', [String(target.user.id), String(technical.user.id)] as unknown as string);
     expect(twice.body.code).toBe('MultipleOnBehalfHeaders');
   });
 

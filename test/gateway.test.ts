@@ -1,4 +1,4 @@
-import { operations } from '@kn/contracts';
+import { type Operation, operations } from '@kn/contracts';
 import { bearer, startSystem, type System } from './system.ts';
 
 let system: System;
@@ -84,7 +84,7 @@ describe('OpenAPI', () => {
     const res = await system.api.get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    for (const [id, op] of Object.entries(operations)) {
+    for (const [id, op] of Object.entries(operations) as Array<[string, Operation]>) {
       if (!op.http) continue;
       const path = op.http.path.replace(/:(\w+)/g, '{$1}');
       expect({ id, documented: res.body.paths[path]?.[op.http.method.toLowerCase()]?.operationId }).toEqual({ id, documented: id });

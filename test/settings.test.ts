@@ -15,7 +15,7 @@ const outboxSubjects = async () => {
   const subjects: string[] = [];
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
     const msg = await bus.jsm.streams.getMessage(bus.streamName('users'), { seq });
-    subjects.push(bus.unprefix(msg.subject));
+    if (msg) subjects.push(bus.unprefix(msg.subject));
   }
   return subjects;
 };

@@ -19,9 +19,10 @@ import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { z } from 'zod';
-import { authenticate } from './auth.ts';
+import { authenticator } from './auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { docsPage, openApiDocument } from './openapi.ts';
+import { fileRoutes } from './files.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -88,18 +89,31 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   });
   app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
 
+  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS });
   const json = express.json({ limit: config.BODY_LIMIT, strict: true });
   const router = express.Router();
+  const files = fileRoutes({
+    bus,
+    logger,
+    maxBytes: config.ATTACHMENT_MAX_BYTES,
+    rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+    authenticate: (req, requestId) => auth.authenticate(req, requestId),
+  });
   for (const [name, op] of Object.entries(operations) as Array<[string, Operation]>) {
     if (!op.http) continue;
     const { http } = op;
     const method = http.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    if (http.upload || http.download) {
+      // Multipart upload and binary download stream through files.ts instead of JSON.
+      router[method](http.path, files.handler(name, op));
+      continue;
+    }
     router[method](http.path, json, async (req: Request, res: Response) => {
       await withRemoteSpan(`${http.method} ${BASE}${http.path}`, SpanKind.SERVER, (k) => req.get(k), async (span) => {
         span.setAttribute('http.request_id', req.id);
         let actor: Actor | null = null;
         if (http.auth === 'user') {
-          actor = await authenticate(bus, req, req.id);
+          actor = await auth.authenticate(req, req.id);
           if (http.roles && !http.roles.some((r) => actor?.roles.includes(r))) throw forbidden(`needs the role ${http.roles.join(' or ')}`);
         }
         const params = parsePart(op.params, req.params, 'params');
@@ -113,7 +127,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
           timeoutMs: config.RPC_TIMEOUT_MS,
         });
         const status = http.status ?? 200;
-        if (result === undefined) res.status(status === 200 ? 204 : status).end();
+        if (result === undefined) res.status(http.status ?? 204).end();
         else res.status(status).json(result);
       });
     });

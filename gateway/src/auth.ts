@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { type Bus, call } from '@kn/bus';
-import { type Actor, multipleOnBehalfHeaders, unauthorized, usersOperations, validationError } from '@kn/contracts';
+import { type Actor, AUTH_REVOKED_SUBJECT, AuthRevoked, multipleOnBehalfHeaders, unauthorized, usersOperations, validationError } from '@kn/contracts';
 import type { Request } from 'express';
 
 const ON_BEHALF_ID = 'x-on-behalf-of-user-id';
@@ -24,18 +25,56 @@ export function onBehalfOf(req: Request): { user_id: number } | { email: string 
   return { user_id: Number(value) };
 }
 
-/** Resolves the caller from `Authorization: Bearer <token>` through the users service. */
-export async function authenticate(bus: Bus, req: Request, requestId: string): Promise<Actor> {
-  const onBehalf = onBehalfOf(req);
-  const header = req.get('authorization') ?? '';
-  const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
-  if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
-  return call(bus, 'authenticate', usersOperations.authenticate, {
-    actor: null,
-    params: undefined,
-    query: undefined,
-    body: { token: match[1], on_behalf_of: onBehalf },
-    requestId,
-    url: req.originalUrl,
+interface Cached {
+  actor: Actor;
+  tokenUserId: number;
+  until: number;
+}
+
+/**
+ * Resolves callers through the users service and remembers the answer briefly, so most requests
+ * cost one hop instead of two. The users service announces revocations (token revoked, user
+ * deleted, roles or password changed) on a core NATS subject and every gateway drops the entries
+ * at once; the time limit only bounds the damage of a missed announcement.
+ */
+export function authenticator(bus: Bus, options: { ttlMs: number; maxEntries?: number }) {
+  const cache = new Map<string, Cached>();
+  const maxEntries = options.maxEntries ?? 50_000;
+  const sub = bus.nc.subscribe(bus.subject(AUTH_REVOKED_SUBJECT), {
+    callback: (_err, msg) => {
+      const parsed = AuthRevoked.safeParse(msg.json());
+      if (!parsed.success) return;
+      const revoked = parsed.data;
+      for (const [key, entry] of cache)
+        if ('token_id' in revoked ? entry.actor.token_id === revoked.token_id : entry.actor.id === revoked.user_id || entry.tokenUserId === revoked.user_id)
+          cache.delete(key);
+    },
   });
+
+  return {
+    async authenticate(req: Request, requestId: string): Promise<Actor> {
+      const onBehalf = onBehalfOf(req);
+      const header = req.get('authorization') ?? '';
+      const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
+      if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
+      // Keyed by a hash: the gateway's memory holds no usable token.
+      const key = createHash('sha256').update(`${match[1]}\n${JSON.stringify(onBehalf)}`).digest('base64');
+      const hit = cache.get(key);
+      if (hit && hit.until > Date.now()) return hit.actor;
+      const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {
+        actor: null,
+        params: undefined,
+        query: undefined,
+        body: { token: match[1], on_behalf_of: onBehalf },
+        requestId,
+        url: req.originalUrl,
+      });
+      if (options.ttlMs > 0) {
+        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+        cache.set(key, { actor, tokenUserId: token_user_id, until: Math.min(Date.now() + options.ttlMs, Date.parse(expires)) });
+      }
+      return actor;
+    },
+    stop: () => sub.unsubscribe(),
+  };
 }

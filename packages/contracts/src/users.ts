@@ -320,9 +320,24 @@ export const usersOperations = {
       token: z.string(),
       on_behalf_of: z.union([z.object({ user_id: Id }), z.object({ email: z.string() })]).nullable(),
     }),
-    response: z.object({ id: z.number().int(), roles: z.array(Role), token_id: z.string() }),
+    response: z.object({
+      id: z.number().int(),
+      roles: z.array(Role),
+      token_id: z.string(),
+      /** Whose token it is (differs from `id` when acting on behalf). */
+      token_user_id: z.number().int(),
+      /** When the token expires: a cached answer must not outlive it. */
+      expires: Timestamp,
+    }),
   }),
 } as const;
+
+/**
+ * Core NATS subject (not a stream) on which the users service tells every gateway to drop cached
+ * authentications: `{ user_id }` (roles, password, deletion) or `{ token_id }` (one revoked token).
+ */
+export const AUTH_REVOKED_SUBJECT = 'auth.revoked';
+export const AuthRevoked = z.union([z.object({ user_id: z.number().int() }), z.object({ token_id: z.string() })]);
 
 /** Events of the users service (subjects `users.*`); composed into the catalogue in events.ts. */
 export const usersEvents = {

@@ -1,4 +1,5 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -30,13 +31,29 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
 }
 
 let provider: NodeTracerProvider | undefined;
+let propagating = false;
 
 /**
- * Registers the W3C trace-context propagator and a tracer provider once per process. Spans are
- * exported over OTLP/HTTP when an endpoint is configured; tests pass their own exporter.
+ * Registers the W3C trace-context propagator once per process, so an incoming `traceparent`
+ * travels on through NATS whatever else is configured. Spans are recorded only when they go
+ * somewhere (an OTLP endpoint, or a test's exporter): recording spans nobody reads costs CPU on
+ * every request.
  */
 export function initTracing(serviceName: string, options: { otlpEndpoint?: string; exporter?: SpanExporter } = {}) {
   if (provider) return provider;
+  if (!options.otlpEndpoint && !options.exporter) {
+    if (!propagating) {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+      propagating = true;
+    }
+    return undefined;
+  }
+  if (propagating) {
+    context.disable();
+    propagation.disable();
+    propagating = false;
+  }
   const spanProcessors = [];
   if (options.exporter) spanProcessors.push(new SimpleSpanProcessor(options.exporter));
   if (options.otlpEndpoint)

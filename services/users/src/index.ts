@@ -23,7 +23,7 @@ export async function start(config: UsersConfig) {
     bus,
     service: 'users',
     operations: usersOperations,
-    handlers: createHandlers({ db, users, auth: authDomain({ db, config }), settings }),
+    handlers: createHandlers({ db, bus, users, auth: authDomain({ db, config }), settings }),
   });
   logger.info('users service ready');
   return {

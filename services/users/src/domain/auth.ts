@@ -54,14 +54,15 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig }) {
       const row = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
-        .select(['tokens.id as token_id', 'users.id', 'users.roles', 'users.last_seen'])
+        .select(['tokens.id as token_id', 'tokens.expires', 'users.id', 'users.roles', 'users.last_seen'])
         .where('tokens.token_hash', '=', hashToken(token))
         .where('tokens.revoked', 'is', null)
         .where('tokens.expires', '>', new Date())
         .where('users.is_deleted', '=', false)
         .executeTakeFirst();
       if (!row) throw unauthorized();
-      let actor = { id: row.id, roles: effectiveRoles(row.roles), token_id: row.token_id };
+      const expires = row.expires.toISOString();
+      let actor = { id: row.id, roles: effectiveRoles(row.roles), token_id: row.token_id, token_user_id: row.id, expires };
       let lastSeen = row.last_seen;
       if (onBehalfOf) {
         if (!canActOnBehalf(row.roles)) throw forbidden('acting on behalf of another user needs the on_behalf_user role');
@@ -72,7 +73,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig }) {
             : q.where((eb) => eb(eb.fn('lower', ['email']), '=', onBehalfOf.email.trim().toLowerCase()));
         const target = await q.executeTakeFirst();
         if (!target) throw notFound('act-on-behalf user');
-        actor = { id: target.id, roles: effectiveRoles(target.roles), token_id: row.token_id };
+        actor = { id: target.id, roles: effectiveRoles(target.roles), token_id: row.token_id, token_user_id: row.id, expires };
         lastSeen = target.last_seen;
       }
       if (!lastSeen || Date.now() - lastSeen.getTime() > LAST_SEEN_RESOLUTION_MS)

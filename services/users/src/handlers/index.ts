@@ -1,5 +1,6 @@
-import { writeEvent } from '@kn/bus';
-import { type Handlers, notFound, usersOperations } from '@kn/contracts';
+import { type Bus, writeEvent } from '@kn/bus';
+import { AUTH_REVOKED_SUBJECT, type AuthRevoked, type Handlers, notFound, type usersOperations } from '@kn/contracts';
+import type { z } from 'zod';
 import { type Db, json } from '@kn/db';
 import type { UsersSchema } from '../db/schema.ts';
 import type { authDomain } from '../domain/auth.ts';
@@ -8,11 +9,15 @@ import type { UsersDomain } from '../domain/users.ts';
 
 export function createHandlers(deps: {
   db: Db<UsersSchema>;
+  bus: Bus;
   users: UsersDomain;
   auth: ReturnType<typeof authDomain>;
   settings: NetworkSettingsStore;
 }): Handlers<typeof usersOperations> {
-  const { db, users, auth, settings } = deps;
+  const { db, bus, users, auth, settings } = deps;
+
+  /** After commit: gateways drop what they cached about this token or user. */
+  const announceRevoked = (message: z.infer<typeof AuthRevoked>) => bus.nc.publish(bus.subject(AUTH_REVOKED_SUBJECT), JSON.stringify(message));
 
   /** Changes one user's settings columns and publishes the resolved settings. */
   async function changeSettings(
@@ -56,6 +61,7 @@ export function createHandlers(deps: {
     login: async ({ body }) => auth.login(body.email, body.password),
     revokeToken: async ({ actor }) => {
       await auth.revoke(actor.token_id);
+      if (actor.token_id) announceRevoked({ token_id: actor.token_id });
       return undefined;
     },
     createTokenOnBehalf: async ({ body, actor }) => auth.onBehalfToken(body.user_id, actor),
@@ -65,9 +71,14 @@ export function createHandlers(deps: {
     listUsers: async ({ query, actor, url }) => users.list(query, actor, url),
     getMe: async ({ actor }) => users.get(actor.id, actor),
     getUser: async ({ params, actor }) => users.get(params.id, actor),
-    updateUser: async ({ params, body, actor }) => users.update(params.id, body, actor),
+    updateUser: async ({ params, body, actor }) => {
+      const user = await users.update(params.id, body, actor);
+      if (body.roles || body.password) announceRevoked({ user_id: params.id });
+      return user;
+    },
     deleteUser: async ({ params, actor }) => {
       await users.remove(params.id, actor);
+      announceRevoked({ user_id: params.id });
       return undefined;
     },
 

@@ -1,0 +1,54 @@
+// Shared helpers of the benchmarks: start the system as separate processes, drive load, print.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requests_per_second: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  non_2xx: number;
+}
+
+export async function load(options: { url: string; connections: number; seconds: number; headers?: Record<string, string>; requests?: autocannon.Request[] }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.seconds,
+    headers: options.headers,
+    requests: options.requests,
+  });
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non_2xx: result.non2xx,
+  };
+}
+
+/** Starts a process of the system (the same entry point production uses) and waits for its line. */
+export function startProcess(entry: string, env: Record<string, string>, readyText: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      if (buffer.includes(readyText)) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
+  });
+}
+
+export const stopProcess = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+export function report(title: string, command: string, rows: Record<string, unknown>[]) {
+  console.log(`\n${title}\ncommand: ${command}\nmachine: ${cpus().length} cores, node ${process.version}\n`);
+  console.table(rows);
+}

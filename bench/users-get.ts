@@ -1,0 +1,75 @@
+// Cost of the split: GET /users/:id through the gateway and the users service (separate processes,
+// NATS request/reply, token check on every request) beside a single express process answering the
+// same query straight from Postgres. Run: pnpm bench:users
+import { randomBytes } from 'node:crypto';
+import { dropDatabase } from '@kn/db';
+import type autocannon from 'autocannon';
+import express from 'express';
+import pg from 'pg';
+import { load, report, startProcess, stopProcess } from './lib.ts';
+
+const CONNECTIONS = 32;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const USERS = 1000;
+const id = randomBytes(3).toString('hex');
+const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const env = {
+  DATABASE_URL: databaseUrl,
+  NATS_NAMESPACE: `bench${id}`,
+  LOG_LEVEL: 'info',
+  ADMIN_PASSWORD: 'bench-admin-password',
+  PORT: '18080',
+  HOST: '127.0.0.1',
+};
+
+const usersService = await startProcess('services/users/src/main.ts', env, 'users service ready');
+const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listening');
+const base = 'http://127.0.0.1:18080/api/v1';
+try {
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
+  });
+  const { token } = (await login.json()) as { token: string };
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  for (let i = 0; i < USERS; i++) {
+    const res = await fetch(`${base}/users`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ email: `bench${i}@example.com`, firstname: `First${i}`, lastname: `Last${i}`, language: 'en' }),
+    });
+    if (res.status !== 201) throw new Error(`create user: ${res.status}`);
+  }
+  const requests = (prefix: string): autocannon.Request[] => [
+    { method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}/${2 + Math.floor(Math.random() * USERS)}` }) },
+  ];
+
+  // Warm up both paths, then measure.
+  await load({ url: `${base}/users/2`, connections: CONNECTIONS, seconds: 2, headers });
+  const split = await load({ url: 'http://127.0.0.1:18080', connections: CONNECTIONS, seconds: SECONDS, headers, requests: requests('/api/v1/users') });
+
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const single = express();
+  single.get('/users/:id', async (req, res) => {
+    const { rows } = await pool.query('select * from users.users where id = $1', [Number(req.params.id)]);
+    if (!rows[0]) return void res.status(404).json({ code: 'NotFound' });
+    const { password_hash: _p, search_text: _s, language_settings: _l, email_settings: _e, ...user } = rows[0];
+    res.json(user);
+  });
+  const server = single.listen(18081, '127.0.0.1');
+  await load({ url: 'http://127.0.0.1:18081/users/2', connections: CONNECTIONS, seconds: 2 });
+  const baseline = await load({ url: 'http://127.0.0.1:18081', connections: CONNECTIONS, seconds: SECONDS, requests: requests('/users') });
+  server.close();
+  await pool.end();
+
+  report(`GET /users/:id, ${CONNECTIONS} connections, ${SECONDS} s each, ${USERS} users`, 'pnpm bench:users', [
+    { path: 'gateway → NATS → users service → Postgres (with token check)', ...split },
+    { path: 'single express process → Postgres', ...baseline },
+  ]);
+  console.log(`throughput ratio split/single: ${(split.requests_per_second / baseline.requests_per_second).toFixed(2)} (target ≥ 0.5); split p99 ${split.p99_ms} ms (target < 20 ms)`);
+} finally {
+  await stopProcess(gateway);
+  await stopProcess(usersService);
+  await dropDatabase(databaseUrl);
+}

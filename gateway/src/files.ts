@@ -1,0 +1,209 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { PassThrough, Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { type Bus, call } from '@kn/bus';
+import {
+  type Actor,
+  AppError,
+  attachmentBucket,
+  fieldErrors,
+  fileTooLarge,
+  forbidden,
+  notFound,
+  type Operation,
+  unsupportedMediaType,
+  validationError,
+} from '@kn/contracts';
+import type { Logger } from '@kn/telemetry';
+import { Objm, type ObjectStore } from '@nats-io/obj';
+import busboy from 'busboy';
+import type { Request, Response } from 'express';
+
+/**
+ * File transfer for operations marked `http.upload` or `http.download`. The generic route speaks
+ * JSON only; these stream bytes between the client and the JetStream object store (which every
+ * instance of every service can read), and hand the service only the metadata.
+ */
+export interface FileRoutesOptions {
+  bus: Bus;
+  logger: Logger;
+  maxBytes: number;
+  rpcTimeoutMs: number;
+  authenticate: (req: Request, requestId: string) => Promise<Actor>;
+}
+
+export function fileRoutes(options: FileRoutesOptions) {
+  const { bus, logger } = options;
+  let store: Promise<ObjectStore> | undefined;
+  const openStore = () => {
+    store ??= new Objm(bus.js).create(attachmentBucket(bus.streamName('content')), { replicas: bus.replicas }).catch((err) => {
+      store = undefined;
+      throw err;
+    });
+    return store;
+  };
+
+  async function actorFor(req: Request, op: Operation) {
+    const actor = await options.authenticate(req, req.id);
+    if (op.http?.roles && !op.http.roles.some((r) => actor.roles.includes(r))) throw forbidden(`needs the role ${op.http.roles.join(' or ')}`);
+    return actor;
+  }
+
+  function params(op: Operation, req: Request) {
+    if (!op.params) return undefined;
+    const parsed = op.params.safeParse(req.params);
+    if (!parsed.success) {
+      const errors = fieldErrors(parsed.error.issues, 'params');
+      throw validationError(errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+    }
+    return parsed.data;
+  }
+
+  /** Streams the multipart field `file` into the object store; resolves once the request is fully read. */
+  function receive(req: Request, objectName: string) {
+    return new Promise<{ name: string; mimeType: string; size: number; hash: string; truncated: boolean } | null>((resolve, reject) => {
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: options.maxBytes, fields: 20, parts: 40 } });
+      } catch {
+        reject(unsupportedMediaType('send the file as multipart/form-data in the field "file"'));
+        return;
+      }
+      let pending: Promise<{ name: string; mimeType: string; size: number; hash: string; truncated: boolean }> | undefined;
+      parser.on('file', (field, file, info) => {
+        if (field !== 'file' || pending) {
+          file.resume();
+          return;
+        }
+        const hash = createHash('sha256');
+        let size = 0;
+        let truncated = false;
+        file.on('data', (chunk: Buffer) => {
+          hash.update(chunk);
+          size += chunk.length;
+        });
+        file.on('limit', () => {
+          truncated = true;
+        });
+        const pass = new PassThrough();
+        file.pipe(pass);
+        pending = openStore()
+          .then((s) => s.put({ name: objectName }, Readable.toWeb(pass) as unknown as ReadableStream<Uint8Array>))
+          .then(() => ({
+            name: cleanName(info.filename),
+            mimeType: (info.mimeType || 'application/octet-stream').slice(0, 255),
+            size,
+            hash: hash.digest('hex'),
+            truncated,
+          }))
+          .catch((err) => {
+            // Keep reading the request so the client gets our answer instead of a stalled upload.
+            file.unpipe(pass);
+            file.resume();
+            throw err;
+          });
+        pending.catch(() => {});
+      });
+      parser.on('error', (err) => reject(validationError(`malformed multipart body: ${(err as Error).message}`)));
+      parser.on('close', () => {
+        if (!pending) resolve(null);
+        else pending.then(resolve, reject);
+      });
+      req.pipe(parser);
+    });
+  }
+
+  async function discard(objectName: string) {
+    try {
+      await (await openStore()).delete(objectName);
+    } catch (err) {
+      logger.warn({ err, object: objectName }, 'could not delete an unused upload');
+    }
+  }
+
+  async function upload(name: string, op: Operation, req: Request, res: Response) {
+    const actor = await actorFor(req, op);
+    const parsedParams = params(op, req);
+    if (!req.is('multipart/form-data')) throw unsupportedMediaType('send the file as multipart/form-data in the field "file"');
+    const objectName = `${randomUUID()}`;
+    let received: Awaited<ReturnType<typeof receive>>;
+    try {
+      received = await receive(req, objectName);
+    } catch (err) {
+      await discard(objectName);
+      throw err;
+    }
+    if (!received) throw validationError('the request has no file', [{ path: 'file', code: 'invalid_type', message: 'a file is required in the field "file"' }]);
+    if (received.truncated) {
+      await discard(objectName);
+      throw fileTooLarge(`files may have at most ${options.maxBytes} bytes`);
+    }
+    if (received.size === 0) {
+      await discard(objectName);
+      throw validationError('the file is empty', [{ path: 'file', code: 'too_small', message: 'the file is empty' }]);
+    }
+    try {
+      const result = await call(
+        bus,
+        name,
+        op,
+        {
+          actor,
+          params: parsedParams,
+          query: undefined,
+          body: { object: objectName, name: received.name, mime_type: received.mimeType, size: received.size, hash: received.hash },
+          requestId: req.id,
+          url: req.originalUrl,
+        } as never,
+        { timeoutMs: Math.max(options.rpcTimeoutMs, 60_000) },
+      );
+      res.status(op.http?.status ?? 201).json(result);
+    } catch (err) {
+      // The service refused (or did not answer): the bytes must not outlive the failed request.
+      if (!(err instanceof AppError && err.status === 503)) await discard(objectName);
+      throw err;
+    }
+  }
+
+  async function download(name: string, op: Operation, req: Request, res: Response) {
+    const actor = await actorFor(req, op);
+    const file = (await call(
+      bus,
+      name,
+      op,
+      { actor, params: params(op, req), query: undefined, body: undefined, requestId: req.id, url: req.originalUrl } as never,
+      { timeoutMs: options.rpcTimeoutMs },
+    )) as unknown as { object: string; name: string; mime_type: string; size: number };
+    const stored = await (await openStore()).get(file.object);
+    if (!stored) throw notFound('attachment file');
+    res.status(200);
+    res.setHeader('Content-Type', file.mime_type);
+    res.setHeader('Content-Length', String(file.size));
+    // Never rendered by the browser on our origin: uploaded HTML must not run as our pages.
+    res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
+    const body = Readable.fromWeb(stored.data as unknown as WebReadableStream<Uint8Array>);
+    await new Promise<void>((resolve, reject) => {
+      body.on('error', reject);
+      res.on('close', resolve);
+      body.pipe(res);
+    }).catch((err) => {
+      logger.warn({ err, request_id: req.id }, 'attachment download broke off');
+      res.destroy();
+    });
+  }
+
+  return {
+    handler(name: string, op: Operation) {
+      return (req: Request, res: Response) => (op.http?.upload ? upload(name, op, req, res) : download(name, op, req, res));
+    },
+  };
+}
+
+/** The file name without any path, control characters or more than 255 characters. */
+function cleanName(filename: string | undefined) {
+  const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return clean || 'file';
+}
