@@ -11,7 +11,13 @@ export interface LoadResult {
   non_2xx: number;
 }
 
-export async function load(options: { url: string; connections: number; seconds: number; headers?: Record<string, string>; requests?: autocannon.Request[] }): Promise<LoadResult> {
+export async function load(options: {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  requests?: autocannon.Request[];
+}): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     connections: options.connections,

@@ -47,7 +47,13 @@ try {
 
   // Warm up both paths, then measure.
   await load({ url: `${base}/users/2`, connections: CONNECTIONS, seconds: 2, headers });
-  const split = await load({ url: 'http://127.0.0.1:18080', connections: CONNECTIONS, seconds: SECONDS, headers, requests: requests('/api/v1/users') });
+  const split = await load({
+    url: 'http://127.0.0.1:18080',
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    headers,
+    requests: requests('/api/v1/users'),
+  });
 
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const single = express();
@@ -67,7 +73,9 @@ try {
     { path: 'gateway → NATS → users service → Postgres (with token check)', ...split },
     { path: 'single express process → Postgres', ...baseline },
   ]);
-  console.log(`throughput ratio split/single: ${(split.requests_per_second / baseline.requests_per_second).toFixed(2)} (target ≥ 0.5); split p99 ${split.p99_ms} ms (target < 20 ms)`);
+  console.log(
+    `throughput ratio split/single: ${(split.requests_per_second / baseline.requests_per_second).toFixed(2)} (target ≥ 0.5); split p99 ${split.p99_ms} ms (target < 20 ms)`,
+  );
 } finally {
   await stopProcess(gateway);
   await stopProcess(usersService);

@@ -78,7 +78,7 @@ async function waitReady(url: string, timeoutMs = 60_000) {
   return false;
 }
 
-services.forEach((name, i) => run(name, path.join('services', name, 'src', 'main.ts'), i));
+for (const [i, name] of services.entries()) run(name, path.join('services', name, 'src', 'main.ts'), i);
 run('gateway', path.join('gateway', 'src', 'main.ts'), services.length);
 
 const base = `http://127.0.0.1:${port}`;

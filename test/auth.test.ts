@@ -1,6 +1,6 @@
 import { type Operation, operations } from '@kn/contracts';
 import { sql } from '@kn/db';
-import { ADMIN, bearer, startSystem, type System } from './system.ts';
+import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 beforeAll(async () => {
@@ -65,13 +65,21 @@ describe('tokens', () => {
 
   test('an expired token is 401', async () => {
     const { user, token } = await system.createUser();
-    await usersDb().updateTable('tokens').set({ expires: new Date(Date.now() - 1000) }).where('user_id', '=', user.id).execute();
+    await usersDb()
+      .updateTable('tokens')
+      .set({ expires: new Date(Date.now() - 1000) })
+      .where('user_id', '=', user.id)
+      .execute();
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
   });
 
   test('a token the gateway has cached stops working when it expires', async () => {
     const { user, token } = await system.createUser();
-    await usersDb().updateTable('tokens').set({ expires: new Date(Date.now() + 1500) }).where('user_id', '=', user.id).execute();
+    await usersDb()
+      .updateTable('tokens')
+      .set({ expires: new Date(Date.now() + 1500) })
+      .where('user_id', '=', user.id)
+      .execute();
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1600));
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
@@ -80,11 +88,14 @@ describe('tokens', () => {
   test('a role taken away takes effect on the next request, though the gateway caches tokens', async () => {
     const { user, token } = await system.createUser({}, ['user_admin']);
     expect((await system.api.get('/api/v1/users?include=hidden').set(...bearer(token))).status).toBe(200);
-    await system.api.put(`/api/v1/users/${user.id}`).set(...bearer(system.adminToken)).send({ roles: ['user', 'api_user'] });
+    await system.api
+      .put(`/api/v1/users/${user.id}`)
+      .set(...bearer(system.adminToken))
+      .send({ roles: ['user', 'api_user'] });
     expect((await system.api.get('/api/v1/users?include=hidden').set(...bearer(token))).status).toBe(403);
   });
 
-  test('DELETE /auth/token revokes only the caller\'s token', async () => {
+  test("DELETE /auth/token revokes only the caller's token", async () => {
     const { user, token } = await system.createUser();
     const other = await system.login(user.email, 'password-1234');
     expect((await system.api.delete('/api/v1/auth/token').set(...bearer(token))).status).toBe(204);
@@ -92,7 +103,7 @@ describe('tokens', () => {
     expect((await system.api.get('/api/v1/users/me').set(...bearer(other))).status).toBe(200);
   });
 
-  test('a deleted user\'s tokens stop working', async () => {
+  test("a deleted user's tokens stop working", async () => {
     const { user, token } = await system.createUser();
     expect((await system.api.delete(`/api/v1/users/${user.id}`).set(...bearer(system.adminToken))).status).toBe(204);
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
@@ -101,13 +112,22 @@ describe('tokens', () => {
   test('POST /auth/tokens issues a token for another user (on_behalf_user only)', async () => {
     const technical = await system.createUser({}, ['on_behalf_user']);
     const target = await system.createUser();
-    const res = await system.api.post('/api/v1/auth/tokens').set(...technical.auth).send({ user_id: target.user.id });
+    const res = await system.api
+      .post('/api/v1/auth/tokens')
+      .set(...technical.auth)
+      .send({ user_id: target.user.id });
     expect(res.status).toBe(201);
     const me = await system.api.get('/api/v1/users/me').set(...bearer(res.body.token));
     expect(me.body.id).toBe(target.user.id);
-    const denied = await system.api.post('/api/v1/auth/tokens').set(...target.auth).send({ user_id: technical.user.id });
+    const denied = await system.api
+      .post('/api/v1/auth/tokens')
+      .set(...target.auth)
+      .send({ user_id: technical.user.id });
     expect(denied.status).toBe(403);
-    const missing = await system.api.post('/api/v1/auth/tokens').set(...technical.auth).send({ user_id: 987654 });
+    const missing = await system.api
+      .post('/api/v1/auth/tokens')
+      .set(...technical.auth)
+      .send({ user_id: 987654 });
     expect(missing.status).toBe(404);
   });
 });
@@ -116,9 +136,15 @@ describe('acting on behalf', () => {
   test('by user id or by email, with the on_behalf_user role', async () => {
     const technical = await system.createUser({}, ['on_behalf_user']);
     const target = await system.createUser();
-    const byId = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-User-Id', String(target.user.id));
+    const byId = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-User-Id', String(target.user.id));
     expect(byId.body.id).toBe(target.user.id);
-    const byEmail = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-Email', target.user.email.toUpperCase());
+    const byEmail = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-Email', target.user.email.toUpperCase());
     expect(byEmail.body.id).toBe(target.user.id);
   });
 
@@ -142,11 +168,20 @@ describe('acting on behalf', () => {
   test('without the role it is Forbidden; an unknown user NotFound; a bad id ValidationError', async () => {
     const plain = await system.createUser();
     const technical = await system.createUser({}, ['on_behalf_user']);
-    const res = await system.api.get('/api/v1/users/me').set(...plain.auth).set('X-On-Behalf-Of-User-Id', String(technical.user.id));
+    const res = await system.api
+      .get('/api/v1/users/me')
+      .set(...plain.auth)
+      .set('X-On-Behalf-Of-User-Id', String(technical.user.id));
     expect(res.status).toBe(403);
-    const unknown = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-Email', 'ghost@example.com');
+    const unknown = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-Email', 'ghost@example.com');
     expect(unknown.status).toBe(404);
-    const bad = await system.api.get('/api/v1/users/me').set(...technical.auth).set('X-On-Behalf-Of-User-Id', 'abc');
+    const bad = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-User-Id', 'abc');
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('ValidationError');
   });
@@ -193,7 +228,11 @@ describe('auth matrix: every endpoint with no token, a wrong role and the right 
   test('super_admin holds every role', async () => {
     const res = await system.api.get('/api/v1/settings').set(...bearer(system.adminToken));
     expect(res.status).toBe(200);
-    const roles = await usersDb().selectFrom('users').select(sql<string[]>`roles`.as('roles')).where('email', '=', ADMIN.email).executeTakeFirstOrThrow();
+    const roles = await usersDb()
+      .selectFrom('users')
+      .select(sql<string[]>`roles`.as('roles'))
+      .where('email', '=', ADMIN.email)
+      .executeTakeFirstOrThrow();
     expect(roles.roles).toContain('super_admin');
   });
 });

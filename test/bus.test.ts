@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { type Bus, call, connectBus, createBusTables, type EventHandlers, startConsumer, startOutboxRelay, writeEvent } from '@kn/bus';
 import { type EventSubject, events, Roles, usersOperations } from '@kn/contracts';
 import { createDb, dropDatabase, migrate } from '@kn/db';
+import { createLogger } from '@kn/telemetry';
 import { isolation, startNatsServer, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
-import { createLogger } from '@kn/telemetry';
 import type { Kysely } from 'kysely';
 
 /**
@@ -22,7 +22,12 @@ const { databaseUrl, namespace } = isolation();
 const admin = { id: 1, roles: [...Roles], token_id: null };
 
 const seen = async (subject?: string) =>
-  (await probeDb.selectFrom('seen').selectAll().$if(subject !== undefined, (q) => q.where('subject', '=', subject!)).orderBy('position').execute()) as Array<{
+  (await probeDb
+    .selectFrom('seen')
+    .selectAll()
+    .$if(subject !== undefined, (q) => q.where('subject', '=', subject!))
+    .orderBy('position')
+    .execute()) as Array<{
     event_id: string;
     subject: string;
     data: Record<string, unknown>;
@@ -31,7 +36,13 @@ const seen = async (subject?: string) =>
 beforeAll(async () => {
   nats = await startNatsServer();
   service = await users.start(
-    users.loadConfig({ DATABASE_URL: databaseUrl, NATS_URL: nats.url, NATS_NAMESPACE: namespace, LOG_LEVEL: 'silent', SCRYPT_COST: '1024' }),
+    users.loadConfig({
+      DATABASE_URL: databaseUrl,
+      NATS_URL: nats.url,
+      NATS_NAMESPACE: namespace,
+      LOG_LEVEL: 'silent',
+      SCRYPT_COST: '1024',
+    }),
   );
   probeDb = createDb({ url: databaseUrl, schema: 'probe' });
   await migrate(probeDb, 'probe', {
@@ -49,14 +60,24 @@ beforeAll(async () => {
     },
   });
   probeBus = await connectBus({ url: nats.url, namespace, name: 'probe', logger: createLogger('probe', 'silent') });
-  const record = async (tx: Parameters<NonNullable<EventHandlers['users.user.created.v1']>>[0], event: { id: string; subject: string; data: unknown }) => {
+  const record = async (
+    tx: Parameters<NonNullable<EventHandlers['users.user.created.v1']>>[0],
+    event: { id: string; subject: string; data: unknown },
+  ) => {
     if (failNext > 0) {
       failNext--;
       throw new Error('transient failure');
     }
-    await tx.insertInto('seen').values({ event_id: event.id, subject: event.subject, data: JSON.stringify(event.data) }).execute();
+    await tx
+      .insertInto('seen')
+      .values({ event_id: event.id, subject: event.subject, data: JSON.stringify(event.data) })
+      .execute();
   };
-  const handlers = Object.fromEntries(Object.keys(events).filter((s) => s.startsWith('users.')).map((s) => [s, record])) as EventHandlers;
+  const handlers = Object.fromEntries(
+    Object.keys(events)
+      .filter((s) => s.startsWith('users.'))
+      .map((s) => [s, record]),
+  ) as EventHandlers;
   probe = await startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-users', stream: 'users', handlers });
 });
 
@@ -81,7 +102,9 @@ const createUser = (email: string) =>
 
 test('the first start created the administrator and its event reached the consumer', async () => {
   await waitFor(async () => (await seen('users.user.created.v1')).length === 1, { what: 'admin created event' });
-  expect((await seen('users.user.created.v1'))[0].data).toMatchObject({ user: { email: 'admin@example.com', roles: expect.arrayContaining(['super_admin']) } });
+  expect((await seen('users.user.created.v1'))[0].data).toMatchObject({
+    user: { email: 'admin@example.com', roles: expect.arrayContaining(['super_admin']) },
+  });
 });
 
 test('events written while the relay is stopped are delivered when it runs again, once each', async () => {
@@ -104,7 +127,9 @@ test('events written while NATS is down are delivered after it restarts; nothing
   const ids: number[] = [];
   for (let i = 0; i < 5; i++) {
     ids.push(1000 + i);
-    await service.runtime.db.transaction().execute((tx) => writeEvent(tx, 'users.user.deleted.v1', { user_id: 1000 + i }, { actorId: null }));
+    await service.runtime.db
+      .transaction()
+      .execute((tx) => writeEvent(tx, 'users.user.deleted.v1', { user_id: 1000 + i }, { actorId: null }));
   }
   await new Promise((r) => setTimeout(r, 500));
   expect((await service.runtime.db.selectFrom('outbox').select('id').execute()).length).toBe(5);
@@ -120,7 +145,13 @@ test('events written while NATS is down are delivered after it restarts; nothing
 });
 
 test('an event delivered twice changes nothing the second time', async () => {
-  const envelope = { id: randomUUID(), subject: 'users.user.deleted.v1', occurred_at: new Date().toISOString(), actor_id: null, data: { user_id: 777 } };
+  const envelope = {
+    id: randomUUID(),
+    subject: 'users.user.deleted.v1',
+    occurred_at: new Date().toISOString(),
+    actor_id: null,
+    data: { user_id: 777 },
+  };
   const subject = probeBus.subject('users.user.deleted.v1');
   // Two different message ids get past JetStream's deduplication: the stream holds it twice.
   await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: randomUUID() });
@@ -130,7 +161,13 @@ test('an event delivered twice changes nothing the second time', async () => {
 });
 
 test('the same message id published twice is stored once', async () => {
-  const envelope = { id: randomUUID(), subject: 'users.user.deleted.v1', occurred_at: new Date().toISOString(), actor_id: null, data: { user_id: 778 } };
+  const envelope = {
+    id: randomUUID(),
+    subject: 'users.user.deleted.v1',
+    occurred_at: new Date().toISOString(),
+    actor_id: null,
+    data: { user_id: 778 },
+  };
   const subject = probeBus.subject('users.user.deleted.v1');
   const first = await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
   const second = await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
@@ -151,7 +188,13 @@ test('a failing handler is retried until it succeeds, and then handled once', as
 
 test('an event whose payload breaks the catalogue is set aside and does not block the ones after it', async () => {
   const subject = probeBus.subject('users.user.deleted.v1');
-  const bad = { id: randomUUID(), subject: 'users.user.deleted.v1', occurred_at: new Date().toISOString(), actor_id: null, data: { user_id: 'x' } };
+  const bad = {
+    id: randomUUID(),
+    subject: 'users.user.deleted.v1',
+    occurred_at: new Date().toISOString(),
+    actor_id: null,
+    data: { user_id: 'x' },
+  };
   await probeBus.js.publish(subject, JSON.stringify(bad), { msgID: bad.id });
   await probeBus.js.publish(subject, 'not json at all', { msgID: randomUUID() });
   const good = { ...bad, id: randomUUID(), data: { user_id: 779 } };
@@ -163,5 +206,6 @@ test('an event whose payload breaks the catalogue is set aside and does not bloc
 });
 
 test('every subject in the catalogue has a version suffix and belongs to a stream', () => {
-  for (const subject of Object.keys(events) as EventSubject[]) expect(subject).toMatch(/^(users|content|notifications|search|exports)\.[a-z-]+(\.[a-z-]+)+\.v\d+$/);
+  for (const subject of Object.keys(events) as EventSubject[])
+    expect(subject).toMatch(/^(users|content|notifications|search|exports)\.[a-z-]+(\.[a-z-]+)+\.v\d+$/);
 });

@@ -1,5 +1,5 @@
 import { type Operation, operations } from '@kn/contracts';
-import { bearer, startSystem, type System } from './system.ts';
+import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 beforeAll(async () => {
@@ -14,12 +14,20 @@ const expectError = (res: { status: number; body: Record<string, unknown> }, sta
 
 describe('errors have the contract shape', () => {
   test('malformed JSON is InvalidJson', async () => {
-    const res = await system.api.post('/api/v1/users').set(...bearer(system.adminToken)).set('content-type', 'application/json').send('{"email":');
+    const res = await system.api
+      .post('/api/v1/users')
+      .set(...bearer(system.adminToken))
+      .set('content-type', 'application/json')
+      .send('{"email":');
     expectError(res, 400, 'InvalidJson');
   });
 
   test('a body that is not JSON is UnsupportedMediaType', async () => {
-    const res = await system.api.post('/api/v1/users').set(...bearer(system.adminToken)).set('content-type', 'text/plain').send('email=x');
+    const res = await system.api
+      .post('/api/v1/users')
+      .set(...bearer(system.adminToken))
+      .set('content-type', 'text/plain')
+      .send('email=x');
     expectError(res, 415, 'UnsupportedMediaType');
   });
 
@@ -54,7 +62,11 @@ describe('errors have the contract shape', () => {
   });
 
   test('JSON null and arrays where an object belongs are refused', async () => {
-    const res = await system.api.put('/api/v1/users/me/settings').set(...bearer(system.adminToken)).set('content-type', 'application/json').send('[1,2]');
+    const res = await system.api
+      .put('/api/v1/users/me/settings')
+      .set(...bearer(system.adminToken))
+      .set('content-type', 'application/json')
+      .send('[1,2]');
     expectError(res, 400, 'ValidationError');
   });
 });

@@ -1,5 +1,5 @@
 import { NotificationEmailDefaults } from '@kn/contracts';
-import { bearer, startSystem, type System } from './system.ts';
+import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 beforeAll(async () => {
@@ -35,10 +35,21 @@ describe('language settings', () => {
 
   test('choosing languages turns has_all_languages off; translation follows the interface language', async () => {
     const { auth } = await system.createUser();
-    const res = await system.api.put('/api/v1/users/me/settings').set(...auth).send({ content_languages: ['de', 'en'], interface_language: 'de' });
-    expect(res.body).toEqual({ content_languages: ['de', 'en'], has_all_languages: false, interface_language: 'de', translation_language: 'de' });
+    const res = await system.api
+      .put('/api/v1/users/me/settings')
+      .set(...auth)
+      .send({ content_languages: ['de', 'en'], interface_language: 'de' });
+    expect(res.body).toEqual({
+      content_languages: ['de', 'en'],
+      has_all_languages: false,
+      interface_language: 'de',
+      translation_language: 'de',
+    });
     expect((await system.api.get('/api/v1/users/me/settings').set(...auth)).body).toEqual(res.body);
-    const unknown = await system.api.put('/api/v1/users/me/settings').set(...auth).send({ content_languages: ['xx'] });
+    const unknown = await system.api
+      .put('/api/v1/users/me/settings')
+      .set(...auth)
+      .send({ content_languages: ['xx'] });
     expect(unknown.status).toBe(400);
     expect((await system.api.get('/api/v1/users/me/settings').set(...auth)).body).toEqual(res.body);
   });
@@ -75,7 +86,10 @@ describe('email settings', () => {
   test('invalid values are refused and change nothing', async () => {
     const { auth } = await system.createUser();
     for (const body of [{ new_solution: 'sometimes' }, { email_enabled: 'yes' }, { new_solution: true }]) {
-      const res = await system.api.put('/api/v1/users/me/settings/communication/email').set(...auth).send(body);
+      const res = await system.api
+        .put('/api/v1/users/me/settings/communication/email')
+        .set(...auth)
+        .send(body);
       expect(res.status).toBe(400);
     }
     const res = await system.api.get('/api/v1/users/me/settings/communication/email').set(...auth);
@@ -85,7 +99,10 @@ describe('email settings', () => {
 
   test('DELETE restores the defaults', async () => {
     const { auth } = await system.createUser();
-    await system.api.put('/api/v1/users/me/settings/communication/email').set(...auth).send({ new_solution: 'off', email_enabled: false });
+    await system.api
+      .put('/api/v1/users/me/settings/communication/email')
+      .set(...auth)
+      .send({ new_solution: 'off', email_enabled: false });
     expect((await system.api.delete('/api/v1/users/me/settings/communication/email').set(...auth)).status).toBe(204);
     const res = await system.api.get('/api/v1/users/me/settings/communication/email').set(...auth);
     expect(res.body).toMatchObject({ new_solution: 'on', email_enabled: true });
@@ -113,38 +130,79 @@ describe('network settings', () => {
     const res = await system.api
       .put('/api/v1/settings')
       .set(...admin())
-      .send({ network_name: 'Brewers', webhook_url: 'https://hooks.example.com/kn', webhook_secret: 'a-very-secret-secret', min_experts: 5 });
+      .send({
+        network_name: 'Brewers',
+        webhook_url: 'https://hooks.example.com/kn',
+        webhook_secret: 'a-very-secret-secret',
+        min_experts: 5,
+      });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ network_name: 'Brewers', webhook_url: 'https://hooks.example.com/kn', webhook_secret_set: true, min_experts: 5 });
+    expect(res.body).toMatchObject({
+      network_name: 'Brewers',
+      webhook_url: 'https://hooks.example.com/kn',
+      webhook_secret_set: true,
+      min_experts: 5,
+    });
     expect(res.body).not.toHaveProperty('webhook_secret');
-    const bad = await system.api.put('/api/v1/settings').set(...admin()).send({ webhook_url: 'ftp://x', min_experts: -1 });
+    const bad = await system.api
+      .put('/api/v1/settings')
+      .set(...admin())
+      .send({ webhook_url: 'ftp://x', min_experts: -1 });
     expect(bad.status).toBe(400);
     expect((await system.api.get('/api/v1/settings').set(...admin())).body.min_experts).toBe(5);
   });
 
   test('user_creation_default_roles applies to new users', async () => {
-    await system.api.put('/api/v1/settings').set(...admin()).send({ user_creation_default_roles: ['user', 'api_user'] });
+    await system.api
+      .put('/api/v1/settings')
+      .set(...admin())
+      .send({ user_creation_default_roles: ['user', 'api_user'] });
     try {
-      const res = await system.api.post('/api/v1/users').set(...admin()).send({ email: 'defaults@example.com', firstname: 'D', lastname: 'R', language: 'en' });
+      const res = await system.api
+        .post('/api/v1/users')
+        .set(...admin())
+        .send({ email: 'defaults@example.com', firstname: 'D', lastname: 'R', language: 'en' });
       expect(res.body.roles).toEqual(['user', 'api_user']);
     } finally {
-      await system.api.put('/api/v1/settings').set(...admin()).send({ user_creation_default_roles: null });
+      await system.api
+        .put('/api/v1/settings')
+        .set(...admin())
+        .send({ user_creation_default_roles: null });
     }
   });
 
   test('only settings_admin', async () => {
     const { auth } = await system.createUser({}, ['user_admin']);
     expect((await system.api.get('/api/v1/settings').set(...auth)).status).toBe(403);
-    expect((await system.api.put('/api/v1/settings').set(...auth).send({ network_name: 'Mine' })).status).toBe(403);
+    expect(
+      (
+        await system.api
+          .put('/api/v1/settings')
+          .set(...auth)
+          .send({ network_name: 'Mine' })
+      ).status,
+    ).toBe(403);
   });
 });
 
 test('users and settings changes are published as events', async () => {
   const { user, auth } = await system.createUser();
-  await system.api.put('/api/v1/users/me/settings/communication/email').set(...auth).send({ new_solution: 'off' });
-  await system.api.put(`/api/v1/users/${user.id}`).set(...auth).send({ about: 'changed' });
+  await system.api
+    .put('/api/v1/users/me/settings/communication/email')
+    .set(...auth)
+    .send({ new_solution: 'off' });
+  await system.api
+    .put(`/api/v1/users/${user.id}`)
+    .set(...auth)
+    .send({ about: 'changed' });
   await system.api.delete(`/api/v1/users/${user.id}`).set(...bearer(system.adminToken));
   const subjects = await outboxSubjects();
-  for (const s of ['users.user.created.v1', 'users.settings.updated.v1', 'users.user.updated.v1', 'users.user.deleted.v1', 'users.network-settings.updated.v1'])
+  for (const s of [
+    'users.user.created.v1',
+    'users.settings.updated.v1',
+    'users.user.updated.v1',
+    'users.user.deleted.v1',
+    'users.network-settings.updated.v1',
+  ])
     expect(subjects).toContain(s);
 });

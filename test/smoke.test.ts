@@ -1,4 +1,4 @@
-import { bearer, startSystem, type System } from './system.ts';
+import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
+import * as content from '@kn/content';
+import { dropDatabase } from '@kn/db';
 import { start as startGateway } from '@kn/gateway';
 import { isolation } from '@kn/testing';
-import { dropDatabase } from '@kn/db';
-import * as content from '@kn/content';
 import * as users from '@kn/users';
 import supertest from 'supertest';
 

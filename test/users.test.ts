@@ -1,4 +1,4 @@
-import { bearer, startSystem, type System } from './system.ts';
+import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 let admin: [string, string];
@@ -9,9 +9,11 @@ beforeAll(async () => {
 afterAll(() => system?.stop());
 
 const create = (body: Record<string, unknown>) =>
-  system.api.post('/api/v1/users').set(...admin).send({ language: 'de', ...body });
-const search = (query: string, extra = '') =>
-  system.api.get(`/api/v1/users?query=${encodeURIComponent(query)}${extra}`).set(...admin);
+  system.api
+    .post('/api/v1/users')
+    .set(...admin)
+    .send({ language: 'de', ...body });
+const search = (query: string, extra = '') => system.api.get(`/api/v1/users?query=${encodeURIComponent(query)}${extra}`).set(...admin);
 const names = (res: { body: { items: Array<{ firstname: string; lastname: string }> } }) =>
   res.body.items.map((u) => `${u.firstname} ${u.lastname}`);
 
@@ -74,21 +76,48 @@ describe('create, read, update, delete', () => {
   test('a user changes their own profile; others may not; roles only by user_admin', async () => {
     const a = await system.createUser();
     const b = await system.createUser();
-    const own = await system.api.put(`/api/v1/users/${a.user.id}`).set(...a.auth).send({ position: 'Brewer', customfields: { site: 'Munich' } });
+    const own = await system.api
+      .put(`/api/v1/users/${a.user.id}`)
+      .set(...a.auth)
+      .send({ position: 'Brewer', customfields: { site: 'Munich' } });
     expect(own.status).toBe(200);
     expect(own.body).toMatchObject({ position: 'Brewer', customfields: { site: 'Munich' } });
-    expect((await system.api.put(`/api/v1/users/${a.user.id}`).set(...b.auth).send({ position: 'Hacker' })).status).toBe(403);
-    expect((await system.api.put(`/api/v1/users/${a.user.id}`).set(...a.auth).send({ roles: ['super_admin'] })).status).toBe(403);
+    expect(
+      (
+        await system.api
+          .put(`/api/v1/users/${a.user.id}`)
+          .set(...b.auth)
+          .send({ position: 'Hacker' })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await system.api
+          .put(`/api/v1/users/${a.user.id}`)
+          .set(...a.auth)
+          .send({ roles: ['super_admin'] })
+      ).status,
+    ).toBe(403);
     const unchanged = await system.api.get(`/api/v1/users/${a.user.id}`).set(...admin);
     expect(unchanged.body.position).toBe('Brewer');
     expect(unchanged.body.roles).not.toContain('super_admin');
-    const promoted = await system.api.put(`/api/v1/users/${a.user.id}`).set(...admin).send({ roles: ['user', 'api_user', 'content_admin'] });
+    const promoted = await system.api
+      .put(`/api/v1/users/${a.user.id}`)
+      .set(...admin)
+      .send({ roles: ['user', 'api_user', 'content_admin'] });
     expect(promoted.body.roles).toEqual(['user', 'api_user', 'content_admin']);
   });
 
   test('a password change takes effect and ends the old sessions', async () => {
     const a = await system.createUser();
-    expect((await system.api.put(`/api/v1/users/${a.user.id}`).set(...a.auth).send({ password: 'new-password-99' })).status).toBe(200);
+    expect(
+      (
+        await system.api
+          .put(`/api/v1/users/${a.user.id}`)
+          .set(...a.auth)
+          .send({ password: 'new-password-99' })
+      ).status,
+    ).toBe(200);
     expect((await system.api.get('/api/v1/users/me').set(...a.auth)).status).toBe(401);
     await system.login(a.user.email, 'new-password-99');
   });
@@ -102,7 +131,14 @@ describe('create, read, update, delete', () => {
     expect((await search('Vanishing', '&include=deleted')).body.total).toBe(1);
     const plain = await system.createUser();
     expect((await system.api.get('/api/v1/users?include=deleted').set(...plain.auth)).status).toBe(403);
-    expect((await system.api.put(`/api/v1/users/${a.user.id}`).set(...admin).send({ about: 'x' })).status).toBe(404);
+    expect(
+      (
+        await system.api
+          .put(`/api/v1/users/${a.user.id}`)
+          .set(...admin)
+          .send({ about: 'x' })
+      ).status,
+    ).toBe(404);
   });
 
   test('hidden and system users only with include', async () => {
@@ -186,7 +222,14 @@ describe('email disguise', () => {
   test('disguised for others when anonymize_users_email is on; clear for self and for user_admin on request', async () => {
     const a = await system.createUser({ email: 'clear.view@example.com' });
     const b = await system.createUser();
-    expect((await system.api.put('/api/v1/settings').set(...admin).send({ anonymize_users_email: true })).status).toBe(200);
+    expect(
+      (
+        await system.api
+          .put('/api/v1/settings')
+          .set(...admin)
+          .send({ anonymize_users_email: true })
+      ).status,
+    ).toBe(200);
     try {
       const seen = await system.api.get(`/api/v1/users/${a.user.id}`).set(...b.auth);
       expect(seen.body.email).toBe('c***@example.com');
@@ -198,7 +241,10 @@ describe('email disguise', () => {
       expect(deanonymized.body.items[0].email).toBe('clear.view@example.com');
       expect((await system.api.get('/api/v1/users?deanonymize_users_email=true').set(...b.auth)).status).toBe(403);
     } finally {
-      await system.api.put('/api/v1/settings').set(...admin).send({ anonymize_users_email: false });
+      await system.api
+        .put('/api/v1/settings')
+        .set(...admin)
+        .send({ anonymize_users_email: false });
     }
     expect((await system.api.get(`/api/v1/users/${a.user.id}`).set(...b.auth)).body.email).toBe('clear.view@example.com');
   });

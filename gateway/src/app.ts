@@ -21,8 +21,8 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import type { z } from 'zod';
 import { authenticator } from './auth.ts';
 import type { GatewayConfig } from './config.ts';
-import { docsPage, openApiDocument } from './openapi.ts';
 import { fileRoutes } from './files.ts';
+import { docsPage, openApiDocument } from './openapi.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -109,27 +109,33 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       continue;
     }
     router[method](http.path, json, async (req: Request, res: Response) => {
-      await withRemoteSpan(`${http.method} ${BASE}${http.path}`, SpanKind.SERVER, (k) => req.get(k), async (span) => {
-        span.setAttribute('http.request_id', req.id);
-        let actor: Actor | null = null;
-        if (http.auth === 'user') {
-          actor = await auth.authenticate(req, req.id);
-          if (http.roles && !http.roles.some((r) => actor?.roles.includes(r))) throw forbidden(`needs the role ${http.roles.join(' or ')}`);
-        }
-        const params = parsePart(op.params, req.params, 'params');
-        const query = parsePart(op.query, req.query, 'query');
-        let body: unknown;
-        if (op.body) {
-          if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
-          body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
-        }
-        const result = await call(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
-          timeoutMs: config.RPC_TIMEOUT_MS,
-        });
-        const status = http.status ?? 200;
-        if (result === undefined) res.status(http.status ?? 204).end();
-        else res.status(status).json(result);
-      });
+      await withRemoteSpan(
+        `${http.method} ${BASE}${http.path}`,
+        SpanKind.SERVER,
+        (k) => req.get(k),
+        async (span) => {
+          span.setAttribute('http.request_id', req.id);
+          let actor: Actor | null = null;
+          if (http.auth === 'user') {
+            actor = await auth.authenticate(req, req.id);
+            if (http.roles && !http.roles.some((r) => actor?.roles.includes(r)))
+              throw forbidden(`needs the role ${http.roles.join(' or ')}`);
+          }
+          const params = parsePart(op.params, req.params, 'params');
+          const query = parsePart(op.query, req.query, 'query');
+          let body: unknown;
+          if (op.body) {
+            if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
+            body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
+          }
+          const result = await call(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
+            timeoutMs: config.RPC_TIMEOUT_MS,
+          });
+          const status = http.status ?? 200;
+          if (result === undefined) res.status(http.status ?? 204).end();
+          else res.status(status).json(result);
+        },
+      );
     });
   }
   app.use(BASE, router);
@@ -154,7 +160,8 @@ function toAppError(err: unknown, req: Request, logger: Logger): AppError {
   const type = (err as { type?: string }).type;
   if (type === 'entity.parse.failed') return invalidJson();
   if (type === 'entity.too.large') return payloadTooLarge('the request body is too large');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return unsupportedMediaType('unsupported body encoding or charset');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return unsupportedMediaType('unsupported body encoding or charset');
   if (type === 'request.aborted') return new AppError(400, 'ValidationError', 'request aborted');
   const errorId = randomUUID();
   logger.error({ err, request_id: req.id, error_id: errorId }, 'unhandled error');

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { type Bus, call } from '@kn/bus';
-import { type Actor, AUTH_REVOKED_SUBJECT, AuthRevoked, multipleOnBehalfHeaders, unauthorized, usersOperations, validationError } from '@kn/contracts';
+import {
+  type Actor,
+  AUTH_REVOKED_SUBJECT,
+  AuthRevoked,
+  multipleOnBehalfHeaders,
+  unauthorized,
+  usersOperations,
+  validationError,
+} from '@kn/contracts';
 import type { Request } from 'express';
 
 const ON_BEHALF_ID = 'x-on-behalf-of-user-id';
@@ -21,7 +29,9 @@ export function onBehalfOf(req: Request): { user_id: number } | { email: string 
     return { email: value };
   }
   if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2147483647)
-    throw validationError(`${ON_BEHALF_ID} must be a user id`, [{ path: ON_BEHALF_ID, code: 'invalid_type', message: 'expected a positive integer' }]);
+    throw validationError(`${ON_BEHALF_ID} must be a user id`, [
+      { path: ON_BEHALF_ID, code: 'invalid_type', message: 'expected a positive integer' },
+    ]);
   return { user_id: Number(value) };
 }
 
@@ -46,7 +56,11 @@ export function authenticator(bus: Bus, options: { ttlMs: number; maxEntries?: n
       if (!parsed.success) return;
       const revoked = parsed.data;
       for (const [key, entry] of cache)
-        if ('token_id' in revoked ? entry.actor.token_id === revoked.token_id : entry.actor.id === revoked.user_id || entry.tokenUserId === revoked.user_id)
+        if (
+          'token_id' in revoked
+            ? entry.actor.token_id === revoked.token_id
+            : entry.actor.id === revoked.user_id || entry.tokenUserId === revoked.user_id
+        )
           cache.delete(key);
     },
   });
@@ -58,7 +72,9 @@ export function authenticator(bus: Bus, options: { ttlMs: number; maxEntries?: n
       const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
       if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
       // Keyed by a hash: the gateway's memory holds no usable token.
-      const key = createHash('sha256').update(`${match[1]}\n${JSON.stringify(onBehalf)}`).digest('base64');
+      const key = createHash('sha256')
+        .update(`${match[1]}\n${JSON.stringify(onBehalf)}`)
+        .digest('base64');
       const hit = cache.get(key);
       if (hit && hit.until > Date.now()) return hit.actor;
       const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {

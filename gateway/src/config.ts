@@ -9,7 +9,11 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
   /** How long a service may take to answer before the gateway gives up (ms). */
   RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Largest attachment upload (bytes), the same setting as the content service's; larger ones get 413 FileTooLarge. */
-  ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   /** How long a resolved token is reused before the users service is asked again (ms; 0: ask every time). Revocations reach every gateway at once over NATS; this bounds a missed one. */
   AUTH_CACHE_MS: z.coerce.number().int().min(0).default(10_000),
 });

@@ -25,7 +25,12 @@ export function openApiDocument(serverUrl = '/api/v1') {
     const { http } = op;
     const path = http.path.replace(/:(\w+)/g, '{$1}');
     const parameters = [
-      ...Object.entries(op.params?.shape ?? {}).map(([name, s]) => ({ name, in: 'path', required: true, schema: convert(s as z.ZodType, 'input') })),
+      ...Object.entries(op.params?.shape ?? {}).map(([name, s]) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: convert(s as z.ZodType, 'input'),
+      })),
       ...Object.entries(op.query?.shape ?? {}).map(([name, s]) => {
         const schema = convert(s as z.ZodType, 'input');
         return { name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, schema, description: schema.description };
@@ -44,9 +49,10 @@ export function openApiDocument(serverUrl = '/api/v1') {
     paths[path][http.method.toLowerCase()] = {
       operationId,
       summary: op.summary,
-      description: [http.description, http.roles ? `Roles: ${http.roles.join(' or ')} (super_admin has every role).` : undefined]
-        .filter(Boolean)
-        .join('\n\n') || undefined,
+      description:
+        [http.description, http.roles ? `Roles: ${http.roles.join(' or ')} (super_admin has every role).` : undefined]
+          .filter(Boolean)
+          .join('\n\n') || undefined,
       tags: [http.tag],
       deprecated: http.deprecated || undefined,
       security: http.auth === 'public' ? [] : undefined,

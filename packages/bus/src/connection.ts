@@ -1,7 +1,7 @@
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { streams, type ServiceName } from '@kn/contracts';
+import { type ServiceName, streams } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
+import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
 
 export interface BusOptions {
   url: string;

@@ -1,7 +1,7 @@
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
 import { EventEnvelope, type EventSubject, events, type ServiceName, streams } from '@kn/contracts';
 import { SpanKind, withRemoteSpan } from '@kn/telemetry';
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
 import type { Kysely, Transaction } from 'kysely';
 import type { Bus } from './connection.ts';
 import type { BusTables } from './tables.ts';
@@ -56,7 +56,9 @@ export async function startConsumer(options: {
   let lastHandledSeq = 0;
   let waiters: Array<{ seq: number; resolve: () => void }> = [];
   const settle = () => {
-    waiters = waiters.filter((w) => (w.seq <= lastHandledSeq ? (w.resolve(), false) : true));
+    const done = waiters.filter((w) => w.seq <= lastHandledSeq);
+    waiters = waiters.filter((w) => w.seq > lastHandledSeq);
+    for (const w of done) w.resolve();
   };
 
   async function handle(msg: JsMsg) {
@@ -82,16 +84,20 @@ export async function startConsumer(options: {
     }
     envelope.data = parsed.data;
     try {
-      await withRemoteSpan(`consume ${subject}`, SpanKind.CONSUMER, (k) => msg.headers?.get(k) || undefined, () =>
-        db.transaction().execute(async (tx) => {
-          const first = await tx
-            .insertInto('processed_events')
-            .values({ consumer: options.durable, event_id: envelope.id })
-            .onConflict((c) => c.doNothing())
-            .returning('event_id')
-            .executeTakeFirst();
-          if (first) await handler(tx, envelope);
-        }),
+      await withRemoteSpan(
+        `consume ${subject}`,
+        SpanKind.CONSUMER,
+        (k) => msg.headers?.get(k) || undefined,
+        () =>
+          db.transaction().execute(async (tx) => {
+            const first = await tx
+              .insertInto('processed_events')
+              .values({ consumer: options.durable, event_id: envelope.id })
+              .onConflict((c) => c.doNothing())
+              .returning('event_id')
+              .executeTakeFirst();
+            if (first) await handler(tx, envelope);
+          }),
       );
       msg.ack();
     } catch (err) {

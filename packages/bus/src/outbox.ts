@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type EventEnvelope, type EventPayload, type EventSubject, events } from '@kn/contracts';
 import { injectTraceContext } from '@kn/telemetry';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Bus } from './connection.ts';

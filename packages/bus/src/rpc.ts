@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
 import {
   AppError,
   type ErrorBody,
@@ -13,6 +12,7 @@ import {
   serviceUnavailable,
 } from '@kn/contracts';
 import { injectTraceContext, SpanKind, withRemoteSpan } from '@kn/telemetry';
+import { type Msg, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
 import type { Bus } from './connection.ts';
 
 type Reply = { ok: true; body: unknown } | { ok: false; status: number; error: ErrorBody; headers?: Record<string, string> };
@@ -57,21 +57,27 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
   );
 
   async function answer(name: string, op: Operation, handler: (r: OperationRequest<Operation>) => Promise<unknown>, msg: Msg) {
-    const reply = await withRemoteSpan(`rpc ${service}.${name}`, SpanKind.SERVER, (k) => msg.headers?.get(k) || undefined, async () => {
-      let request: OperationRequest<Operation> | undefined;
-      try {
-        request = msg.json<OperationRequest<Operation>>();
-        // Calls from the gateway were validated there; internal calls are validated here.
-        if (!op.http && op.body) {
-          const parsed = op.body.safeParse(request.body);
-          if (!parsed.success) throw new AppError(400, 'ValidationError', 'invalid request', { errors: fieldErrors(parsed.error.issues, 'body') });
-          request.body = parsed.data;
+    const reply = await withRemoteSpan(
+      `rpc ${service}.${name}`,
+      SpanKind.SERVER,
+      (k) => msg.headers?.get(k) || undefined,
+      async () => {
+        let request: OperationRequest<Operation> | undefined;
+        try {
+          request = msg.json<OperationRequest<Operation>>();
+          // Calls from the gateway were validated there; internal calls are validated here.
+          if (!op.http && op.body) {
+            const parsed = op.body.safeParse(request.body);
+            if (!parsed.success)
+              throw new AppError(400, 'ValidationError', 'invalid request', { errors: fieldErrors(parsed.error.issues, 'body') });
+            request.body = parsed.data;
+          }
+          return { ok: true, body: await handler(request) } satisfies Reply;
+        } catch (err) {
+          return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
         }
-        return { ok: true, body: await handler(request) } satisfies Reply;
-      } catch (err) {
-        return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
-      }
-    });
+      },
+    );
     msg.respond(JSON.stringify(reply));
   }
 

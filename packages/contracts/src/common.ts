@@ -7,27 +7,22 @@ export const Language = z.string().regex(/^[a-z]{2}$/, 'a two-letter language co
 export const Email = z.string().trim().max(191).email();
 
 /** Query booleans: only the literal strings `true` and `false` (and real booleans from JSON). */
-export const QueryBoolean = z
-  .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
-  .describe('true or false');
+export const QueryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).describe('true or false');
 
 export const Limit = (fallback: number, max = 1000) => z.coerce.number().int().min(0).max(max).default(fallback);
 export const Offset = z.coerce.number().int().min(0).default(0);
 
 /** A comma-separated query list, trimmed, empties dropped. */
-export const CommaList = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  );
+export const CommaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export const Links = z.object({ self: z.object({ href: z.string() }) });
 
-export const Page = <T extends z.ZodType>(item: T) =>
-  z.object({ total: z.number().int(), _links: Links, items: z.array(item) });
+export const Page = <T extends z.ZodType>(item: T) => z.object({ total: z.number().int(), _links: Links, items: z.array(item) });
 
 export const Roles = [
   'user',

@@ -49,23 +49,20 @@ export class AppError extends Error {
 export const validationError = (message: string, errors?: FieldError[]) =>
   new AppError(400, 'ValidationError', message, { errors: errors ?? [] });
 export const invalidJson = (message = 'request body is not valid JSON') => new AppError(400, 'InvalidJson', message);
-export const multipleOnBehalfHeaders = () =>
-  new AppError(400, 'MultipleOnBehalfHeaders', 'send at most one act-on-behalf header');
+export const multipleOnBehalfHeaders = () => new AppError(400, 'MultipleOnBehalfHeaders', 'send at most one act-on-behalf header');
 export const unauthorized = (message = 'missing, unknown or expired token') => new AppError(401, 'Unauthorized', message);
 export const forbidden = (message = 'not allowed') => new AppError(403, 'Forbidden', message);
 export const notFound = (what = 'resource') => new AppError(404, 'NotFound', `${what} not found`);
 export const conflict = (message: string) => new AppError(409, 'Conflict', message);
 export const payloadTooLarge = (message: string) => new AppError(413, 'PayloadTooLarge', message);
 export const fileTooLarge = (message: string) => new AppError(413, 'FileTooLarge', message);
-export const unsupportedMediaType = (message = 'send the body as application/json') =>
-  new AppError(415, 'UnsupportedMediaType', message);
+export const unsupportedMediaType = (message = 'send the body as application/json') => new AppError(415, 'UnsupportedMediaType', message);
 export const publishValidationError = (message: string, errors?: FieldError[]) =>
   new AppError(422, 'PublishValidationError', message, { errors: errors ?? [] });
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'RateLimited', 'too many requests', { headers: { 'Retry-After': String(retryAfterSeconds) } });
 export const serviceUnavailable = (message: string) => new AppError(503, 'ServiceUnavailable', message);
-export const searchIndexLoading = () =>
-  new AppError(503, 'SearchIndexLoading', 'the search index is still loading; try again shortly');
+export const searchIndexLoading = () => new AppError(503, 'SearchIndexLoading', 'the search index is still loading; try again shortly');
 
 /** Turns zod issues into the contract's `errors` list. */
 export function fieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; code: string; message: string }>, prefix?: string) {

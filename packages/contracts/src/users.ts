@@ -75,7 +75,10 @@ const UserSort = CommaList.pipe(
   z.array(
     z
       .string()
-      .regex(new RegExp(`^(${UserSortCriteria.join('|')})(\\.(asc|desc))?$`), `criteria: ${UserSortCriteria.join(', ')}, with .asc or .desc`),
+      .regex(
+        new RegExp(`^(${UserSortCriteria.join('|')})(\\.(asc|desc))?$`),
+        `criteria: ${UserSortCriteria.join(', ')}, with .asc or .desc`,
+      ),
   ),
 );
 
@@ -176,7 +179,10 @@ export const NetworkSettingsUpdate = z
     email_delivery_enabled: z.boolean(),
     user_creation_default_roles: z.array(Role).min(1).nullable(),
     webhook_enabled: z.boolean(),
-    webhook_url: z.url({ protocol: /^https?$/ }).max(2000).nullable(),
+    webhook_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullable(),
     webhook_secret: z.string().min(16).max(256).nullable(),
     min_experts: z.number().int().min(0).max(100),
   })

@@ -9,8 +9,8 @@ export type Db<S> = Kysely<S>;
 export type Tx<S> = Transaction<S>;
 /** Domain code takes either, so the same function runs inside and outside a transaction. */
 export type Executor<S> = Kysely<S> | Transaction<S>;
-export { sql };
 export type { Migration };
+export { sql };
 
 /** A jsonb column: read as T, written as the JSON text made by `json()` (optional on insert: columns have defaults). */
 export type Json<T> = ColumnType<T, string | undefined, string>;

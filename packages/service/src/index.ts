@@ -1,9 +1,9 @@
 import { type Bus, connectBus, ensureStream, type OutboxRelay, startOutboxRelay } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
+import type { Migration } from '@kn/db';
 import { createDb, ensureDatabase, migrate } from '@kn/db';
 import { createLogger, initTracing, type Logger, shutdownTracing } from '@kn/telemetry';
 import type { Kysely } from 'kysely';
-import type { Migration } from '@kn/db';
 import { z } from 'zod';
 
 /** Settings every service and the gateway share. Each service extends it with its own. */

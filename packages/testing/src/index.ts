@@ -25,7 +25,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, options: { timeoutMs?: number; what?: string } = {}) {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  options: { timeoutMs?: number; what?: string } = {},
+) {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   let last: unknown;
   while (Date.now() < deadline) {

@@ -19,7 +19,10 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig }) {
   async function issue(userId: number, kind: 'login' | 'on_behalf', issuedBy: number | null) {
     const token = randomBytes(32).toString('base64url');
     const expires = new Date(Date.now() + config.TOKEN_TTL * 1000);
-    await db.insertInto('tokens').values({ user_id: userId, token_hash: hashToken(token), kind, issued_by: issuedBy, expires }).execute();
+    await db
+      .insertInto('tokens')
+      .values({ user_id: userId, token_hash: hashToken(token), kind, issued_by: issuedBy, expires })
+      .execute();
     return { token, expires: expires.toISOString() };
   }
 

@@ -21,7 +21,7 @@ export async function hashPassword(password: string, n: number): Promise<string>
 
 export async function verifyPassword(password: string, stored: string | null, n: number): Promise<boolean> {
   const parts = stored?.split('$');
-  if (!parts || parts.length !== 6 || parts[0] !== 'scrypt') {
+  if (parts?.length !== 6 || parts[0] !== 'scrypt') {
     // Spend the same time when there is no hash, so timing does not reveal which emails exist.
     await derive(password, randomBytes(16), n);
     return false;

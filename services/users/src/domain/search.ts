@@ -15,7 +15,10 @@ export function fold(text: string): string {
     .replace(/ue/g, 'u');
 }
 
-const words = (text: string) => fold(text).split(/[\s,;:()"'/\\]+/).filter(Boolean);
+const words = (text: string) =>
+  fold(text)
+    .split(/[\s,;:()"'/\\]+/)
+    .filter(Boolean);
 
 /** The searchable words of a user: name, email (whole, local part pieces, domain) and custom field values. */
 export function searchText(user: { firstname: string; lastname: string; email: string; customfields?: Record<string, string> }) {

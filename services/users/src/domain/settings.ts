@@ -43,7 +43,11 @@ export function networkSettingsStore(db: Executor<UsersSchema>, defaults: Networ
     async get(executor) {
       if (!executor && cached && Date.now() - cached.at < ttlMs) return cached.value;
       const row = await (executor ?? db).selectFrom('network_settings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-      const value: NetworkSettings = { ...defaults, ...(row.settings as Partial<NetworkSettingsValues>), webhook_secret_set: row.webhook_secret !== null };
+      const value: NetworkSettings = {
+        ...defaults,
+        ...(row.settings as Partial<NetworkSettingsValues>),
+        webhook_secret_set: row.webhook_secret !== null,
+      };
       if (!executor) cached = { at: Date.now(), value };
       return value;
     },

@@ -1,5 +1,15 @@
 import { writeEvent } from '@kn/bus';
-import { type Actor, conflict, forbidden, notFound, type Role, Roles, type UserSnapshot, type usersOperations, validationError } from '@kn/contracts';
+import {
+  type Actor,
+  conflict,
+  forbidden,
+  notFound,
+  type Role,
+  Roles,
+  type UserSnapshot,
+  type usersOperations,
+  validationError,
+} from '@kn/contracts';
 import { type Db, isUniqueViolation, json, sql, type Tx } from '@kn/db';
 import type { z } from 'zod';
 import type { UsersConfig } from '../config.ts';
@@ -157,7 +167,9 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
       if (query.deanonymize_users_email && !admin) throw forbidden('deanonymize_users_email needs the user_admin role');
       const terms = query.query ? queryTerms(query.query) : [];
       if (query.query !== undefined && query.query.trim() !== '' && terms.length === 0)
-        throw validationError('query has no searchable words', [{ path: 'query', code: 'invalid_string', message: 'no words to search for' }]);
+        throw validationError('query has no searchable words', [
+          { path: 'query', code: 'invalid_string', message: 'no words to search for' },
+        ]);
 
       let base = db.selectFrom('users');
       if (!include.has('deleted')) base = base.where('is_deleted', '=', false);

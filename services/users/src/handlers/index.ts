@@ -1,7 +1,7 @@
 import { type Bus, writeEvent } from '@kn/bus';
 import { AUTH_REVOKED_SUBJECT, type AuthRevoked, type Handlers, notFound, type usersOperations } from '@kn/contracts';
-import type { z } from 'zod';
 import { type Db, json } from '@kn/db';
+import type { z } from 'zod';
 import type { UsersSchema } from '../db/schema.ts';
 import type { authDomain } from '../domain/auth.ts';
 import { changeLanguageSettings, type NetworkSettingsStore, resolveEmailSettings, resolveLanguageSettings } from '../domain/settings.ts';
@@ -17,7 +17,8 @@ export function createHandlers(deps: {
   const { db, bus, users, auth, settings } = deps;
 
   /** After commit: gateways drop what they cached about this token or user. */
-  const announceRevoked = (message: z.infer<typeof AuthRevoked>) => bus.nc.publish(bus.subject(AUTH_REVOKED_SUBJECT), JSON.stringify(message));
+  const announceRevoked = (message: z.infer<typeof AuthRevoked>) =>
+    bus.nc.publish(bus.subject(AUTH_REVOKED_SUBJECT), JSON.stringify(message));
 
   /** Changes one user's settings columns and publishes the resolved settings. */
   async function changeSettings(
