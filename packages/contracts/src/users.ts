@@ -68,6 +68,21 @@ const Password = z.string().min(8).max(1024);
 export const CreateUser = z.object({ email: Email, password: Password.optional(), ...UserFields });
 export const UpdateUser = z.object({ email: Email, password: Password, ...UserFields }).partial();
 
+/** A user as an importer hands it over: no password (they cannot log in until an admin sets one). */
+export const ImportedUser = z.object({
+  external_id: z.string().min(1).max(191),
+  email: Email,
+  firstname: z.string().trim().max(191),
+  lastname: z.string().trim().max(191),
+  language: Language,
+  location: z.string().max(10000).nullable().optional(),
+  about: z.string().max(100000).nullable().optional(),
+  created: z.string().datetime(),
+  last_seen: z.string().datetime().nullable().optional(),
+  is_system: z.boolean().optional(),
+});
+export type ImportedUser = z.infer<typeof ImportedUser>;
+
 export const Token = z.object({ token: z.string(), expires: Timestamp }).meta({ id: 'Token' });
 
 export const UserSortCriteria = ['first_seen', 'lastname', 'firstname', 'id'] as const;
@@ -317,6 +332,13 @@ export const usersOperations = {
     http: { method: 'PUT', path: '/settings', auth: 'user', roles: ['settings_admin'], tag: 'Network settings' },
     body: NetworkSettingsUpdate,
     response: NetworkSettings,
+  }),
+  /** Internal, for importers: creates the users not imported before (by external_id), with their original dates. */
+  importUsers: operation({
+    service: 'users',
+    summary: 'Import users, idempotent by external_id',
+    body: z.object({ users: z.array(ImportedUser).min(1).max(1000) }),
+    response: z.object({ ids: z.record(z.string(), z.number().int()), created: z.number().int() }),
   }),
   /** Internal: the gateway resolves a bearer token (and an act-on-behalf header) to the actor. */
   authenticate: operation({

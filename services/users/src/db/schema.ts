@@ -25,6 +25,8 @@ export interface UsersTable {
   first_seen: Generated<Date>;
   last_seen: Date | null;
   event_tracking_id: Generated<string>;
+  /** Where an imported user came from, for example `stackexchange:beer:user:7`. */
+  external_id: string | null;
   /** Folded words of name, email and custom fields, space-delimited on both ends (see domain/search.ts). */
   search_text: string;
   /** Only the values the user changed; defaults are resolved on read. */

@@ -3,6 +3,7 @@ import {
   type Actor,
   conflict,
   forbidden,
+  type ImportedUser,
   notFound,
   type Role,
   Roles,
@@ -99,6 +100,86 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
           tx,
         );
         return { created: true, email: config.ADMIN_EMAIL };
+      });
+    },
+
+    /**
+     * Creates the users an importer hands over that were not imported before. A user is known by
+     * external_id; an email that already belongs to a live user is taken to be the same person, who
+     * then keeps their account and gets the external_id. Returns the id of every user in the batch.
+     */
+    async importMany(input: ImportedUser[], actorId: number | null) {
+      return db.transaction().execute(async (tx) => {
+        const batch = [...new Map(input.map((u) => [u.external_id, u])).values()];
+        const ids: Record<string, number> = {};
+        const known = await tx
+          .selectFrom('users')
+          .select(['id', 'external_id'])
+          .where(
+            'external_id',
+            'in',
+            batch.map((u) => u.external_id),
+          )
+          .execute();
+        for (const row of known) ids[row.external_id!] = row.id;
+        const sameEmail = await tx
+          .selectFrom('users')
+          .select(['id', 'email'])
+          .where('is_deleted', '=', false)
+          .where(
+            (eb) => eb.fn('lower', ['email']),
+            'in',
+            batch.map((u) => u.email.toLowerCase()),
+          )
+          .execute();
+        const byEmail = new Map(sameEmail.map((r) => [r.email.toLowerCase(), r.id]));
+        const network = await settings.get(tx);
+        const roles = (network.user_creation_default_roles as Role[] | null) ?? DEFAULT_ROLES;
+        let created = 0;
+        for (const user of batch) {
+          if (ids[user.external_id]) continue;
+          const existing = byEmail.get(user.email.toLowerCase());
+          if (existing) {
+            await tx
+              .updateTable('users')
+              .set({ external_id: user.external_id })
+              .where('id', '=', existing)
+              .where('external_id', 'is', null)
+              .execute();
+            ids[user.external_id] = existing;
+            continue;
+          }
+          const row = await tx
+            .insertInto('users')
+            .values({
+              email: user.email,
+              firstname: user.firstname,
+              lastname: user.lastname,
+              language: user.language,
+              location: user.location ?? null,
+              about: user.about ?? null,
+              roles,
+              is_system: user.is_system ?? false,
+              first_seen: new Date(user.created),
+              last_seen: user.last_seen ? new Date(user.last_seen) : null,
+              created: new Date(user.created),
+              external_id: user.external_id,
+              password_hash: null,
+              gender: null,
+              company: null,
+              department: null,
+              position: null,
+              country: null,
+              search_text: searchText(user),
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await writeEvent(tx, 'users.user.created.v1', { user: toSnapshot(row) }, { actorId });
+          ids[user.external_id] = row.id;
+          byEmail.set(user.email.toLowerCase(), row.id);
+          created++;
+        }
+        return { ids, created };
       });
     },
 

@@ -67,6 +67,7 @@ export function createHandlers(deps: {
     },
     createTokenOnBehalf: async ({ body, actor }) => auth.onBehalfToken(body.user_id, actor),
     authenticate: async ({ body }) => auth.authenticate(body.token, body.on_behalf_of),
+    importUsers: async ({ body, actor }) => users.importMany(body.users, actor?.id ?? null),
 
     createUser: async ({ body, actor }) => users.createByAdmin(body, actor),
     listUsers: async ({ query, actor, url }) => users.list(query, actor, url),

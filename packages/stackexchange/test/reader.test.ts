@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DumpError, type DumpFile, dumpFiles, parseRow, readRows } from '../src/index.ts';
+
+const beer = path.resolve(process.cwd(), '../shared/data/stackexchange-beer');
+
+async function count(kind: DumpFile, dir = beer) {
+  const { file, root } = dumpFiles[kind];
+  const counts = { rows: 0, malformed: 0, questions: 0, answers: 0, duplicates: 0 };
+  for await (const raw of readRows(path.join(dir, file), root)) {
+    counts.rows++;
+    const parsed = parseRow(kind, raw);
+    if (!parsed.ok) {
+      counts.malformed++;
+      continue;
+    }
+    const row = parsed.row as Record<string, unknown>;
+    if (kind === 'posts') {
+      if (row.PostTypeId === 1) counts.questions++;
+      if (row.PostTypeId === 2) counts.answers++;
+    }
+    if (kind === 'postLinks' && row.LinkTypeId === 3) counts.duplicates++;
+  }
+  return counts;
+}
+
+describe('the beer dump, streamed', () => {
+  test('has the figures of its README', async () => {
+    expect(await count('posts')).toMatchObject({ questions: 1029, answers: 2277, malformed: 0 });
+    expect(await count('comments')).toMatchObject({ rows: 3509, malformed: 0 });
+    expect(await count('users')).toMatchObject({ rows: 6863, malformed: 0 });
+    expect(await count('tags')).toMatchObject({ rows: 153, malformed: 0 });
+    expect(await count('postLinks')).toMatchObject({ rows: 148, duplicates: 26, malformed: 0 });
+  });
+
+  test('parses dates as UTC and tags from both notations', async () => {
+    const first = (await readRows(path.join(beer, 'Posts.xml'), 'posts').next()).value!;
+    const row = parseRow('posts', first);
+    expect(row.ok && row.row).toMatchObject({ Id: 1, CreationDate: '2014-01-21T20:26:05.383Z', Tags: ['hops'] });
+    const pipes = parseRow('posts', {
+      index: 1,
+      line: 1,
+      attributes: { Id: '1', PostTypeId: '1', CreationDate: '2020-01-01T00:00:00', Tags: '|a|b-c|' },
+    });
+    expect(pipes.ok && pipes.row.Tags).toEqual(['a', 'b-c']);
+  });
+});
+
+describe('bad dumps', () => {
+  const dir = () => mkdtempSync(path.join(tmpdir(), 'kn-dump-'));
+
+  test('a missing file says which', async () => {
+    await expect(count('posts', dir())).rejects.toThrow(/Posts\.xml is missing/);
+  });
+
+  test('another format is refused by its root element', async () => {
+    const d = dir();
+    writeFileSync(path.join(d, 'Posts.xml'), '<?xml version="1.0"?><rss><channel/></rss>');
+    await expect(count('posts', d)).rejects.toThrow(DumpError);
+    await expect(count('posts', d)).rejects.toThrow(/root element is <rss>, expected <posts>/);
+  });
+
+  test('broken XML is an error naming the file', async () => {
+    const d = dir();
+    writeFileSync(path.join(d, 'Posts.xml'), '<posts><row Id="1" PostTypeId="1" <row></posts>');
+    await expect(count('posts', d)).rejects.toThrow(/Posts\.xml is not well-formed XML/);
+  });
+
+  test('a malformed row is counted with its row number and skipped', async () => {
+    const d = dir();
+    writeFileSync(
+      path.join(d, 'Comments.xml'),
+      '\uFEFF<?xml version="1.0" encoding="utf-8"?>\n<comments>\n<row Id="1" PostId="5" Text="ok" CreationDate="2014-01-21T20:34:28.740" />\n<row Id="x" PostId="5" Text="bad id" CreationDate="2014-01-21T20:34:28.740" />\n<row Id="3" PostId="5" Text="no date" />\n</comments>',
+    );
+    const rows = [];
+    for await (const raw of readRows(path.join(d, 'Comments.xml'), 'comments')) rows.push(parseRow('comments', raw));
+    expect(rows.map((r) => r.ok)).toEqual([true, false, false]);
+    const bad = rows[1];
+    expect(!bad.ok && bad.malformed).toMatchObject({ file: 'Comments.xml', index: 2, line: 4, reason: expect.stringContaining('Id') });
+  });
+});
