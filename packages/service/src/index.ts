@@ -56,7 +56,12 @@ export async function startRuntime<S>(options: {
   const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
   initTracing(service, { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   await ensureDatabase(config.DATABASE_URL);
-  const db = createDb<S>({ url: config.DATABASE_URL, schema: service, poolSize: config.DATABASE_POOL_SIZE });
+  const db = createDb<S>({
+    url: config.DATABASE_URL,
+    schema: service,
+    poolSize: config.DATABASE_POOL_SIZE,
+    onError: (err) => logger.warn({ err: err.message }, 'idle database connection lost'),
+  });
   await migrate(db as Kysely<unknown>, service, options.migrations);
   const bus = await connectBus({
     url: config.NATS_URL,

@@ -1,0 +1,56 @@
+// GET /questions (default order, 10 items) and GET /questions/:id/complete on a large network
+// (100,000 questions, 300,000 solutions by default; QUESTIONS=10000 for a quick run), through the
+// gateway and the content service as separate processes, 32 connections. Run: pnpm bench:content
+import { randomBytes } from 'node:crypto';
+import { dropDatabase } from '@kn/db';
+import type autocannon from 'autocannon';
+import { seedContent } from './content-seed.ts';
+import { load, report, startProcess, stopProcess } from './lib.ts';
+
+const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
+const CONNECTIONS = 32;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const id = randomBytes(3).toString('hex');
+const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const env = { DATABASE_URL: databaseUrl, NATS_NAMESPACE: `bench${id}`, LOG_LEVEL: 'info', ADMIN_PASSWORD: 'bench-admin-password', PORT: '18090', HOST: '127.0.0.1' };
+
+const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
+const content = await startProcess('services/content/src/main.ts', env, 'content service ready');
+const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listening');
+try {
+  const started = Date.now();
+  await seedContent(databaseUrl, { questions: QUESTIONS });
+  console.log(`seeded ${QUESTIONS} questions, ${QUESTIONS * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const base = 'http://127.0.0.1:18090';
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
+  });
+  const { token } = (await login.json()) as { token: string };
+  const headers = { authorization: `Bearer ${token}` };
+  const complete: autocannon.Request[] = [
+    { method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/questions/${1 + Math.floor(Math.random() * QUESTIONS)}/complete` }) },
+  ];
+  const list: autocannon.Request[] = [{ method: 'GET', path: '/api/v1/questions?limit=10' }];
+  const deepPage: autocannon.Request[] = [
+    { method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/questions?limit=10&offset=${Math.floor(Math.random() * 1000) * 10}` }) },
+  ];
+  const filtered: autocannon.Request[] = [{ method: 'GET', path: '/api/v1/questions?limit=10&tags=tag-7&sort=view_count.desc' }];
+  await load({ url: base, connections: CONNECTIONS, seconds: 2, headers, requests: list });
+  const rows = [];
+  for (const [name, requests] of [
+    ['GET /questions?limit=10 (default order)', list],
+    ['GET /questions/:id/complete (random id)', complete],
+    ['GET /questions?limit=10&offset=0..9990', deepPage],
+    ['GET /questions?tags=tag-7&sort=view_count.desc', filtered],
+  ] as const)
+    rows.push({ request: name, ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: [...requests] })) });
+  report(`Content reads, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${CONNECTIONS} connections, ${SECONDS} s each`, 'pnpm bench:content', rows);
+  console.log('target: p99 < 50 ms for the first two');
+} finally {
+  await stopProcess(gateway);
+  await stopProcess(content);
+  await stopProcess(users);
+  await dropDatabase(databaseUrl);
+}

@@ -1,0 +1,69 @@
+// Fills a content schema with a large network for read benchmarks: QUESTIONS published questions
+// (default 100,000), three solutions and one comment each, 200 tags (two per question), one
+// category in five. Rows are generated inside Postgres (generate_series), not through the API:
+// the benchmarks that use this measure reads. Titles and sentences come from the beer dump so
+// text and tags look like a real network's.
+import path from 'node:path';
+import { dumpFiles, parseRow, readRows } from '@kn/stackexchange';
+import pg from 'pg';
+
+export async function seedContent(databaseUrl: string, options: { questions: number; solutionsPerQuestion?: number }) {
+  const beer = path.resolve(process.cwd(), '../shared/data/stackexchange-beer');
+  const titles: string[] = [];
+  const sentences: string[] = [];
+  for await (const raw of readRows(path.join(beer, dumpFiles.posts.file), dumpFiles.posts.root)) {
+    const parsed = parseRow('posts', raw);
+    if (!parsed.ok) continue;
+    if (parsed.row.Title) titles.push(parsed.row.Title);
+    const text = parsed.row.Body.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    for (const s of text.split(/(?<=[.?!])\s+/)) if (s.length > 30 && s.length < 300) sentences.push(s);
+    if (sentences.length > 5000 && titles.length > 1000) break;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const per = options.solutionsPerQuestion ?? 3;
+  try {
+    await client.query('set search_path to content');
+    await client.query('begin');
+    await client.query('create temporary table bench_titles (i int, t text) on commit drop');
+    await client.query('create temporary table bench_sentences (i int, s text) on commit drop');
+    await client.query('insert into bench_titles select ordinality - 1, t from unnest($1::text[]) with ordinality t', [titles]);
+    await client.query('insert into bench_sentences select ordinality - 1, s from unnest($1::text[]) with ordinality s', [sentences]);
+    const nt = titles.length;
+    const ns = sentences.length;
+    const para = (seed: string, n: number) =>
+      `(select string_agg(s, ' ') from bench_sentences where i in (${Array.from({ length: n }, (_, k) => `((${seed}) * ${7 + k * 13} + ${k * 101}) % ${ns}`).join(', ')}))`;
+    await client.query(`insert into categories (name, description, color) select 'Category ' || g, 'Generated', '#33aa77' from generate_series(1, 5) g`);
+    await client.query(`insert into tags (label) select 'tag-' || g from generate_series(1, 200) g`);
+    await client.query(`
+      insert into questions (author_id, is_published, published, language, title, slug, description, description_text,
+                             category_id, solution_count, view_count, created, updated, content_updated, last_activity)
+      select 2 + g % 5000, true, ts, 'en', left(t.t || ' (' || g || ')', 100), 'q-' || g, '<p>' || body || '</p>', body,
+             case when g % 5 = 0 then 1 + g % 5 end, ${per}, (g * 7919) % 5000, ts, ts, ts, ts + interval '1 hour'
+      from generate_series(1, ${options.questions}) g
+      cross join lateral (select now() - (g || ' minutes')::interval as ts, ${para('g', 3)} as body) b
+      join bench_titles t on t.i = g % ${nt}`);
+    await client.query(`
+      insert into question_tags (question_id, tag_id, position)
+      select q.id, tg.id, k from questions q cross join generate_series(0, 1) k
+      join tags tg on tg.label = 'tag-' || (1 + (q.id * 31 + k * 17) % 200)`);
+    await client.query(`
+      insert into solutions (question_id, author_id, description, text, language, is_published, published, rating, rating_count,
+                             upvote_count, created, updated, content_updated)
+      select q.id, 2 + (q.id * 13 + k) % 5000, '<p>' || body || '</p>', body, 'en', true, q.published + (k || ' minutes')::interval,
+             1 + (q.id + k) % 5, 1 + k, k, q.published, q.published, q.published
+      from questions q cross join generate_series(1, ${per}) k
+      cross join lateral (select ${para('q.id * 3 + k', 4)} as body) b`);
+    await client.query(`
+      insert into comments (question_id, solution_id, author_id, description, text, language, created, updated, content_updated)
+      select q.id, null, 2 + q.id % 5000, s.s, s.s, 'en', q.published, q.published, q.published
+      from questions q join bench_sentences s on s.i = q.id % ${ns}`);
+    await client.query('commit');
+    await client.query('analyze');
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    await client.end();
+  }
+}
