@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, call } from '@kn/bus';
 import {
-  type Actor,
   AppError,
-  fieldErrors,
-  forbidden,
   invalidJson,
   notFound,
   type Operation,
@@ -13,16 +10,15 @@ import {
   rpcSubject,
   type ServiceName,
   unsupportedMediaType,
-  validationError,
 } from '@kn/contracts';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import type { z } from 'zod';
 import { authenticator } from './auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { fileRoutes } from './files.ts';
 import { docsPage, openApiDocument } from './openapi.ts';
+import { authorize, parsePart } from './request.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -33,16 +29,6 @@ declare global {
       id: string;
     }
   }
-}
-
-function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, part: string): z.output<S> | undefined {
-  if (!schema) return undefined;
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const errors = fieldErrors(result.error.issues, part === 'body' ? undefined : part);
-    throw validationError(errors.map((e) => `${e.path || part}: ${e.message}`).join('; '), errors);
-  }
-  return result.data;
 }
 
 const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
@@ -115,12 +101,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
         (k) => req.get(k),
         async (span) => {
           span.setAttribute('http.request_id', req.id);
-          let actor: Actor | null = null;
-          if (http.auth === 'user') {
-            actor = await auth.authenticate(req, req.id);
-            if (http.roles && !http.roles.some((r) => actor?.roles.includes(r)))
-              throw forbidden(`needs the role ${http.roles.join(' or ')}`);
-          }
+          const actor = await authorize(auth.authenticate, req, op);
           const params = parsePart(op.params, req.params, 'params');
           const query = parsePart(op.query, req.query, 'query');
           let body: unknown;

@@ -184,6 +184,23 @@ export const NetworkSettings = z
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;
 
+/**
+ * The network settings in force until an administrator changes them. Every service that keeps a
+ * projection of the settings starts from these (the users service also publishes them on first start).
+ */
+export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_set'> = {
+  network_name: 'Knowledge Network',
+  default_language: 'en',
+  content_languages: ['en', 'de', 'fr', 'es', 'it', 'pt'],
+  anonymize_users_email: false,
+  solution_validation_enabled: false,
+  email_delivery_enabled: true,
+  user_creation_default_roles: null,
+  webhook_enabled: false,
+  webhook_url: null,
+  min_experts: 3,
+};
+
 export const NetworkSettingsUpdate = z
   .object({
     network_name: z.string().trim().min(1).max(191),

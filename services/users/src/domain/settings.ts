@@ -2,6 +2,7 @@ import {
   CommunicationFlags,
   type EmailSettings,
   type LanguageSettings,
+  NETWORK_SETTINGS_DEFAULTS,
   type NetworkSettings,
   NotificationEmailDefaults,
   validationError,
@@ -13,18 +14,7 @@ import type { UserRow, UsersSchema } from '../db/schema.ts';
 export type NetworkSettingsValues = Omit<NetworkSettings, 'webhook_secret_set'>;
 
 export function networkDefaults(config: Pick<UsersConfig, 'NETWORK_NAME'>): NetworkSettingsValues {
-  return {
-    network_name: config.NETWORK_NAME,
-    default_language: 'en',
-    content_languages: ['en', 'de', 'fr', 'es', 'it', 'pt'],
-    anonymize_users_email: false,
-    solution_validation_enabled: false,
-    email_delivery_enabled: true,
-    user_creation_default_roles: null,
-    webhook_enabled: false,
-    webhook_url: null,
-    min_experts: 3,
-  };
+  return { ...NETWORK_SETTINGS_DEFAULTS, network_name: config.NETWORK_NAME };
 }
 
 export interface NetworkSettingsStore {

@@ -99,6 +99,8 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
           null,
           tx,
         );
+        // Projections elsewhere learn the network's settings (its name, at least) from the start.
+        await writeEvent(tx, 'users.network-settings.updated.v1', { settings: await settings.get(tx) }, { actorId: null });
         return { created: true, email: config.ADMIN_EMAIL };
       });
     },
