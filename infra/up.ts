@@ -81,8 +81,30 @@ async function waitReady(url: string, timeoutMs = 60_000) {
 for (const [i, name] of services.entries()) run(name, path.join('services', name, 'src', 'main.ts'), i);
 run('gateway', path.join('gateway', 'src', 'main.ts'), services.length);
 
+// `--demo`: once the system is ready, import the Beer, Wine & Spirits Stack Exchange dump (CC BY-SA,
+// docs/import.md) as demo data; `--demo=<folder>` imports another dump folder.
+const demoArg = process.argv.slice(2).find((a) => a === '--demo' || a.startsWith('--demo='));
+const demo = demoArg ? demoArg.slice('--demo='.length) || path.join('..', 'shared', 'data', 'stackexchange-beer') : undefined;
+
+function importDemo(dir: string) {
+  return new Promise<number | null>((resolve) => {
+    // The heap limits of `pnpm import:stackexchange` (docs/import.md, "Memory stays flat").
+    const flags = ['--max-semi-space-size=2', '--max-old-space-size=128'];
+    const child = spawn(process.execPath, [...flags, path.join('packages', 'stackexchange', 'src', 'main.ts'), dir], {
+      env,
+      stdio: 'inherit',
+    });
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
 const base = `http://127.0.0.1:${port}`;
 if (await waitReady(`${base}/readyz`)) {
+  if (demo) {
+    console.log(`importing the demo data from ${demo} (Stack Exchange, CC BY-SA: see docs/import.md)`);
+    const code = await importDemo(demo);
+    if (code !== 0) console.error(`the demo import stopped (exit ${code}); run it again with: pnpm import:stackexchange ${demo}`);
+  }
   console.log(`
   Knowledge network is up: ${base}/api/v1   (services: ${services.join(', ')})
   API reference:           ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)

@@ -1,6 +1,7 @@
 import * as content from '@kn/content';
 import { dropDatabase } from '@kn/db';
 import { start as startGateway } from '@kn/gateway';
+import * as notifications from '@kn/notifications';
 import { isolation } from '@kn/testing';
 import * as users from '@kn/users';
 import supertest from 'supertest';
@@ -29,6 +30,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   };
   const usersService = await users.start(users.loadConfig(env));
   const contentService = await content.start(content.loadConfig(env));
+  const notificationsService = await notifications.start(notifications.loadConfig(env));
   const gateway = await startGateway((await import('@kn/gateway')).loadConfig(env));
   const api = supertest(gateway.url);
 
@@ -44,7 +46,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     env,
     api,
     url: gateway.url,
-    services: { users: usersService, content: contentService },
+    services: { users: usersService, content: contentService, notifications: notificationsService },
     adminToken,
     login,
     /** A user who can log in (api_user plus the given roles) and their token. */
@@ -67,6 +69,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     },
     async stop() {
       await gateway.stop();
+      await notificationsService.stop();
       await contentService.stop();
       await usersService.stop();
       await dropDatabase(databaseUrl);

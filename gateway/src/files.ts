@@ -2,22 +2,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { type Bus, call } from '@kn/bus';
-import {
-  type Actor,
-  AppError,
-  attachmentBucket,
-  fieldErrors,
-  fileTooLarge,
-  forbidden,
-  notFound,
-  type Operation,
-  unsupportedMediaType,
-  validationError,
-} from '@kn/contracts';
+import { AppError, attachmentBucket, fileTooLarge, notFound, type Operation, unsupportedMediaType, validationError } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
-import { Objm, type ObjectStore } from '@nats-io/obj';
+import { type ObjectStore, Objm } from '@nats-io/obj';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
+import { type Authenticate, authorize, parsePart } from './request.ts';
 
 /**
  * File transfer for operations marked `http.upload` or `http.download`. The generic route speaks
@@ -29,7 +19,7 @@ export interface FileRoutesOptions {
   logger: Logger;
   maxBytes: number;
   rpcTimeoutMs: number;
-  authenticate: (req: Request, requestId: string) => Promise<Actor>;
+  authenticate: Authenticate;
 }
 
 export function fileRoutes(options: FileRoutesOptions) {
@@ -43,35 +33,21 @@ export function fileRoutes(options: FileRoutesOptions) {
     return store;
   };
 
-  async function actorFor(req: Request, op: Operation) {
-    const actor = await options.authenticate(req, req.id);
-    if (op.http?.roles && !op.http.roles.some((r) => actor.roles.includes(r))) throw forbidden(`needs the role ${op.http.roles.join(' or ')}`);
-    return actor;
-  }
-
-  function params(op: Operation, req: Request) {
-    if (!op.params) return undefined;
-    const parsed = op.params.safeParse(req.params);
-    if (!parsed.success) {
-      const errors = fieldErrors(parsed.error.issues, 'params');
-      throw validationError(errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
-    }
-    return parsed.data;
-  }
-
   /** Streams the multipart field `file` into the object store; resolves once the request is fully read. */
   function receive(req: Request, objectName: string) {
     return new Promise<{ name: string; mimeType: string; size: number; hash: string; truncated: boolean } | null>((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
-        parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: options.maxBytes, fields: 20, parts: 40 } });
+        parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: options.maxBytes + 1, fields: 20, parts: 40 } });
       } catch {
         reject(unsupportedMediaType('send the file as multipart/form-data in the field "file"'));
         return;
       }
+      let currentPass: PassThrough | undefined;
       let pending: Promise<{ name: string; mimeType: string; size: number; hash: string; truncated: boolean }> | undefined;
       parser.on('file', (field, file, info) => {
         if (field !== 'file' || pending) {
+          file.on('error', () => {});
           file.resume();
           return;
         }
@@ -82,10 +58,15 @@ export function fileRoutes(options: FileRoutesOptions) {
           hash.update(chunk);
           size += chunk.length;
         });
+        // busboy stops at maxBytes + 1: reaching that means the file is over the limit.
         file.on('limit', () => {
           truncated = true;
         });
         const pass = new PassThrough();
+        currentPass = pass;
+        // A body cut off mid-file errors the file stream; it must end the store write, not the process.
+        file.on('error', (err) => pass.destroy(err));
+        pass.on('error', () => {});
         file.pipe(pass);
         pending = openStore()
           .then((s) => s.put({ name: objectName }, Readable.toWeb(pass) as unknown as ReadableStream<Uint8Array>))
@@ -104,7 +85,15 @@ export function fileRoutes(options: FileRoutesOptions) {
           });
         pending.catch(() => {});
       });
-      parser.on('error', (err) => reject(validationError(`malformed multipart body: ${(err as Error).message}`)));
+      // A broken or abandoned body must also end the object store write, or it would wait for ever.
+      const abort = (error: AppError) => {
+        currentPass?.destroy(error);
+        reject(error);
+      };
+      parser.on('error', (err) => abort(validationError(`malformed multipart body: ${(err as Error).message}`)));
+      req.on('close', () => {
+        if (!req.complete) abort(new AppError(400, 'ValidationError', 'request aborted'));
+      });
       parser.on('close', () => {
         if (!pending) resolve(null);
         else pending.then(resolve, reject);
@@ -122,8 +111,8 @@ export function fileRoutes(options: FileRoutesOptions) {
   }
 
   async function upload(name: string, op: Operation, req: Request, res: Response) {
-    const actor = await actorFor(req, op);
-    const parsedParams = params(op, req);
+    const actor = await authorize(options.authenticate, req, op);
+    const parsedParams = parsePart(op.params, req.params, 'params');
     if (!req.is('multipart/form-data')) throw unsupportedMediaType('send the file as multipart/form-data in the field "file"');
     const objectName = `${randomUUID()}`;
     let received: Awaited<ReturnType<typeof receive>>;
@@ -133,8 +122,11 @@ export function fileRoutes(options: FileRoutesOptions) {
       await discard(objectName);
       throw err;
     }
-    if (!received) throw validationError('the request has no file', [{ path: 'file', code: 'invalid_type', message: 'a file is required in the field "file"' }]);
-    if (received.truncated) {
+    if (!received)
+      throw validationError('the request has no file', [
+        { path: 'file', code: 'invalid_type', message: 'a file is required in the field "file"' },
+      ]);
+    if (received.truncated || received.size > options.maxBytes) {
       await discard(objectName);
       throw fileTooLarge(`files may have at most ${options.maxBytes} bytes`);
     }
@@ -166,12 +158,19 @@ export function fileRoutes(options: FileRoutesOptions) {
   }
 
   async function download(name: string, op: Operation, req: Request, res: Response) {
-    const actor = await actorFor(req, op);
+    const actor = await authorize(options.authenticate, req, op);
     const file = (await call(
       bus,
       name,
       op,
-      { actor, params: params(op, req), query: undefined, body: undefined, requestId: req.id, url: req.originalUrl } as never,
+      {
+        actor,
+        params: parsePart(op.params, req.params, 'params'),
+        query: undefined,
+        body: undefined,
+        requestId: req.id,
+        url: req.originalUrl,
+      } as never,
       { timeoutMs: options.rpcTimeoutMs },
     )) as unknown as { object: string; name: string; mime_type: string; size: number };
     const stored = await (await openStore()).get(file.object);
@@ -204,6 +203,10 @@ export function fileRoutes(options: FileRoutesOptions) {
 /** The file name without any path, control characters or more than 255 characters. */
 function cleanName(filename: string | undefined) {
   const base = (filename ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const clean = [...base]
+    .filter((c) => c.charCodeAt(0) > 0x1f && c.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim()
+    .slice(0, 255);
   return clean || 'file';
 }

@@ -38,9 +38,14 @@ export function openApiDocument(serverUrl = '/api/v1') {
     ];
     const status = String(http.status ?? 200);
     const responses: Record<string, unknown> = {
-      [op.response ? status : status === '200' ? '204' : status]: op.response
-        ? { description: 'success', content: { 'application/json': { schema: convert(op.response, 'output') } } }
-        : { description: 'success, no body' },
+      [op.response || http.status ? status : '204']: http.download
+        ? {
+            description: 'the file, with its content type',
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          }
+        : op.response
+          ? { description: 'success', content: { 'application/json': { schema: convert(op.response, 'output') } } }
+          : { description: 'success, no body' },
       '400': errorResponse,
       ...(http.auth === 'user' ? { '401': errorResponse, '403': errorResponse } : {}),
       ...(op.params ? { '404': errorResponse } : {}),
@@ -57,7 +62,18 @@ export function openApiDocument(serverUrl = '/api/v1') {
       deprecated: http.deprecated || undefined,
       security: http.auth === 'public' ? [] : undefined,
       parameters: parameters.length ? parameters : undefined,
-      requestBody: op.body ? { required: true, content: { 'application/json': { schema: convert(op.body, 'input') } } } : undefined,
+      requestBody: http.upload
+        ? {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+              },
+            },
+          }
+        : op.body
+          ? { required: true, content: { 'application/json': { schema: convert(op.body, 'input') } } }
+          : undefined,
       responses,
     };
   }

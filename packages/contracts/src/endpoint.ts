@@ -15,7 +15,10 @@ export interface Operation {
     method: 'GET' | 'POST' | 'PUT' | 'DELETE';
     /** express-style path below /api/v1, for example `/users/:id`. */
     path: string;
-    /** Status of a successful response; 204 and handlers returning undefined send no body. */
+    /**
+     * Status of a successful response. A handler returning undefined sends no body, with this status
+     * when it is given and 204 otherwise (so `status: 200` gives the interface's "200, no body").
+     */
     status?: number;
     /** `public`: no token. `user`: any valid token, further limited by `roles`. */
     auth: 'public' | 'user';
@@ -24,6 +27,13 @@ export interface Operation {
     tag: string;
     deprecated?: boolean;
     description?: string;
+    /**
+     * The request is `multipart/form-data` with one file in the field `file`: the gateway streams
+     * it into the attachment object store and calls the operation with its metadata as `body`.
+     */
+    upload?: boolean;
+    /** The operation answers where stored bytes are; the gateway streams them to the client. */
+    download?: boolean;
   };
   params?: ZObject;
   query?: ZObject;

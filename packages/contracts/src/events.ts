@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
 import type { ServiceName } from './endpoint.ts';
+import { importEvents } from './imports.ts';
+import { notificationsEvents } from './notifications.ts';
 import { questionsEvents } from './questions.ts';
 import { solutionsEvents } from './solutions.ts';
 import { usersEvents } from './users.ts';
@@ -15,6 +17,8 @@ export const events = {
   ...usersEvents,
   ...questionsEvents,
   ...solutionsEvents,
+  ...importEvents,
+  ...notificationsEvents,
 } as const;
 
 export type EventSubject = keyof typeof events;

@@ -357,6 +357,13 @@ export const usersOperations = {
     body: z.object({ users: z.array(ImportedUser).min(1).max(1000) }),
     response: z.object({ ids: z.record(z.string(), z.number().int()), created: z.number().int() }),
   }),
+  /** Internal, for the notifications service: the webhook secret (write-only in the API, never in events). */
+  getWebhookSecret: operation({
+    service: 'users',
+    summary: 'The webhook signing secret, or null',
+    body: z.object({}),
+    response: z.object({ secret: z.string().nullable() }),
+  }),
   /** Internal: the gateway resolves a bearer token (and an act-on-behalf header) to the actor. */
   authenticate: operation({
     service: 'users',

@@ -1,2 +1,3 @@
+export * from './importer.ts';
 export * from './reader.ts';
 export * from './rows.ts';

@@ -4,7 +4,9 @@ import { startRuntime } from '@kn/service';
 import type { ContentConfig } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { ContentSchema } from './db/schema.ts';
+import { startUsersConsumer } from './consumers/users.ts';
 import { createHandlers } from './handlers/index.ts';
+import { startSolutionExpiry } from './domain/validation-job.ts';
 
 export { ContentConfig, loadConfig } from './config.ts';
 
@@ -18,11 +20,19 @@ export async function start(config: ContentConfig) {
     operations: contentOperations,
     handlers: createHandlers({ db, bus, config, logger }),
   });
+  const usersConsumer = await startUsersConsumer({ bus, db });
+  const solutionExpiry = startSolutionExpiry({ db, bus, config, logger }, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS });
   logger.info('content service ready');
   return {
     runtime,
+    /** The solution-expiry job (tests run a round with runOnce). */
+    solutionExpiry,
+    /** Event consumers, so tests can wait until a projection has caught up. */
+    consumers: { users: usersConsumer },
     stop: async () => {
       await rpc.stop();
+      await solutionExpiry.stop();
+      await usersConsumer.stop();
       await runtime.stop();
     },
   };

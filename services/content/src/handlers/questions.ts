@@ -1,6 +1,62 @@
 import type { Handlers, questionsOperations } from '@kn/contracts';
+import { categoriesDomain } from '../domain/categories.ts';
+import { knowledgeSpacesDomain } from '../domain/knowledge-spaces.ts';
+import { listQuestions } from '../domain/question-list.ts';
+import { questionsDomain } from '../domain/questions.ts';
+import { tagsDomain } from '../domain/tags.ts';
 import type { ContentDeps } from './deps.ts';
 
-export function questionHandlers(_deps: ContentDeps): Handlers<typeof questionsOperations> {
-  return {};
+export function questionHandlers(deps: ContentDeps): Handlers<typeof questionsOperations> {
+  const { db } = deps;
+  const questions = questionsDomain(db);
+  const categories = categoriesDomain(db);
+  const tags = tagsDomain(db);
+  const spaces = knowledgeSpacesDomain(db);
+  return {
+    createQuestion: async ({ body, actor }) => questions.create(body, actor),
+    listQuestions: async ({ query, actor, url }) => listQuestions(db, query, actor, url),
+    getQuestion: async ({ params, actor }) => questions.view(params.id, actor),
+    updateQuestion: async ({ params, body, actor }) => questions.update(params.id, body, actor),
+    publishQuestion: async ({ params, actor }) => questions.publish(params.id, actor),
+    deleteQuestion: async ({ params, actor }) => {
+      await questions.remove(params.id, actor);
+      return undefined;
+    },
+    restoreQuestion: async ({ params, actor }) => {
+      await questions.restore(params.id, actor);
+      return undefined;
+    },
+    flagQuestion: async ({ params, body, actor }) => {
+      await questions.flag(params.id, body.message, actor);
+      return undefined;
+    },
+    followQuestion: async ({ params, actor }) => {
+      await questions.follow(params.id, actor, true);
+      return undefined;
+    },
+    unfollowQuestion: async ({ params, actor }) => {
+      await questions.follow(params.id, actor, false);
+      return undefined;
+    },
+    getQuestionExperts: async ({ params, actor }) => questions.experts(params.id, actor),
+
+    listCategories: async () => categories.list(),
+    createCategory: async ({ body, actor }) => categories.create(body, actor),
+    updateCategory: async ({ params, body, actor }) => categories.update(params.id, body, actor),
+    deleteCategory: async ({ params, actor }) => {
+      await categories.remove(params.id, actor);
+      return undefined;
+    },
+
+    listTags: async ({ query, url }) => tags.list(query, url),
+    getTagLabel: async ({ params }) => tags.get(params.label),
+    updateTagLabel: async ({ params, body, actor }) => tags.update(params.label, body, actor),
+    getTagLinks: async ({ params }) => tags.links(params.label),
+    putTagLinks: async ({ params, body, actor }) => tags.replaceLinks(params.label, body, actor),
+
+    listKnowledgeSpaces: async () => spaces.list(),
+    createKnowledgeSpace: async ({ body, actor }) => spaces.create(body, actor),
+    updateKnowledgeSpace: async ({ params, body, actor }) => spaces.update(params.id, body, actor),
+    setKnowledgeSpaceMembers: async ({ params, body, actor }) => spaces.setMembers(params.id, body.user_ids, actor),
+  };
 }

@@ -68,6 +68,10 @@ export function createHandlers(deps: {
     createTokenOnBehalf: async ({ body, actor }) => auth.onBehalfToken(body.user_id, actor),
     authenticate: async ({ body }) => auth.authenticate(body.token, body.on_behalf_of),
     importUsers: async ({ body, actor }) => users.importMany(body.users, actor?.id ?? null),
+    getWebhookSecret: async () => {
+      const row = await db.selectFrom('network_settings').select('webhook_secret').where('id', '=', 1).executeTakeFirst();
+      return { secret: row?.webhook_secret ?? null };
+    },
 
     createUser: async ({ body, actor }) => users.createByAdmin(body, actor),
     listUsers: async ({ query, actor, url }) => users.list(query, actor, url),

@@ -1,0 +1,161 @@
+import { type Actor, forbidden, type Question, validationError } from '@kn/contracts';
+import { type Db, sql } from '@kn/db';
+import type { RawBuilder } from 'kysely';
+import type { QuestionRow } from '../db/questions-tables.ts';
+import type { ContentSchema } from '../db/schema.ts';
+import { hiddenSpaces, isContentAdmin } from './knowledge-spaces.ts';
+import { presentQuestions } from './questions.ts';
+
+export interface ListQuestionsQuery {
+  query?: string;
+  limit: number;
+  offset: number;
+  filter?: string[];
+  tags?: string[];
+  tag_filter_default_operator: 'AND' | 'OR';
+  sort?: string[];
+  include_deleted: boolean;
+  category?: string;
+  categories?: number[];
+  include_uncategorized: boolean;
+  language_id?: string[];
+  knowledge_space?: number;
+  translations?: string[];
+}
+
+/**
+ * Scores for sorting, from views, solutions, upvotes and recency (docs/content.md):
+ * interest weighs a solution like 5 views and an upvote like 3; activity_and_interest divides it
+ * by the days since the last activity (+1); trending divides it by (hours since the last activity
+ * + 2) to the power 1.5, so a burst of recent interest beats old popularity.
+ */
+// float8 throughout: numeric power() over 100,000 rows costs a second.
+const interest = sql`(q.view_count + 5 * q.solution_count + 3 * q.upvote_count)::float8`;
+const ageSeconds = sql`greatest(extract(epoch from (now() - q.last_activity))::float8, 0)`;
+const sortExpressions: Record<string, RawBuilder<unknown>> = {
+  last_activity: sql`q.last_activity`,
+  solution_count: sql`q.solution_count`,
+  date_published: sql`q.published`,
+  view_count: sql`q.view_count`,
+  views: sql`q.view_count`,
+  id: sql`q.id`,
+  interest,
+  activity_and_interest: sql`(${interest} / (${ageSeconds} / 86400 + 1))`,
+  trending: sql`(${interest} / power(${ageSeconds} / 3600 + 2, 1.5::float8))`,
+};
+
+function orderBy(sort: string[] | undefined, trending: boolean): RawBuilder<unknown> {
+  const criteria = trending ? ['trending.desc'] : sort?.length ? sort : ['last_activity.desc'];
+  const parts: RawBuilder<unknown>[] = [];
+  const used = new Set<string>();
+  for (const c of criteria) {
+    const [name, dir = 'desc'] = c.split('.');
+    const key = name === 'views' ? 'view_count' : name;
+    if (used.has(key)) continue;
+    used.add(key);
+    parts.push(sql`${sortExpressions[key]} ${sql.raw(dir === 'asc' ? 'asc' : 'desc')}${sql.raw(key === 'date_published' ? ' nulls last' : '')}`);
+  }
+  // A unique last criterion makes paging stable.
+  if (!used.has('id')) parts.push(sql`q.id desc`);
+  return sql.join(parts, sql`, `);
+}
+
+/** The languages a user reads when language_id is not given: null means every language. */
+async function defaultLanguages(db: Db<ContentSchema>, actor: Actor): Promise<string[] | null> {
+  const row = await db
+    .selectFrom('user_projection')
+    .select(['content_languages', 'has_all_languages'])
+    .where('id', '=', actor.id)
+    .executeTakeFirst();
+  if (!row || row.has_all_languages || !row.content_languages?.length) return null;
+  return row.content_languages;
+}
+
+export async function listQuestions(db: Db<ContentSchema>, query: ListQuestionsQuery, actor: Actor, url: string) {
+  if (query.query !== undefined && query.query.trim() !== '')
+    throw validationError('search is not available yet', [{ path: 'query', code: 'unsupported', message: 'search is not available yet' }]);
+  const admin = isContentAdmin(actor);
+  const filters = new Set(query.filter ?? []);
+  if (filters.has('flagged') && !admin) throw forbidden('the flagged filter is for content administrators');
+
+  const where: RawBuilder<unknown>[] = [sql`q.is_published`];
+  const withDeleted = query.include_deleted && admin;
+  if (!withDeleted) where.push(sql`not q.is_deleted`);
+  const [hidden, ownLanguages] = await Promise.all([
+    hiddenSpaces(db, actor),
+    query.language_id?.length ? Promise.resolve(null) : defaultLanguages(db, actor),
+  ]);
+  if (hidden.length) where.push(sql`(q.knowledge_space_id is null or q.knowledge_space_id not in (${sql.join(hidden)}))`);
+  if (query.knowledge_space !== undefined) where.push(sql`q.knowledge_space_id = ${query.knowledge_space}`);
+  /** Whether the conditions are only those question_counts knows (language, knowledge space). */
+  const countable =
+    !withDeleted &&
+    ![...filters].some((f) => f !== 'trending') &&
+    !query.tags?.length &&
+    !query.categories?.length &&
+    query.category === undefined &&
+    !query.include_uncategorized;
+
+  const me = actor.id;
+  const published = sql`s.is_published and not s.is_deleted`;
+  for (const f of filters) {
+    if (f === 'solved') where.push(sql`q.solution_count > 0`);
+    else if (f === 'unsolved') where.push(sql`q.solution_count = 0`);
+    else if (f === 'my-questions') where.push(sql`q.author_id = ${me}`);
+    else if (f === 'following') where.push(sql`exists (select 1 from question_follows f where f.question_id = q.id and f.user_id = ${me})`);
+    else if (f === 'flagged') where.push(sql`q.flag_count > 0`);
+    else if (f === 'my-solutions')
+      where.push(sql`exists (select 1 from solutions s where s.question_id = q.id and s.author_id = ${me} and ${published})`);
+    else if (f === 'accepted')
+      where.push(sql`exists (select 1 from solutions s where s.question_id = q.id and ${published} and s.accepted_by_question_poser is not null)`);
+    else if (f === 'verified')
+      where.push(
+        sql`exists (select 1 from solutions s where s.question_id = q.id and ${published} and s.validity_period is not null and (s.expires is null or s.expires > now()))`,
+      );
+  }
+
+  const labels = [...new Set((query.tags ?? []).map((t) => t.toLowerCase()))];
+  if (labels.length) {
+    const hasTag = (ls: string[]) =>
+      sql`exists (select 1 from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id and lower(t.label) in (${sql.join(ls)}))`;
+    if (query.tag_filter_default_operator === 'OR') where.push(hasTag(labels));
+    else for (const l of labels) where.push(hasTag([l]));
+  }
+
+  let categories = query.categories;
+  let uncategorized = query.include_uncategorized;
+  if (query.category !== undefined && categories === undefined) {
+    const c = query.category.trim().toLowerCase();
+    if (c === 'uncategorized' || c === 'none') uncategorized = true;
+    else if (/^\d{1,9}$/.test(c) && Number(c) > 0) categories = [Number(c)];
+    else if (c !== 'all' && c !== '')
+      throw validationError('category must be a category id, all or uncategorized', [
+        { path: 'query.category', code: 'invalid_value', message: 'a category id, all or uncategorized' },
+      ]);
+  }
+  if (categories?.length && uncategorized) where.push(sql`(q.category_id in (${sql.join(categories)}) or q.category_id is null)`);
+  else if (categories?.length) where.push(sql`q.category_id in (${sql.join(categories)})`);
+  else if (uncategorized) where.push(sql`q.category_id is null`);
+
+  const languages = query.language_id?.length ? query.language_id : ownLanguages;
+  if (languages) where.push(sql`q.language in (${sql.join(languages)})`);
+
+  const condition = sql.join(where, sql` and `);
+  const spaceCondition = [
+    query.knowledge_space !== undefined ? sql`c.knowledge_space_id = ${query.knowledge_space}` : sql`true`,
+    hidden.length ? sql`c.knowledge_space_id not in (${sql.join(hidden)})` : sql`true`,
+    languages ? sql`c.language in (${sql.join(languages)})` : sql`true`,
+  ];
+  const countQuery = countable
+    ? sql<{ total: number }>`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
+    : sql<{ total: number }>`select count(*)::int as total from questions q where ${condition}`;
+  const [countResult, rowsResult] = await Promise.all([
+    countQuery.execute(db),
+    sql<QuestionRow>`select q.* from questions q where ${condition} order by ${orderBy(query.sort, filters.has('trending'))} limit ${query.limit} offset ${query.offset}`.execute(
+      db,
+    ),
+  ]);
+  const translations = query.translations ?? languages ?? [];
+  const items: Question[] = await presentQuestions(db, rowsResult.rows, { translations });
+  return { total: countResult.rows[0]?.total ?? 0, _links: { self: { href: url } }, items };
+}

@@ -1,0 +1,72 @@
+import type { Logger } from '@kn/telemetry';
+
+export interface Worker {
+  /** Look for due work now (new rows were committed). */
+  wake(): void;
+  /** Runs rounds until nothing is due right now (tests). */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Exponential backoff: base, 2·base, 4·base, … capped. */
+export const backoff = (attempt: number, baseMs: number, maxMs: number) => Math.min(baseMs * 2 ** Math.max(0, attempt - 1), maxMs);
+
+/**
+ * A loop over an outbox table: `round` claims due rows (SKIP LOCKED plus a lease, so each row is
+ * worked on by one instance at a time), handles them and returns how many it claimed. It sleeps
+ * for `pollMs` when idle, or until woken.
+ */
+export function startWorker(options: { name: string; pollMs: number; logger: Logger; round: () => Promise<number> }): Worker {
+  const log = options.logger.child({ worker: options.name });
+  let stopped = false;
+  let wakeUp: (() => void) | undefined;
+  let pending = false;
+  let current: Promise<number> | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  const runRound = async () => {
+    current = options.round();
+    try {
+      return await current;
+    } catch (err) {
+      log.warn({ err }, 'worker round failed');
+      return 0;
+    } finally {
+      current = undefined;
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      pending = false;
+      const n = await runRound();
+      if (n === 0 && !pending && !stopped) await sleep(options.pollMs);
+    }
+  })();
+
+  return {
+    wake() {
+      pending = true;
+      wakeUp?.();
+    },
+    async drain() {
+      while (current) await current.catch(() => 0);
+      while ((await runRound()) > 0) {}
+    },
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,287 @@
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { loadConfig as gatewayConfig, start as startGateway } from '@kn/gateway';
+import supertest from 'supertest';
+import { API, contentEvents, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { type System, startSystem } from './system.ts';
+
+let system: System;
+let poser: Awaited<ReturnType<System['createUser']>>;
+let author: Awaited<ReturnType<System['createUser']>>;
+let other: Awaited<ReturnType<System['createUser']>>;
+const MAX = 64 * 1024;
+
+beforeAll(async () => {
+  system = await startSystem({ ATTACHMENT_MAX_BYTES: String(MAX) });
+  poser = await system.createUser();
+  author = await system.createUser();
+  other = await system.createUser();
+});
+afterAll(() => system?.stop());
+
+/** A one-page PDF showing `text` (offsets computed, so pdf.js reads it without repair). */
+function pdfWith(text: string) {
+  const content = `BT /F1 24 Tf 72 700 Td (${text}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+/** A zip of stored (uncompressed) entries: enough for a minimal DOCX. */
+function zip(entries: Record<string, string>) {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(entries)) {
+    const data = Buffer.from(text, 'utf8');
+    const nameBytes = Buffer.from(name, 'utf8');
+    const crc = crc32(data) >>> 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    locals.push(local, nameBytes, data);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(entries).length, 8);
+  end.writeUInt16LE(Object.keys(entries).length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+}
+
+function docxWith(text: string) {
+  return zip({
+    '[Content_Types].xml':
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    '_rels/.rels':
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
+  });
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+test('upload to a question: 201 Attachment, listed, downloaded with its content type, text in the event', async () => {
+  const q = await publishedQuestion(system, poser.token);
+  const bytes = Buffer.from('Kubernetes pod eviction explained in plain words.\n');
+  const res = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', bytes, { filename: '../notes.txt', contentType: 'text/plain' });
+  expect(res.status).toBe(201);
+  expect(Object.keys(res.body).sort()).toEqual(['created', 'hash', 'id', 'link', 'mime_type', 'name', 'size']);
+  expect(res.body).toMatchObject({
+    name: 'notes.txt',
+    mime_type: 'text/plain',
+    size: bytes.length,
+    hash: sha256(bytes),
+    link: `${API}/attachments/${res.body.id}/file`,
+  });
+
+  const list = await system.api.get(`${API}/questions/${q}/attachments`).set(...other.auth);
+  expect(list.status).toBe(200);
+  expect(list.body).toEqual({ total: 1, items: [res.body] });
+
+  const file = await system.api.get(`${API}/attachments/${res.body.id}/file`).set(...other.auth);
+  expect(file.status).toBe(200);
+  expect(file.headers['content-type']).toMatch(/^text\/plain/);
+  expect(file.headers['x-content-type-options']).toBe('nosniff');
+  expect(file.text).toBe(bytes.toString());
+  expect(file.headers['content-disposition']).toBe("attachment; filename*=UTF-8''notes.txt");
+
+  const event = (await contentEvents(system, 'content.attachment.added.v1')).find((e) => e.data.attachment.id === res.body.id);
+  expect(event?.data.text).toBe('Kubernetes pod eviction explained in plain words.');
+  expect(event?.data.question.id).toBe(q);
+});
+
+test('text is extracted from PDF and HTML; binary downloads are byte-exact', async () => {
+  const q = await publishedQuestion(system, poser.token);
+  const s = await publishedSolution(system, author.token, q);
+  const pdf = pdfWith('Quarterly capacity planning');
+  const up = await system.api
+    .post(`${API}/solutions/${s}/attachments`)
+    .set(...author.auth)
+    .attach('file', pdf, { filename: 'plan.pdf', contentType: 'application/pdf' });
+  expect(up.status).toBe(201);
+  const html = await system.api
+    .post(`${API}/solutions/${s}/attachments`)
+    .set(...author.auth)
+    .attach('file', Buffer.from('<html><body><h1>Runbook</h1><script>evil()</script><p>Restart the broker</p></body></html>'), {
+      filename: 'runbook.html',
+      contentType: 'text/html',
+    });
+  expect(html.status).toBe(201);
+  const docx = await system.api
+    .post(`${API}/solutions/${s}/attachments`)
+    .set(...author.auth)
+    .attach('file', docxWith('Failover procedure for the database'), {
+      filename: 'failover.docx',
+      contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    });
+  expect(docx.status).toBe(201);
+  const events = await contentEvents(system, 'content.attachment.added.v1');
+  expect(events.find((e) => e.data.attachment.id === up.body.id)?.data.text).toContain('Quarterly capacity planning');
+  expect(events.find((e) => e.data.attachment.id === docx.body.id)?.data.text).toBe('Failover procedure for the database');
+  expect(events.find((e) => e.data.attachment.id === up.body.id)?.data.attachment.solution_id).toBe(s);
+  expect(events.find((e) => e.data.attachment.id === html.body.id)?.data.text).toBe('Runbook Restart the broker');
+
+  const list = await system.api.get(`${API}/solutions/${s}/attachments`).set(...other.auth);
+  expect(list.body.total).toBe(3);
+  expect((await system.api.get(`${API}/questions/${q}/attachments`).set(...other.auth)).body.total).toBe(0);
+
+  const binary = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
+  const bin = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', binary, { filename: 'blob.bin', contentType: 'application/octet-stream' });
+  expect(bin.status).toBe(201);
+  const down = await system.api
+    .get(`${API}/attachments/${bin.body.id}/file`)
+    .set(...other.auth)
+    .buffer(true)
+    .parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+  expect(down.headers['content-type']).toBe('application/octet-stream');
+  expect((down.body as Buffer).equals(binary)).toBe(true);
+});
+
+test('too large (413 FileTooLarge), empty (400), no file (400), not multipart (415), others’ questions (403), missing (404): nothing stored', async () => {
+  const q = await publishedQuestion(system, poser.token);
+  const big = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', Buffer.alloc(MAX + 1, 1), 'big.bin');
+  expect(big.status).toBe(413);
+  expect(big.body.code).toBe('FileTooLarge');
+  const exact = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', Buffer.alloc(MAX, 1), 'exact.bin');
+  expect(exact.status).toBe(201);
+
+  const empty = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', Buffer.alloc(0), 'empty.txt');
+  expect(empty.status).toBe(400);
+  expect(empty.body.code).toBe('ValidationError');
+  const noFile = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .field('other', 'x');
+  expect(noFile.status).toBe(400);
+  const json = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .send({ file: 'x' });
+  expect(json.status).toBe(415);
+  const malformed = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .set('content-type', 'multipart/form-data; boundary=xyz')
+    .send('--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated');
+  expect(malformed.status).toBe(400);
+  const noBoundary = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .set('content-type', 'multipart/form-data')
+    .send('x');
+  expect([400, 415]).toContain(noBoundary.status);
+  const foreign = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...other.auth)
+    .attach('file', Buffer.from('x'), 'x.txt');
+  expect(foreign.status).toBe(403);
+  const missing = await system.api
+    .post(`${API}/questions/999999/attachments`)
+    .set(...poser.auth)
+    .attach('file', Buffer.from('x'), 'x.txt');
+  expect(missing.status).toBe(404);
+  const anonymous = await system.api.post(`${API}/questions/${q}/attachments`).attach('file', Buffer.from('x'), 'x.txt');
+  expect(anonymous.status).toBe(401);
+
+  expect((await system.api.get(`${API}/questions/${q}/attachments`).set(...poser.auth)).body.total).toBe(1);
+  // Only the one accepted upload's bytes remain in the object store (refused ones were removed).
+  const names = await system.services.content.runtime.db.selectFrom('attachments').select('object_name').execute();
+  // Read the object store's metadata subjects directly (one rolled-up message per object).
+  const { bus } = system.services.content.runtime;
+  const bucket = `${bus.streamName('content')}_ATTACHMENTS`;
+  const info = await bus.jsm.streams.info(`OBJ_${bucket}`, { subjects_filter: `$O.${bucket}.M.>` });
+  const stored: string[] = [];
+  for (const subject of Object.keys(info.state.subjects ?? {})) {
+    const msg = await bus.jsm.streams.getMessage(`OBJ_${bucket}`, { last_by_subj: subject });
+    const meta = msg?.json<{ name: string; deleted?: boolean }>();
+    if (meta && !meta.deleted) stored.push(meta.name);
+  }
+  expect(stored.sort()).toEqual(names.map((n) => n.object_name).sort());
+});
+
+test('delete: uploader, parent author or admin; 204 then 404', async () => {
+  const q = await publishedQuestion(system, poser.token);
+  const up = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', Buffer.from('delete me'), 'd.txt');
+  expect((await system.api.delete(`${API}/attachments/${up.body.id}`).set(...other.auth)).status).toBe(403);
+  expect((await system.api.delete(`${API}/attachments/${up.body.id}`).set(...poser.auth)).status).toBe(204);
+  expect((await system.api.delete(`${API}/attachments/${up.body.id}`).set(...poser.auth)).status).toBe(404);
+  expect((await system.api.get(`${API}/attachments/${up.body.id}/file`).set(...poser.auth)).status).toBe(404);
+  expect((await system.api.get(`${API}/attachments/999999/file`).set(...poser.auth)).status).toBe(404);
+  expect((await system.api.get(`${API}/solutions/999999/attachments`).set(...poser.auth)).status).toBe(404);
+  expect((await contentEvents(system, 'content.attachment.deleted.v1')).some((e) => e.data.attachment.id === up.body.id)).toBe(true);
+});
+
+test('another gateway instance serves the bytes another one received (shared object store)', async () => {
+  const q = await publishedQuestion(system, poser.token);
+  const bytes = Buffer.from('shared between instances');
+  const up = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', bytes, 'shared.txt');
+  expect(up.status).toBe(201);
+  const second = await startGateway(gatewayConfig(system.env));
+  try {
+    const res = await supertest(second.url)
+      .get(`${API}/attachments/${up.body.id}/file`)
+      .set(...other.auth);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(bytes.toString());
+  } finally {
+    await second.stop();
+  }
+});
