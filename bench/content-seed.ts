@@ -25,8 +25,8 @@ export async function seedContent(databaseUrl: string, options: { questions: num
   try {
     await client.query('set search_path to content');
     await client.query('begin');
-    await client.query('create temporary table bench_titles (i int, t text) on commit drop');
-    await client.query('create temporary table bench_sentences (i int, s text) on commit drop');
+    await client.query('create temporary table bench_titles (i int primary key, t text) on commit drop');
+    await client.query('create temporary table bench_sentences (i int primary key, s text) on commit drop');
     await client.query('insert into bench_titles select ordinality - 1, t from unnest($1::text[]) with ordinality t', [titles]);
     await client.query('insert into bench_sentences select ordinality - 1, s from unnest($1::text[]) with ordinality s', [sentences]);
     const nt = titles.length;

@@ -2,9 +2,10 @@
 // times) by repeating its rows with shifted ids, streamed file by file (flat memory).
 // Run: node bench/stackexchange-synth.ts [source dir] [target dir] [times]
 // The text is the source's (CC BY-SA, see docs/import.md): the synthetic dump carries that licence.
+
+import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { once } from 'node:events';
 import { dumpFiles, readRows } from '@kn/stackexchange';
 
 const source = path.resolve(process.argv[2] ?? '../shared/data/stackexchange-beer');
@@ -14,7 +15,7 @@ const target = path.resolve(process.argv[3] ?? path.join('/tmp', `stackexchange-
 const OFFSET = 10_000_000;
 const idAttributes = ['Id', 'PostId', 'ParentId', 'AcceptedAnswerId', 'OwnerUserId', 'LastEditorUserId', 'UserId', 'RelatedPostId'];
 
-const escape = (v: string) =>
+const escapeAttribute = (v: string) =>
   v.replace(
     /[&<>"\n\r\t]/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\n': '&#xA;', '\r': '&#xD;', '\t': '&#x9;' })[c]!,
@@ -41,7 +42,7 @@ for (const spec of Object.values(dumpFiles)) {
       if (k > 0 && spec.file === 'Users.xml' && attrs.DisplayName) attrs.DisplayName = `${attrs.DisplayName} ${k + 1}`;
       await write(
         `  <row ${Object.entries(attrs)
-          .map(([n, v]) => `${n}="${escape(v)}"`)
+          .map(([n, v]) => `${n}="${escapeAttribute(v)}"`)
           .join(' ')} />\n`,
       );
     }

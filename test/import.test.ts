@@ -104,13 +104,61 @@ test('duplicate links can be looked up', async () => {
   expect(links.total).toBeGreaterThan(15);
   expect(links.total).toBeLessThanOrEqual(26);
   expect(links.items[0]).toMatchObject({ kind: 'duplicate', question_external_id: expect.stringMatching(/^stackexchange:beer:post:\d+$/) });
+  const { question_id, linked_question_id } = links.items[0];
+  const own = await get(`/questions/${question_id}/links`);
+  expect(own.status).toBe(200);
+  expect(own.body.items).toContainEqual(expect.objectContaining({ question_id, linked_question_id, kind: 'duplicate' }));
+  const original = await get(`/questions/${linked_question_id}/links`);
+  expect(original.body.items).toContainEqual(expect.objectContaining({ question_id, linked_question_id, kind: 'duplicate' }));
+  expect((await get('/questions/999999/links')).status).toBe(404);
 });
+
+/** Subjects of the events in the content stream, counted, and the first imported event. */
+async function contentSubjects() {
+  const { runtime } = system.services.content;
+  await runtime.relay.flush();
+  const stream = runtime.bus.streamName('content');
+  const info = await runtime.bus.jsm.streams.info(stream);
+  const counts: Record<string, number> = {};
+  let imported: { data: any } | undefined;
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    const msg = await runtime.bus.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (!msg) continue;
+    const envelope = msg.json<{ subject: string; data: any }>();
+    counts[envelope.subject] = (counts[envelope.subject] ?? 0) + 1;
+    if (envelope.subject === 'content.question.imported.v1' && envelope.data.external_id === 'stackexchange:beer:post:2')
+      imported = envelope;
+  }
+  return { counts, imported };
+}
+
+test('one content.question.imported.v1 per question reaches the stream; nothing that notifies', async () => {
+  const { counts, imported } = await contentSubjects();
+  expect(counts['content.question.imported.v1']).toBe(1029);
+  for (const subject of [
+    'content.question.published.v1',
+    'content.solution.published.v1',
+    'content.comment.created.v1',
+    'content.solution.accepted.v1',
+  ])
+    expect(counts[subject]).toBeUndefined();
+  expect(imported?.data.question).toMatchObject({
+    title: 'When was the first beer ever brewed?',
+    tags: [expect.objectContaining({ label: 'history' })],
+  });
+  expect(imported?.data.solutions).toHaveLength(4);
+  expect(imported?.data.solutions.filter((s: { accepted_by_question_poser: string | null }) => s.accepted_by_question_poser)).toHaveLength(
+    1,
+  );
+  expect(imported?.data.comments.length).toBeGreaterThanOrEqual(3);
+}, 60_000);
 
 test('a second run creates nothing', async () => {
   const second = await importDump({ dir: BEER, bus: system.services.content.runtime.bus, stateDir: state, target: 'test' });
   for (const kind of ['users', 'tags', 'questions', 'solutions', 'comments', 'tagLinks', 'questionLinks'] as const)
     expect(second[kind].created).toBe(0);
   expect(second.questions.skipped).toBe(1029);
+  expect((await contentSubjects()).counts['content.question.imported.v1']).toBe(1029);
 }, 120_000);
 
 // Small dumps written for the error cases.

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -730,6 +730,67 @@ describe('webhooks and faults', () => {
     await bus.js.publish(bus.subject('content.solution.published.v1'), JSON.stringify(published), { msgID: `again-${Date.now()}` });
     await settle();
     expect((await typesFor([u], 'solution', s))[u.user.id]).toEqual(['new_solution_to_your_question']);
+  });
+
+  test('an event older than NOTIFY_MAX_EVENT_AGE_MS (a replay, a first start on a long stream) notifies nobody', async () => {
+    const u = await system.createUser();
+    await settle();
+    const q = await publishedQuestion(system, u.token);
+    const s = await publishedSolution(system, author.token, q);
+    await settle();
+    const published = (await contentEvents(system, 'content.solution.published.v1')).find(
+      (e) => e.data.solution.id === s,
+    ) as unknown as Record<string, unknown>;
+    const old = { ...published, id: randomUUID(), occurred_at: new Date(Date.now() - 2 * 86_400_000).toISOString() };
+    const bus = system.services.content.runtime.bus;
+    await bus.js.publish(bus.subject('content.solution.published.v1'), JSON.stringify(old), { msgID: old.id });
+    await settle();
+    expect((await typesFor([u], 'solution', s))[u.user.id]).toEqual(['new_solution_to_your_question']);
+  });
+
+  test('switching webhooks off stops pending deliveries (recorded as failed); new notifications get none', async () => {
+    const u = await system.createUser();
+    await settle();
+    failHooks = 1000;
+    const q = await publishedQuestion(system, u.token);
+    await publishedSolution(system, author.token, q);
+    await settle();
+    const [n] = await notificationsOf(u);
+    const { db } = system.services.notifications.runtime;
+    const delivery = () =>
+      db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('notification_id', '=', n?.id as number)
+        .executeTakeFirstOrThrow();
+    await eventually(async () => expect((await delivery()).attempts).toBeGreaterThan(0));
+    expect(
+      (
+        await system.api
+          .put(`${API}/settings`)
+          .set(...bearer(system.adminToken))
+          .send({ webhook_enabled: false })
+      ).status,
+    ).toBe(200);
+    await settle();
+    await eventually(async () => expect(await delivery()).toMatchObject({ status: 'failed', last_error: 'webhooks disabled' }));
+    failHooks = 0;
+    await publishedSolution(system, author.token, q);
+    await settle();
+    const [latest] = await notificationsOf(u);
+    expect(latest?.id).not.toBe(n?.id);
+    expect(
+      await db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('notification_id', '=', latest?.id as number)
+        .execute(),
+    ).toHaveLength(0);
+    await system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send({ webhook_enabled: true });
+    await settle();
   });
 
   test('a notification event is published for each notification', async () => {

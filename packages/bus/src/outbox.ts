@@ -77,8 +77,16 @@ export function startOutboxRelay(options: {
   let listener: pg.Client | undefined;
   let idleWaiters: Array<() => void> = [];
 
+  // Set by a notification and cleared before each batch: news that arrives while a batch is
+  // being published must not wait for the fallback poll.
+  let news = false;
+  const nudge = () => {
+    news = true;
+    wake?.();
+  };
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (news) return resolve();
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
@@ -94,7 +102,7 @@ export function startOutboxRelay(options: {
       try {
         await client.connect();
         client.on('notification', (n: pg.Notification) => {
-          if (n.payload === options.schema) wake?.();
+          if (n.payload === options.schema) nudge();
         });
         const ended = new Promise<void>((resolve) => {
           client.on('error', () => resolve());
@@ -153,6 +161,7 @@ export function startOutboxRelay(options: {
     while (!stopped) {
       let published = 0;
       try {
+        news = false;
         published = await publishBatch();
         failures = 0;
       } catch (err) {

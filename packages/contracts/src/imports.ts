@@ -113,6 +113,13 @@ export const importOperations = {
     }),
     response: Counts.extend({ unresolved: z.number().int().describe('links naming a question that was not imported') }),
   }),
+  getQuestionLinks: operation({
+    service: 'content',
+    summary: 'Links of a question to other questions (duplicate of, duplicates of it, related), oldest first',
+    http: { method: 'GET', path: '/questions/:id/links', auth: 'user', tag: 'Questions' },
+    params: z.object({ id: Id }),
+    response: z.object({ total: z.number().int(), items: z.array(QuestionLink) }),
+  }),
   /** For benchmarks of search quality: duplicates as relevant pairs. */
   listQuestionLinks: operation({
     service: 'content',

@@ -123,7 +123,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     removeStage(stateFile);
     db = openStage(stateFile);
     try {
-      await stageDump(db, dir, (file, rows) => progress(`reading ${file}`, rows, 0));
+      await stageDump(db, dir, (file, rows, done) => progress(`reading ${file}`, rows, done ? rows : 0));
     } catch (err) {
       db.close();
       removeStage(stateFile);

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DumpError, readRows } from './reader.ts';
-import { dumpFiles, type DumpFile, type Malformed, PostType, parseRow, type Row, VoteType } from './rows.ts';
+import { type DumpFile, dumpFiles, type Malformed, PostType, parseRow, type Row, VoteType } from './rows.ts';
 
 /*
  * The staging file: the dump's rows, parsed, in an SQLite file on disk (node:sqlite), indexed so
@@ -94,7 +94,7 @@ export function transaction<T>(db: Stage, fn: () => T): T {
  * A malformed row is recorded (file, row number, line, reason) and skipped; a missing file or a
  * file of another format stops the import before anything was sent.
  */
-export async function stageDump(db: Stage, dir: string, onRow: (file: string, rows: number) => void) {
+export async function stageDump(db: Stage, dir: string, onRow: (file: string, rows: number, done: boolean) => void) {
   db.exec(
     'delete from users; delete from tags; delete from questions; delete from answers; delete from comments; delete from votes; delete from links; delete from question_tags; delete from malformed;',
   );
@@ -165,7 +165,7 @@ export async function stageDump(db: Stage, dir: string, onRow: (file: string, ro
         if (++n % 5000 === 0) {
           db.exec('commit');
           db.exec('begin');
-          onRow(spec.file, n);
+          onRow(spec.file, n, false);
         }
       }
       db.exec('commit');
@@ -173,6 +173,6 @@ export async function stageDump(db: Stage, dir: string, onRow: (file: string, ro
       db.exec('rollback');
       throw err;
     }
-    onRow(spec.file, n);
+    onRow(spec.file, n, true);
   }
 }

@@ -23,6 +23,8 @@ export const NotificationsConfig = BaseConfig.extend({
   OUTBOX_POLL_MS: ms(1_000),
   /** How long the webhook secret fetched from the users service is reused. */
   WEBHOOK_SECRET_TTL_MS: ms(30_000),
+  /** Content events older than this notify nobody (first start on a long stream, replays); default one day. */
+  NOTIFY_MAX_EVENT_AGE_MS: ms(86_400_000),
   /** How often the digest job checks whether last month's digest is due. */
   DIGEST_INTERVAL_MS: ms(3_600_000),
 });

@@ -25,6 +25,7 @@ export async function start(config: NotificationsConfig) {
     bus,
     db,
     hooks: {
+      maxEventAgeMs: config.NOTIFY_MAX_EVENT_AGE_MS,
       // The handler returns before its transaction commits: look a moment later (the poll is the fallback).
       created: ({ emails, webhooks: hooks }) => {
         setTimeout(() => {

@@ -1,9 +1,9 @@
 import { writeEvent } from '@kn/bus';
 import type { EventSolution, ImportedQuestion, QuestionLink, QuestionLinkKind, QuestionSnapshot } from '@kn/contracts';
 import { type Db, json, sql, type Tx } from '@kn/db';
+import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { CommentRow, SolutionRow } from '../db/solutions-tables.ts';
-import type { QuestionRow } from '../db/questions-tables.ts';
 import { sanitizeDescription } from './html.ts';
 import { slugify } from './slug.ts';
 import { eventComment, eventSolution } from './solutions-common.ts';
@@ -354,12 +354,25 @@ export function importDomain(db: Db<ContentSchema>) {
       });
     },
 
-    async listQuestionLinks(query: { kind?: QuestionLinkKind; question_id?: number; limit: number; offset: number }) {
+    async listQuestionLinks(query: {
+      kind?: QuestionLinkKind;
+      question_id?: number;
+      limit: number;
+      offset: number;
+      onlyPublished?: boolean;
+    }) {
       let base = db
         .selectFrom('question_links as l')
         .innerJoin('questions as q', 'q.id', 'l.question_id')
         .innerJoin('questions as lq', 'lq.id', 'l.linked_question_id');
       if (query.kind) base = base.where('l.kind', '=', query.kind);
+      // Through the API: links to questions a reader can open (imported questions have no knowledge space).
+      if (query.onlyPublished)
+        for (const q of ['q', 'lq'] as const)
+          base = base
+            .where(`${q}.is_published`, '=', true)
+            .where(`${q}.is_deleted`, '=', false)
+            .where(`${q}.knowledge_space_id`, 'is', null);
       if (query.question_id !== undefined) {
         const id = query.question_id;
         base = base.where((eb) => eb.or([eb('l.question_id', '=', id), eb('l.linked_question_id', '=', id)]));

@@ -68,13 +68,14 @@ const commentTarget = (c: Comment): Target => ({
 });
 
 const cause = (
-  eventId: string,
+  { id: eventId, occurred_at: occurredAt }: { id: string; occurred_at: string },
   actorId: number | null,
   question: { id: number; title: string; author_id: number; knowledge_space_id: number | null },
   target: Target,
   anonymous = false,
 ): Cause => ({
   eventId,
+  occurredAt,
   actorId,
   anonymous,
   question: { id: question.id, title: question.title, knowledge_space_id: question.knowledge_space_id },
@@ -97,13 +98,13 @@ async function rememberSolution(tx: T, s: EventSolution) {
  */
 export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExperts): EventHandlers {
   return {
-    'content.question.published.v1': async (tx, { id, actor_id, data: { question } }) => {
+    'content.question.published.v1': async (tx, { id, occurred_at, actor_id, data: { question } }) => {
       const actor = actor_id ?? question.author_id;
       const drafts = [...(await experts.expertsForNewQuestion(question)), ...each(question.mentions, 'mention_in_question')];
       const q = { ...question, knowledge_space_id: question.knowledge_space?.id ?? null };
-      await notify(tx as T, cause(id, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
     },
-    'content.question.updated.v1': async (tx, { id, actor_id, data: { question, new_mentions } }) => {
+    'content.question.updated.v1': async (tx, { id, occurred_at, actor_id, data: { question, new_mentions } }) => {
       if (!question.is_published || question.is_deleted) return;
       const actor = actor_id ?? question.author_id;
       const solutionAuthors = await (tx as T)
@@ -120,18 +121,21 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
         ),
       ];
       const q = { ...question, knowledge_space_id: question.knowledge_space?.id ?? null };
-      await notify(tx as T, cause(id, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
     },
-    'content.solution.published.v1': async (tx, { id, data: { solution, question, mentions } }) => {
+    'content.solution.published.v1': async (tx, { id, occurred_at, data: { solution, question, mentions } }) => {
       await rememberSolution(tx as T, solution);
       const drafts: Draft[] = [
         { user_id: question.author_id, type: 'new_solution_to_your_question' },
         ...each(mentions, 'mention_in_solution'),
         ...each(question.followers, 'new_solution'),
       ];
-      await notify(tx as T, cause(id, solution.author_id, question, solutionTarget(solution)), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, solution.author_id, question, solutionTarget(solution)), drafts, hooks);
     },
-    'content.solution.updated.v1': async (tx, { id, actor_id, data: { solution, question, mentions, previous_description } }) => {
+    'content.solution.updated.v1': async (
+      tx,
+      { id, occurred_at, actor_id, data: { solution, question, mentions, previous_description } },
+    ) => {
       if (!solution.is_published || solution.is_deleted) return;
       const actor = actor_id ?? solution.author_id;
       const before = mentionsIn(previous_description);
@@ -147,7 +151,7 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
         ...each(question.followers, 'solution_edited'),
       ];
       const anonymous = actor === question.author_id && actor !== solution.author_id;
-      await notify(tx as T, cause(id, actor, question, solutionTarget(solution), anonymous), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, actor, question, solutionTarget(solution), anonymous), drafts, hooks);
     },
     'content.solution.deleted.v1': async (tx, { data: { solution } }) => {
       await (tx as T).deleteFrom('solution_projection').where('id', '=', solution.id).execute();
@@ -155,7 +159,7 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
     'content.solution.restored.v1': async (tx, { data: { solution } }) => {
       if (solution.is_published) await rememberSolution(tx as T, solution);
     },
-    'content.solution.rated.v1': async (tx, { id, data: { solution, question, rater_id, by_question_poser, raters } }) => {
+    'content.solution.rated.v1': async (tx, { id, occurred_at, data: { solution, question, rater_id, by_question_poser, raters } }) => {
       await (tx as T)
         .insertInto('solution_projection')
         .values({ id: solution.id, question_id: solution.question_id, author_id: solution.author_id, raters })
@@ -164,39 +168,49 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
       const type = by_question_poser ? 'solution_rated_by_question_poser' : 'solution_rated';
       await notify(
         tx as T,
-        cause(id, rater_id, question, solutionTarget(solution), by_question_poser),
+        cause({ id, occurred_at }, rater_id, question, solutionTarget(solution), by_question_poser),
         [{ user_id: solution.author_id, type }],
         hooks,
       );
     },
-    'content.solution.validated.v1': async (tx, { id, data: { solution, question, validated_by } }) => {
+    'content.solution.validated.v1': async (tx, { id, occurred_at, data: { solution, question, validated_by } }) => {
       const drafts = each([solution.author_id, question.author_id], 'validation_confirmation');
       const anonymous = validated_by === question.author_id && validated_by !== solution.author_id;
-      await notify(tx as T, cause(id, validated_by, question, solutionTarget(solution), anonymous), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, validated_by, question, solutionTarget(solution), anonymous), drafts, hooks);
     },
-    'content.solution.expired.v1': async (tx, { id, data: { solution, question } }) => {
+    'content.solution.expired.v1': async (tx, { id, occurred_at, data: { solution, question } }) => {
       await notify(
         tx as T,
-        cause(id, null, question, solutionTarget(solution)),
+        cause({ id, occurred_at }, null, question, solutionTarget(solution)),
         [{ user_id: solution.author_id, type: 'solution_expired' }],
         hooks,
       );
     },
-    'content.solution.shared.v1': async (tx, { id, data: { solution, question, sender_id, recipients } }) => {
-      await notify(tx as T, cause(id, sender_id, question, solutionTarget(solution)), each(recipients, 'share_solution'), hooks);
-    },
-    'content.question.shared.v1': async (tx, { id, data: { question, sender_id, recipients } }) => {
-      await notify(tx as T, cause(id, sender_id, question, eventQuestionTarget(question)), each(recipients, 'share_question'), hooks);
-    },
-    'content.question.forwarded.v1': async (tx, { id, data: { question, sender_id, recipient_id } }) => {
+    'content.solution.shared.v1': async (tx, { id, occurred_at, data: { solution, question, sender_id, recipients } }) => {
       await notify(
         tx as T,
-        cause(id, sender_id, question, eventQuestionTarget(question)),
+        cause({ id, occurred_at }, sender_id, question, solutionTarget(solution)),
+        each(recipients, 'share_solution'),
+        hooks,
+      );
+    },
+    'content.question.shared.v1': async (tx, { id, occurred_at, data: { question, sender_id, recipients } }) => {
+      await notify(
+        tx as T,
+        cause({ id, occurred_at }, sender_id, question, eventQuestionTarget(question)),
+        each(recipients, 'share_question'),
+        hooks,
+      );
+    },
+    'content.question.forwarded.v1': async (tx, { id, occurred_at, data: { question, sender_id, recipient_id } }) => {
+      await notify(
+        tx as T,
+        cause({ id, occurred_at }, sender_id, question, eventQuestionTarget(question)),
         [{ user_id: recipient_id, type: 'question_forwarded' }],
         hooks,
       );
     },
-    'content.question.validation-requested.v1': async (tx, { id, data: { question, requested_by, expired_solutions } }) => {
+    'content.question.validation-requested.v1': async (tx, { id, occurred_at, data: { question, requested_by, expired_solutions } }) => {
       const drafts: Draft[] = [
         ...expired_solutions.map((s) => ({
           user_id: s.author_id,
@@ -210,9 +224,9 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
         ...(await experts.expertsForValidation(question)),
       ];
       const anonymous = requested_by === question.author_id;
-      await notify(tx as T, cause(id, requested_by, question, eventQuestionTarget(question), anonymous), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, requested_by, question, eventQuestionTarget(question), anonymous), drafts, hooks);
     },
-    'content.comment.created.v1': async (tx, { id, data: { comment, question, mentions } }) => {
+    'content.comment.created.v1': async (tx, { id, occurred_at, data: { comment, question, mentions } }) => {
       const onSolution = comment.solution_id !== null;
       const drafts: Draft[] = onSolution
         ? [
@@ -226,9 +240,9 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
             ...each(mentions, 'mention_in_comment'),
             ...each(question.followers, 'new_comment_to_question'),
           ];
-      await notify(tx as T, cause(id, comment.author_id, question, commentTarget(comment)), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, comment.author_id, question, commentTarget(comment)), drafts, hooks);
     },
-    'content.comment.updated.v1': async (tx, { id, actor_id, data: { comment, question, mentions } }) => {
+    'content.comment.updated.v1': async (tx, { id, occurred_at, actor_id, data: { comment, question, mentions } }) => {
       if (mentions.length === 0) return;
       // Only users mentioned for the first time: an edit must not repeat earlier mentions.
       const told = await (tx as T)
@@ -243,9 +257,9 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
         mentions.filter((m) => !already.has(m)),
         'mention_in_comment',
       );
-      await notify(tx as T, cause(id, actor_id ?? comment.author_id, question, commentTarget(comment)), drafts, hooks);
+      await notify(tx as T, cause({ id, occurred_at }, actor_id ?? comment.author_id, question, commentTarget(comment)), drafts, hooks);
     },
-    'content.comment.converted.v1': async (tx, { id, actor_id, data: { comment, solution, question } }) => {
+    'content.comment.converted.v1': async (tx, { id, occurred_at, actor_id, data: { comment, solution, question } }) => {
       await rememberSolution(tx as T, solution);
       const actor = actor_id ?? question.author_id;
       const drafts: Draft[] = [
@@ -253,7 +267,12 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
         { user_id: question.author_id, type: 'new_solution_to_your_question' },
         ...each(question.followers, 'new_solution'),
       ];
-      await notify(tx as T, cause(id, actor, question, solutionTarget(solution), actor === question.author_id), drafts, hooks);
+      await notify(
+        tx as T,
+        cause({ id, occurred_at }, actor, question, solutionTarget(solution), actor === question.author_id),
+        drafts,
+        hooks,
+      );
     },
     'content.knowledge-space.created.v1': async (tx, { data: { knowledge_space: s } }) => upsertSpace(tx as T, s),
     'content.knowledge-space.updated.v1': async (tx, { data: { knowledge_space: s } }) => upsertSpace(tx as T, s),

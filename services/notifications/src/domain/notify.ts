@@ -15,6 +15,8 @@ export interface Target {
 /** What one event is about, shared by every notification it causes. */
 export interface Cause extends Target {
   eventId: string;
+  /** When the event happened (envelope `occurred_at`). */
+  occurredAt: string;
   /** Who caused it; null for the system (expiry job). */
   actorId: number | null;
   /** The actor acted as the (anonymous) question poser: they are not named. */
@@ -36,6 +38,11 @@ export const notificationUrl = (t: { question_id: number; target_type: string; t
 export const notificationIcon = (targetType: string) => `/api/v1/public/images/notifications/${targetType}.png`;
 
 export interface NotifyHooks {
+  /**
+   * Events older than this notify nobody (their projections still apply): a first start on a
+   * stream with years of history, or a replay, must not flood users with stale notifications.
+   */
+  maxEventAgeMs: number;
   /** Called after the transaction may have committed: wakes the email and webhook workers. */
   created(counts: { emails: number; webhooks: number }): void;
 }
@@ -47,6 +54,7 @@ export interface NotifyHooks {
  * gets its event, its email (when the settings allow) and its webhook delivery (when configured).
  */
 export async function notify(tx: Tx<NotificationsSchema>, cause: Cause, drafts: Draft[], hooks?: NotifyHooks) {
+  if (hooks && Date.now() - Date.parse(cause.occurredAt) > hooks.maxEventAgeMs) return [];
   const byUser = new Map<number, Draft>();
   for (const d of drafts) {
     if (d.user_id === cause.actorId || byUser.has(d.user_id) || !Number.isInteger(d.user_id) || d.user_id <= 0) continue;
