@@ -132,14 +132,14 @@ describe('network settings', () => {
       .set(...admin())
       .send({
         network_name: 'Brewers',
-        webhook_url: 'https://hooks.example.com/kn',
+        webhook_url: 'http://127.0.0.1:9/kn',
         webhook_secret: 'a-very-secret-secret',
         min_experts: 5,
       });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       network_name: 'Brewers',
-      webhook_url: 'https://hooks.example.com/kn',
+      webhook_url: 'http://127.0.0.1:9/kn',
       webhook_secret_set: true,
       min_experts: 5,
     });

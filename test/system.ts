@@ -67,12 +67,13 @@ export async function startSystem(overrides: Record<string, string> = {}) {
       const token = await login(body.email, password);
       return { user: res.body, token, auth: ['authorization', `Bearer ${token}`] as [string, string] };
     },
+    /** Stops everything even when one part fails to stop, so no loop outlives the test file. */
     async stop() {
-      await gateway.stop();
-      await notificationsService.stop();
-      await contentService.stop();
-      await usersService.stop();
-      await dropDatabase(databaseUrl);
+      const results = await Promise.allSettled([gateway.stop()]);
+      results.push(...(await Promise.allSettled([notificationsService.stop(), contentService.stop(), usersService.stop()])));
+      results.push(...(await Promise.allSettled([dropDatabase(databaseUrl)])));
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
     },
   };
 }

@@ -96,29 +96,35 @@ export function startOutboxRelay(options: {
       wake = done;
     });
 
+  // Resolved by stop(): every wait of the listener also ends on it, so nothing outlives stop().
+  let signalStop = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    signalStop = resolve;
+  });
+
   async function listen() {
     while (!stopped) {
       const client = new pg.Client({ connectionString: options.databaseUrl });
+      listener = client;
+      const ended = new Promise<void>((resolve) => {
+        client.on('error', () => resolve());
+        client.on('end', () => resolve());
+      });
       try {
         await client.connect();
         client.on('notification', (n: pg.Notification) => {
           if (n.payload === options.schema) nudge();
         });
-        const ended = new Promise<void>((resolve) => {
-          client.on('error', () => resolve());
-          client.on('end', () => resolve());
-        });
-        await client.query(`listen ${CHANNEL}`);
-        listener = client;
+        if (!stopped) await client.query(`listen ${CHANNEL}`);
         wake?.();
-        await ended;
+        await Promise.race([ended, stopping]);
       } catch (err) {
         if (!stopped) log.warn({ err }, 'outbox listener failed; retrying');
       }
-      listener = undefined;
       await client.end().catch(() => {});
-      if (!stopped) await new Promise((r) => setTimeout(r, 1000));
+      if (!stopped) await Promise.race([new Promise((r) => setTimeout(r, 1000).unref()), stopping]);
     }
+    listener = undefined;
   }
 
   /** Publishes one batch; returns how many rows it published. */
@@ -177,7 +183,7 @@ export function startOutboxRelay(options: {
       }
     }
   })();
-  void listen();
+  const listening = listen();
 
   return {
     flush: () =>
@@ -187,9 +193,11 @@ export function startOutboxRelay(options: {
       }),
     stop: async () => {
       stopped = true;
+      signalStop();
       wake?.();
       await loop;
       await listener?.end().catch(() => {});
+      await listening;
       for (const w of idleWaiters) w();
     },
   };

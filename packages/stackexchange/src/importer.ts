@@ -53,6 +53,8 @@ export interface ImportSummary {
   /** Answers without their question, comments on posts that are not imported. */
   orphans: { answers: number; comments: number };
   malformed: { count: number; rows: Malformed[] };
+  /** Seconds per phase of this run (0 for a phase a resumed run had done before). */
+  phases: Record<string, number>;
 }
 
 /** `stackexchange-beer`, `beer.stackexchange.com` → `beer`. */
@@ -81,6 +83,8 @@ export function splitName(displayName: string, fallback: string): { firstname: s
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const iso = (d: string | undefined) => (d ? d : undefined);
+
+const USER_BATCHES_IN_FLIGHT = 2;
 
 const ACTOR = { id: 0, roles: ['super_admin' as const], token_id: null };
 
@@ -132,6 +136,13 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     setMeta(db, 'staged', print);
   }
   const ext = (kind: string, id: number | string) => `stackexchange:${site}:${kind}:${id}`;
+  const phases: Record<string, number> = {};
+  let mark = started;
+  const lap = (phase: string) => {
+    phases[phase] = (Date.now() - mark) / 1000;
+    mark = Date.now();
+  };
+  lap('staging');
 
   // Users.
   if (!getMeta(db, 'done:users')) {
@@ -157,40 +168,54 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     addCounter(db, 'users.skipped', 1 - placeholder.created);
     let last = Number(getMeta(db, 'users:last') ?? Number.MIN_SAFE_INTEGER);
     let done = 1;
+    const toImported = ({ row }: { row: string }) => {
+      const u = JSON.parse(row) as Row<'users'>;
+      return {
+        external_id: ext('user', u.Id),
+        email: userEmail(site, u.Id),
+        ...splitName(u.DisplayName, `user${u.Id}`),
+        language,
+        location: u.Location ? u.Location.slice(0, 10000) : null,
+        about: u.AboutMe ? u.AboutMe.slice(0, 100000) : null,
+        created: u.CreationDate,
+        last_seen: u.LastAccessDate ?? null,
+        // Id -1 is Stack Exchange's "Community" bot.
+        is_system: u.Id <= 0,
+      };
+    };
     for (;;) {
-      const page = rows.all(last) as Array<{ id: number; row: string }>;
-      if (page.length === 0) break;
-      const users = page.map(({ row }) => {
-        const u = JSON.parse(row) as Row<'users'>;
-        return {
-          external_id: ext('user', u.Id),
-          email: userEmail(site, u.Id),
-          ...splitName(u.DisplayName, `user${u.Id}`),
-          language,
-          location: u.Location ? u.Location.slice(0, 10000) : null,
-          about: u.AboutMe ? u.AboutMe.slice(0, 100000) : null,
-          created: u.CreationDate,
-          last_seen: u.LastAccessDate ?? null,
-          // Id -1 is Stack Exchange's "Community" bot.
-          is_system: u.Id <= 0,
-        };
-      });
-      const result = await rpc(bus(options), 'importUsers', usersOperations.importUsers, { users });
-      last = page[page.length - 1].id;
+      // Two batches in flight (disjoint users, so disjoint rows in the users service): the users
+      // service's transactions overlap their database round trips. The checkpoint moves when both are in.
+      const pages: Array<Array<{ id: number; row: string }>> = [];
+      for (let from = last; pages.length < USER_BATCHES_IN_FLIGHT; ) {
+        const page = rows.all(from) as Array<{ id: number; row: string }>;
+        if (page.length === 0) break;
+        pages.push(page);
+        from = page[page.length - 1].id;
+      }
+      if (pages.length === 0) break;
+      const results = await Promise.all(
+        pages.map((page) => rpc(bus(options), 'importUsers', usersOperations.importUsers, { users: page.map(toImported) })),
+      );
+      const lastPage = pages[pages.length - 1];
+      last = lastPage[lastPage.length - 1].id;
       transaction(db, () => {
-        for (const u of page) {
-          const id = result.ids[ext('user', u.id)];
-          if (id !== undefined) save.run(u.id, id);
-        }
-        addCounter(db, 'users.created', result.created);
-        addCounter(db, 'users.skipped', users.length - result.created);
+        pages.forEach((page, i) => {
+          for (const u of page) {
+            const id = results[i].ids[ext('user', u.id)];
+            if (id !== undefined) save.run(u.id, id);
+          }
+          addCounter(db, 'users.created', results[i].created);
+          addCounter(db, 'users.skipped', page.length - results[i].created);
+          done += page.length;
+        });
         setMeta(db, 'users:last', String(last));
       });
-      done += page.length;
       progress('users', done, total);
     }
     setMeta(db, 'done:users', '1');
   }
+  lap('users');
 
   // Tags.
   if (!getMeta(db, 'done:tags')) {
@@ -205,6 +230,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     }
     setMeta(db, 'done:tags', '1');
   }
+  lap('tags');
 
   // Questions with their answers, comments and votes.
   if (!getMeta(db, 'done:questions')) {
@@ -300,6 +326,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     await flush();
     setMeta(db, 'done:questions', '1');
   }
+  lap('questions');
 
   // Tag links: tags that occur together on at least 3 questions, and on at least a fifth of the rarer tag's questions.
   if (!getMeta(db, 'done:tag-links')) {
@@ -322,6 +349,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     progress('tag links', pairs.length, pairs.length);
     setMeta(db, 'done:tag-links', '1');
   }
+  lap('tag links');
 
   // Duplicate and related links between questions.
   if (!getMeta(db, 'done:links')) {
@@ -350,6 +378,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     progress('question links', 1, 1);
     setMeta(db, 'done:links', '1');
   }
+  lap('question links');
 
   const counts = (name: string): Counts => ({ created: counter(db, `${name}.created`), skipped: counter(db, `${name}.skipped`) });
   const summary: ImportSummary = {
@@ -370,6 +399,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
         'select count(*) as n from comments where post_id not in (select id from questions) and post_id not in (select a.id from answers a join questions q on q.id = a.parent_id)',
       ),
     },
+    phases,
     malformed: {
       count: scalar(db, 'select count(*) as n from malformed'),
       rows: (
@@ -403,6 +433,9 @@ export function formatSummary(s: ImportSummary): string {
     line('tag links', s.tagLinks),
     line('question links', s.questionLinks, `, ${s.questionLinks.unresolved} not resolved (a post that is not an imported question)`),
     `  not imported: ${s.orphans.answers} answers without their question, ${s.orphans.comments} comments on posts that are not imported`,
+    `  time per phase: ${Object.entries(s.phases)
+      .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
+      .join(', ')}`,
     `  malformed rows skipped: ${s.malformed.count}`,
   ];
   for (const m of s.malformed.rows) out.push(`    ${m.file} row ${m.index} (line ${m.line}): ${m.reason}`);
