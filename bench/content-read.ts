@@ -12,7 +12,14 @@ const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const id = randomBytes(3).toString('hex');
 const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
-const env = { DATABASE_URL: databaseUrl, NATS_NAMESPACE: `bench${id}`, LOG_LEVEL: 'info', ADMIN_PASSWORD: 'bench-admin-password', PORT: '18090', HOST: '127.0.0.1' };
+const env = {
+  DATABASE_URL: databaseUrl,
+  NATS_NAMESPACE: `bench${id}`,
+  LOG_LEVEL: 'info',
+  ADMIN_PASSWORD: 'bench-admin-password',
+  PORT: '18090',
+  HOST: '127.0.0.1',
+};
 
 const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
 const content = await startProcess('services/content/src/main.ts', env, 'content service ready');
@@ -34,7 +41,10 @@ try {
   ];
   const list: autocannon.Request[] = [{ method: 'GET', path: '/api/v1/questions?limit=10' }];
   const deepPage: autocannon.Request[] = [
-    { method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/questions?limit=10&offset=${Math.floor(Math.random() * 1000) * 10}` }) },
+    {
+      method: 'GET',
+      setupRequest: (req) => ({ ...req, path: `/api/v1/questions?limit=10&offset=${Math.floor(Math.random() * 1000) * 10}` }),
+    },
   ];
   const filtered: autocannon.Request[] = [{ method: 'GET', path: '/api/v1/questions?limit=10&tags=tag-7&sort=view_count.desc' }];
   await load({ url: base, connections: CONNECTIONS, seconds: 2, headers, requests: list });
@@ -45,8 +55,15 @@ try {
     ['GET /questions?limit=10&offset=0..9990', deepPage],
     ['GET /questions?tags=tag-7&sort=view_count.desc', filtered],
   ] as const)
-    rows.push({ request: name, ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: [...requests] })) });
-  report(`Content reads, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${CONNECTIONS} connections, ${SECONDS} s each`, 'pnpm bench:content', rows);
+    rows.push({
+      request: name,
+      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: [...requests] })),
+    });
+  report(
+    `Content reads, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${CONNECTIONS} connections, ${SECONDS} s each`,
+    'pnpm bench:content',
+    rows,
+  );
   console.log('target: p99 < 50 ms for the first two');
 } finally {
   await stopProcess(gateway);

@@ -33,7 +33,9 @@ export async function seedContent(databaseUrl: string, options: { questions: num
     const ns = sentences.length;
     const para = (seed: string, n: number) =>
       `(select string_agg(s, ' ') from bench_sentences where i in (${Array.from({ length: n }, (_, k) => `((${seed}) * ${7 + k * 13} + ${k * 101}) % ${ns}`).join(', ')}))`;
-    await client.query(`insert into categories (name, description, color) select 'Category ' || g, 'Generated', '#33aa77' from generate_series(1, 5) g`);
+    await client.query(
+      `insert into categories (name, description, color) select 'Category ' || g, 'Generated', '#33aa77' from generate_series(1, 5) g`,
+    );
     await client.query(`insert into tags (label) select 'tag-' || g from generate_series(1, 200) g`);
     await client.query(`
       insert into questions (author_id, is_published, published, language, title, slug, description, description_text,

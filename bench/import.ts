@@ -3,7 +3,7 @@
 // gateway as separate processes). Run: pnpm bench:import   (SCALE=10 by default; ONLY_BEER=1)
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { dropDatabase } from '@kn/db';
 import { report, startProcess, stopProcess } from './lib.ts';
@@ -58,6 +58,7 @@ async function run(dir: string) {
     await stopProcess(content);
     await stopProcess(users);
     await dropDatabase(databaseUrl);
+    rmSync(`/tmp/kn-import-bench-${id}`, { recursive: true, force: true });
   }
 }
 

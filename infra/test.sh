@@ -4,5 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash infra/ensure-servers.sh
 bash infra/pnpm.sh install --frozen-lockfile
+bash infra/pnpm.sh run lint
 bash infra/pnpm.sh run typecheck
 bash infra/pnpm.sh test "$@"

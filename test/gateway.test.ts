@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { type Operation, operations } from '@kn/contracts';
 import { bearer, type System, startSystem } from './system.ts';
 
@@ -105,6 +107,11 @@ describe('OpenAPI', () => {
     expect(res.body.paths['/users'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['query', 'limit', 'offset', 'sort', 'role', 'include', 'deanonymize_users_email']),
     );
+  });
+
+  test('docs/openapi.json is the document the gateway serves (regenerate: pnpm openapi)', async () => {
+    const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'docs/openapi.json'), 'utf8'));
+    expect(committed).toEqual((await system.api.get('/api/v1/openapi.json')).body);
   });
 
   test('the docs page and its assets are served', async () => {

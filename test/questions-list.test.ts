@@ -1,5 +1,5 @@
 import { usersProjectionCaughtUp } from '../services/content/test/events.ts';
-import { bearer, startSystem, type System } from './system.ts';
+import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 type U = Awaited<ReturnType<System['createUser']>>;
@@ -15,15 +15,26 @@ const api = () => system.api;
 const db = () => system.services.content.runtime.db;
 
 async function publish(user: U, name: string, body: Record<string, unknown>) {
-  const d = await api().post(Q).set(...user.auth).send({ title: `Question about ${name} things`, ...body });
+  const d = await api()
+    .post(Q)
+    .set(...user.auth)
+    .send({ title: `Question about ${name} things`, ...body });
   expect(d.status).toBe(201);
-  expect((await api().put(`${Q}/${d.body.id}/publish`).set(...user.auth)).status).toBe(200);
+  expect(
+    (
+      await api()
+        .put(`${Q}/${d.body.id}/publish`)
+        .set(...user.auth)
+    ).status,
+  ).toBe(200);
   ids[name] = d.body.id;
   return d.body.id as number;
 }
 
 const list = async (query: string, user: U = alice) => {
-  const res = await api().get(`${Q}${query}`).set(...user.auth);
+  const res = await api()
+    .get(`${Q}${query}`)
+    .set(...user.auth);
   if (res.status !== 200) throw new Error(`${query}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { total: number; _links: { self: { href: string } }; items: Array<{ id: number } & Record<string, unknown>> };
 };
@@ -35,16 +46,31 @@ beforeAll(async () => {
   bob = await system.createUser({ firstname: 'Bob' });
   admin = await system.createUser({ firstname: 'Ada' }, ['user', 'content_admin']);
   const adminAuth = bearer(system.adminToken);
-  catA = (await api().post('/api/v1/categories').set(...adminAuth).send({ name: 'A', color: '#ff0000' })).body.id;
-  catB = (await api().post('/api/v1/categories').set(...adminAuth).send({ name: 'B', color: '#00ff00' })).body.id;
+  catA = (
+    await api()
+      .post('/api/v1/categories')
+      .set(...adminAuth)
+      .send({ name: 'A', color: '#ff0000' })
+  ).body.id;
+  catB = (
+    await api()
+      .post('/api/v1/categories')
+      .set(...adminAuth)
+      .send({ name: 'B', color: '#00ff00' })
+  ).body.id;
   await publish(alice, 'one', { tags: ['java', 'spring'], category: catA, language: 'en' });
   await publish(alice, 'two', { tags: ['java'], category: catB, language: 'en' });
   await publish(bob, 'three', { tags: ['spring'], language: 'de' });
   await publish(bob, 'four', { tags: ['python'], language: 'fr' });
   // A draft and a deleted question never show by default.
-  await api().post(Q).set(...alice.auth).send({ title: 'An unpublished draft here' });
+  await api()
+    .post(Q)
+    .set(...alice.auth)
+    .send({ title: 'An unpublished draft here' });
   const gone = await publish(alice, 'deleted', { language: 'en' });
-  await api().delete(`${Q}/${gone}`).set(...alice.auth);
+  await api()
+    .delete(`${Q}/${gone}`)
+    .set(...alice.auth);
   // Counters and times as the solutions half and views would leave them.
   const hour = 3600_000;
   const set = async (name: string, v: { view_count?: number; solution_count?: number; upvote_count?: number; agoHours: number }) => {
@@ -59,8 +85,13 @@ beforeAll(async () => {
   await set('two', { view_count: 10, solution_count: 2, agoHours: 1 });
   await set('three', { view_count: 5, solution_count: 1, upvote_count: 1, agoHours: 3 });
   await set('four', { view_count: 50, solution_count: 0, agoHours: 5 });
-  await api().put(`${Q}/${ids.three}/follow`).set(...alice.auth);
-  await api().put(`${Q}/${ids.four}/flag`).set(...alice.auth).send({ message: 'off topic' });
+  await api()
+    .put(`${Q}/${ids.three}/follow`)
+    .set(...alice.auth);
+  await api()
+    .put(`${Q}/${ids.four}/flag`)
+    .set(...alice.auth)
+    .send({ message: 'off topic' });
   await usersProjectionCaughtUp(system);
 });
 afterAll(() => system?.stop());
@@ -107,9 +138,13 @@ test('filters combine with AND', async () => {
   expect((await list('?filter=accepted')).total).toBe(0);
   expect((await list('?filter=verified')).total).toBe(0);
   expect(names((await list('?filter=flagged', admin)).items)).toEqual(['four']);
-  const res = await api().get(`${Q}?filter=flagged`).set(...bob.auth);
+  const res = await api()
+    .get(`${Q}?filter=flagged`)
+    .set(...bob.auth);
   expect(res.status).toBe(403);
-  const bad = await api().get(`${Q}?filter=bogus`).set(...bob.auth);
+  const bad = await api()
+    .get(`${Q}?filter=bogus`)
+    .set(...bob.auth);
   expect(bad.status).toBe(400);
 });
 
@@ -144,7 +179,13 @@ test('tags with AND (default) and OR', async () => {
   expect(names((await list('?tags=java,spring&tag_filter_default_operator=OR')).items).sort()).toEqual(['one', 'three', 'two']);
   expect(names((await list('?tags=JAVA&tag_filter_default_operator=or')).items).sort()).toEqual(['one', 'two']);
   expect((await list('?tags=unknown-tag')).total).toBe(0);
-  expect((await api().get(`${Q}?tag_filter_default_operator=XOR`).set(...alice.auth)).status).toBe(400);
+  expect(
+    (
+      await api()
+        .get(`${Q}?tag_filter_default_operator=XOR`)
+        .set(...alice.auth)
+    ).status,
+  ).toBe(400);
 });
 
 test('categories, include_uncategorized and the deprecated category', async () => {
@@ -154,18 +195,36 @@ test('categories, include_uncategorized and the deprecated category', async () =
   expect(names((await list('?include_uncategorized=true')).items).sort()).toEqual(['four', 'three']);
   expect(names((await list(`?category=${catB}`)).items)).toEqual(['two']);
   expect(names((await list('?category=uncategorized')).items).sort()).toEqual(['four', 'three']);
-  expect((await api().get(`${Q}?categories=abc`).set(...alice.auth)).status).toBe(400);
-  expect((await api().get(`${Q}?category=abc`).set(...alice.auth)).status).toBe(400);
+  expect(
+    (
+      await api()
+        .get(`${Q}?categories=abc`)
+        .set(...alice.auth)
+    ).status,
+  ).toBe(400);
+  expect(
+    (
+      await api()
+        .get(`${Q}?category=abc`)
+        .set(...alice.auth)
+    ).status,
+  ).toBe(400);
 });
 
 test('language_id, and the callerâ€™s content languages as the default', async () => {
   expect(names((await list('?language_id=de,fr')).items).sort()).toEqual(['four', 'three']);
-  const res = await api().put('/api/v1/users/me/settings').set(...bob.auth).send({ content_languages: ['de'] });
+  const res = await api()
+    .put('/api/v1/users/me/settings')
+    .set(...bob.auth)
+    .send({ content_languages: ['de'] });
   expect(res.status).toBe(200);
   await usersProjectionCaughtUp(system);
   expect(names((await list('', bob)).items)).toEqual(['three']);
   expect(names((await list('?language_id=fr', bob)).items)).toEqual(['four']);
-  await api().put('/api/v1/users/me/settings').set(...bob.auth).send({ has_all_languages: true });
+  await api()
+    .put('/api/v1/users/me/settings')
+    .set(...bob.auth)
+    .send({ has_all_languages: true });
   await usersProjectionCaughtUp(system);
   expect((await list('', bob)).total).toBe(4);
 });
@@ -192,11 +251,24 @@ test('translations: stored ones in the requested languages, never the questionâ€
 });
 
 test('query answers 400 until search exists; bad parameters answer 400', async () => {
-  const res = await api().get(`${Q}?query=java`).set(...alice.auth);
+  const res = await api()
+    .get(`${Q}?query=java`)
+    .set(...alice.auth);
   expect(res.status).toBe(400);
   expect(res.body.message).toBe('search is not available yet');
-  for (const q of ['limit=-1', 'limit=abc', 'offset=-5', 'sort=bogus.desc', 'sort=id.sideways', 'include_deleted=yes', 'language_id=english', 'knowledge_space=x']) {
-    const r = await api().get(`${Q}?${q}`).set(...alice.auth);
+  for (const q of [
+    'limit=-1',
+    'limit=abc',
+    'offset=-5',
+    'sort=bogus.desc',
+    'sort=id.sideways',
+    'include_deleted=yes',
+    'language_id=english',
+    'knowledge_space=x',
+  ]) {
+    const r = await api()
+      .get(`${Q}?${q}`)
+      .set(...alice.auth);
     expect([q, r.status, r.body.code]).toEqual([q, 400, 'ValidationError']);
   }
   expect((await api().get(Q)).status).toBe(401);
@@ -205,18 +277,31 @@ test('query answers 400 until search exists; bad parameters answer 400', async (
 test('totals follow publishing, deleting, restoring and closed spaces', async () => {
   const extra = await publish(bob, 'extra', { language: 'en' });
   expect((await list('')).total).toBe(5);
-  await api().delete(`${Q}/${extra}`).set(...bob.auth);
+  await api()
+    .delete(`${Q}/${extra}`)
+    .set(...bob.auth);
   expect((await list('')).total).toBe(4);
-  await api().put(`${Q}/${extra}/restore`).set(...bob.auth);
+  await api()
+    .put(`${Q}/${extra}/restore`)
+    .set(...bob.auth);
   expect((await list('')).total).toBe(5);
   expect((await list('?language_id=en')).total).toBe(3);
-  const space = await api().post('/api/v1/knowledge-spaces').set(...bearer(system.adminToken)).send({ name: 'Closed', is_closed: true });
-  await api().put(`/api/v1/knowledge-spaces/${space.body.id}/members`).set(...bearer(system.adminToken)).send({ user_ids: [bob.user.id] });
+  const space = await api()
+    .post('/api/v1/knowledge-spaces')
+    .set(...bearer(system.adminToken))
+    .send({ name: 'Closed', is_closed: true });
+  await api()
+    .put(`/api/v1/knowledge-spaces/${space.body.id}/members`)
+    .set(...bearer(system.adminToken))
+    .send({ user_ids: [bob.user.id] });
   const secret = await publish(bob, 'secret', { language: 'en', knowledge_space: space.body.id });
   expect((await list('', bob)).total).toBe(6);
   expect((await list('')).total).toBe(5);
   expect((await list('', admin)).total).toBe(6);
   expect(names((await list('?limit=100')).items)).not.toContain('secret');
-  for (const id of [extra, secret]) await api().delete(`${Q}/${id}`).set(...bob.auth);
+  for (const id of [extra, secret])
+    await api()
+      .delete(`${Q}/${id}`)
+      .set(...bob.auth);
   expect((await list('', bob)).total).toBe(4);
 });

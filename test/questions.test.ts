@@ -1,5 +1,5 @@
 import { contentEvents, usersProjectionCaughtUp } from '../services/content/test/events.ts';
-import { bearer, startSystem, type System } from './system.ts';
+import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 type U = Awaited<ReturnType<System['createUser']>>;
@@ -30,7 +30,9 @@ async function draft(user: U, body: Record<string, unknown> = {}) {
 
 async function published(user: U, body: Record<string, unknown> = {}) {
   const q = await draft(user, body);
-  const res = await api().put(`${Q}/${q.id}/publish`).set(...user.auth);
+  const res = await api()
+    .put(`${Q}/${q.id}/publish`)
+    .set(...user.auth);
   expect(res.status).toBe(200);
   return q;
 }
@@ -55,7 +57,8 @@ describe('drafts', () => {
       knowledge_space_id: null,
     });
     expect(typeof q.image).toBe('string');
-    for (const f of ['created', 'updated', 'content_updated', 'last_activity']) expect(q[f]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    for (const f of ['created', 'updated', 'content_updated', 'last_activity'])
+      expect(q[f]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(q.concepts.map((c: { primary_label: string }) => c.primary_label)).toEqual(['proxy', 'build']);
     expect(q.concepts[0]).toMatchObject({ label_match: 'proxy', language: 'en', description: null, ontology_id: null, is_flat: true });
     expect(q.concepts[0].concept_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -64,7 +67,10 @@ describe('drafts', () => {
   });
 
   test('a draft may have an empty title and no body at all', async () => {
-    const res = await api().post(Q).set(...alice.auth).send({});
+    const res = await api()
+      .post(Q)
+      .set(...alice.auth)
+      .send({});
     expect(res.status).toBe(201);
     expect(res.body.title).toBe('');
     expect(res.body.description).toBeNull();
@@ -82,7 +88,10 @@ describe('drafts', () => {
   });
 
   test('the language is detected from title and description, or taken as given', async () => {
-    const de = await draft(alice, { title: 'Wie kann ich den Proxy für das Netzwerk einrichten?', description: '<p>Es ist nicht möglich.</p>' });
+    const de = await draft(alice, {
+      title: 'Wie kann ich den Proxy für das Netzwerk einrichten?',
+      description: '<p>Es ist nicht möglich.</p>',
+    });
     expect(de.language).toBe('de');
     const fr = await draft(alice, { title: 'Comment configurer le proxy pour le réseau?', description: null });
     expect(fr.language).toBe('fr');
@@ -91,12 +100,18 @@ describe('drafts', () => {
   });
 
   test('without recognisable words the network default language is used (from the settings projection)', async () => {
-    const res = await api().put('/api/v1/settings').set(...bearer(system.adminToken)).send({ default_language: 'pt' });
+    const res = await api()
+      .put('/api/v1/settings')
+      .set(...bearer(system.adminToken))
+      .send({ default_language: 'pt' });
     expect(res.status).toBe(200);
     await usersProjectionCaughtUp(system);
     const q = await draft(alice, { title: 'kubectl rollout xyz', description: null });
     expect(q.language).toBe('pt');
-    await api().put('/api/v1/settings').set(...bearer(system.adminToken)).send({ default_language: 'en' });
+    await api()
+      .put('/api/v1/settings')
+      .set(...bearer(system.adminToken))
+      .send({ default_language: 'en' });
     await usersProjectionCaughtUp(system);
   });
 
@@ -110,37 +125,95 @@ describe('drafts', () => {
       { description: 42 },
     ];
     for (const body of cases) {
-      const res = await api().post(Q).set(...alice.auth).send(body);
+      const res = await api()
+        .post(Q)
+        .set(...alice.auth)
+        .send(body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('ValidationError');
     }
-    expect((await api().post(Q).set(...alice.auth).send({ category: 999999 })).status).toBe(404);
-    expect((await api().post(Q).set(...alice.auth).send({ knowledge_space: 999999 })).status).toBe(404);
+    expect(
+      (
+        await api()
+          .post(Q)
+          .set(...alice.auth)
+          .send({ category: 999999 })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api()
+          .post(Q)
+          .set(...alice.auth)
+          .send({ knowledge_space: 999999 })
+      ).status,
+    ).toBe(404);
     expect((await api().post(Q).send({})).status).toBe(401);
     expect((await contentEvents(system, 'content.question.created')).length).toBe(before);
   });
 
   test('a draft is visible to its author only (and content administrators)', async () => {
     const q = await draft(alice);
-    expect((await api().get(`${Q}/${q.id}`).set(...alice.auth)).status).toBe(200);
-    expect((await api().get(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(404);
-    expect((await api().get(`${Q}/${q.id}`).set(...admin.auth)).status).toBe(200);
-    expect((await api().get(`${Q}/999999`).set(...alice.auth)).status).toBe(404);
-    expect((await api().get(`${Q}/abc`).set(...alice.auth)).status).toBe(400);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...admin.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .get(`${Q}/999999`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api()
+          .get(`${Q}/abc`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe('update', () => {
   test('the author updates title, description, language and category', async () => {
-    const cat = await api().post('/api/v1/categories').set(...bearer(system.adminToken)).send({ name: 'Build', color: '#00ff00' });
+    const cat = await api()
+      .post('/api/v1/categories')
+      .set(...bearer(system.adminToken))
+      .send({ name: 'Build', color: '#00ff00' });
     expect(cat.status).toBe(201);
     const q = await published(alice);
     const res = await api()
       .put(`${Q}/${q.id}`)
       .set(...alice.auth)
-      .send({ title: 'How do I set up the proxy for builds?', description: `<p>Asking <span data-mention-user-id="${bob.user.id}">@Bob</span></p>`, category: cat.body.id });
+      .send({
+        title: 'How do I set up the proxy for builds?',
+        description: `<p>Asking <span data-mention-user-id="${bob.user.id}">@Bob</span></p>`,
+        category: cat.body.id,
+      });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ title: 'How do I set up the proxy for builds?', slug: 'how-do-i-set-up-the-proxy-for-builds', category: cat.body });
+    expect(res.body).toMatchObject({
+      title: 'How do I set up the proxy for builds?',
+      slug: 'how-do-i-set-up-the-proxy-for-builds',
+      category: cat.body,
+    });
     expect(Date.parse(res.body.content_updated)).toBeGreaterThanOrEqual(Date.parse(q.content_updated));
     const events = await contentEvents(system, 'content.question.updated');
     const e = events.at(-1)!;
@@ -150,32 +223,60 @@ describe('update', () => {
     expect(e.data.question.category).toEqual({ id: cat.body.id, name: 'Build' });
     expect(e.data.question.author_id).toBe(alice.user.id);
 
-    const uncat = await api().put(`${Q}/${q.id}`).set(...alice.auth).send({ category: null });
+    const uncat = await api()
+      .put(`${Q}/${q.id}`)
+      .set(...alice.auth)
+      .send({ category: null });
     expect(uncat.body.category).toBeNull();
   });
 
   test('a content administrator may edit; another user may not', async () => {
     const q = await published(alice);
-    expect((await api().put(`${Q}/${q.id}`).set(...bob.auth).send({ title: 'An edited title here' })).status).toBe(403);
-    const res = await api().put(`${Q}/${q.id}`).set(...admin.auth).send({ title: 'An edited title here' });
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}`)
+          .set(...bob.auth)
+          .send({ title: 'An edited title here' })
+      ).status,
+    ).toBe(403);
+    const res = await api()
+      .put(`${Q}/${q.id}`)
+      .set(...admin.auth)
+      .send({ title: 'An edited title here' });
     expect(res.status).toBe(200);
     expect(res.body.title).toBe('An edited title here');
     // Someone else's draft does not exist for them.
     const d = await draft(alice);
-    expect((await api().put(`${Q}/${d.id}`).set(...bob.auth).send({ title: 'An edited title here' })).status).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${d.id}`)
+          .set(...bob.auth)
+          .send({ title: 'An edited title here' })
+      ).status,
+    ).toBe(404);
   });
 
   test('titles must have 10 to 100 characters and categories must exist; nothing changes', async () => {
     const q = await published(alice);
     for (const title of ['short', '', 'x'.repeat(101)]) {
-      const res = await api().put(`${Q}/${q.id}`).set(...alice.auth).send({ title });
+      const res = await api()
+        .put(`${Q}/${q.id}`)
+        .set(...alice.auth)
+        .send({ title });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('ValidationError');
       expect(res.body.errors[0].path).toBe('title');
     }
-    const res = await api().put(`${Q}/${q.id}`).set(...alice.auth).send({ title: 'A perfectly fine title', category: 999999 });
+    const res = await api()
+      .put(`${Q}/${q.id}`)
+      .set(...alice.auth)
+      .send({ title: 'A perfectly fine title', category: 999999 });
     expect(res.status).toBe(404);
-    const after = await api().get(`${Q}/${q.id}`).set(...alice.auth);
+    const after = await api()
+      .get(`${Q}/${q.id}`)
+      .set(...alice.auth);
     expect(after.body.title).toBe(q.title);
   });
 });
@@ -183,34 +284,80 @@ describe('update', () => {
 describe('update, continued', () => {
   test('an explicit language wins; a deleted question cannot be edited; an empty body changes nothing', async () => {
     const q = await published(alice);
-    const res = await api().put(`${Q}/${q.id}`).set(...alice.auth).send({ language: 'it' });
+    const res = await api()
+      .put(`${Q}/${q.id}`)
+      .set(...alice.auth)
+      .send({ language: 'it' });
     expect(res.body.language).toBe('it');
     const before = (await contentEvents(system, 'content.question.updated')).length;
-    const same = await api().put(`${Q}/${q.id}`).set(...alice.auth).send({});
+    const same = await api()
+      .put(`${Q}/${q.id}`)
+      .set(...alice.auth)
+      .send({});
     expect(same.status).toBe(200);
     expect(same.body.updated).toBe(res.body.updated);
     expect((await contentEvents(system, 'content.question.updated')).length).toBe(before);
-    await api().delete(`${Q}/${q.id}`).set(...alice.auth);
-    const gone = await api().put(`${Q}/${q.id}`).set(...alice.auth).send({ title: 'Editing a deleted one' });
+    await api()
+      .delete(`${Q}/${q.id}`)
+      .set(...alice.auth);
+    const gone = await api()
+      .put(`${Q}/${q.id}`)
+      .set(...alice.auth)
+      .send({ title: 'Editing a deleted one' });
     expect(gone.status).toBe(409);
-    expect((await api().put(`${Q}/${q.id}/follow`).set(...bob.auth)).status).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/follow`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
     const d = await draft(alice);
-    expect((await api().put(`${Q}/${d.id}/follow`).set(...alice.auth)).status).toBe(404);
-    expect((await api().put(`${Q}/${d.id}/flag`).set(...alice.auth).send({})).status).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${d.id}/follow`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${d.id}/flag`)
+          .set(...alice.auth)
+          .send({})
+      ).status,
+    ).toBe(404);
   });
 });
 
 describe('publish', () => {
   test('publishing answers number_of_experts, makes the question visible and publishes an event', async () => {
     await draft(bob, { tags: ['Kubernetes', 'docker', 'pod restart policy'] });
-    const excluded = await api().put('/api/v1/tag-labels/pod restart policy').set(...bearer(system.adminToken)).send({ excluded_from_suggestions: true });
+    const excluded = await api()
+      .put('/api/v1/tag-labels/pod restart policy')
+      .set(...bearer(system.adminToken))
+      .send({ excluded_from_suggestions: true });
     expect(excluded.status).toBe(200);
-    const q = await draft(alice, { title: 'kubernetes pods keep restarting', description: '<p>My docker image works locally; pod restart policy is Always. dockerfile</p>' });
-    expect((await api().get(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(404);
-    const res = await api().put(`${Q}/${q.id}/publish`).set(...alice.auth);
+    const q = await draft(alice, {
+      title: 'kubernetes pods keep restarting',
+      description: '<p>My docker image works locally; pod restart policy is Always. dockerfile</p>',
+    });
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
+    const res = await api()
+      .put(`${Q}/${q.id}/publish`)
+      .set(...alice.auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ number_of_experts: 0 });
-    const seen = await api().get(`${Q}/${q.id}`).set(...bob.auth);
+    const seen = await api()
+      .get(`${Q}/${q.id}`)
+      .set(...bob.auth);
     expect(seen.status).toBe(200);
     expect(seen.body.is_published).toBe(true);
     expect(seen.body.published).toMatch(/Z$/);
@@ -223,7 +370,9 @@ describe('publish', () => {
 
   test('publishing twice is a conflict', async () => {
     const q = await published(alice);
-    const res = await api().put(`${Q}/${q.id}/publish`).set(...alice.auth);
+    const res = await api()
+      .put(`${Q}/${q.id}/publish`)
+      .set(...alice.auth);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('Conflict');
   });
@@ -231,60 +380,170 @@ describe('publish', () => {
   test('a draft without a proper title fails the published-question validation', async () => {
     for (const title of ['', 'too short']) {
       const q = await draft(alice, { title });
-      const res = await api().put(`${Q}/${q.id}/publish`).set(...alice.auth);
+      const res = await api()
+        .put(`${Q}/${q.id}/publish`)
+        .set(...alice.auth);
       expect(res.status).toBe(422);
       expect(res.body.code).toBe('PublishValidationError');
       expect(res.body.errors[0].path).toBe('title');
-      expect((await api().get(`${Q}/${q.id}`).set(...alice.auth)).body.is_published).toBe(false);
+      expect(
+        (
+          await api()
+            .get(`${Q}/${q.id}`)
+            .set(...alice.auth)
+        ).body.is_published,
+      ).toBe(false);
     }
   });
 
   test('only the author or a content administrator publishes', async () => {
     const q = await draft(alice);
-    expect((await api().put(`${Q}/${q.id}/publish`).set(...bob.auth)).status).toBe(404);
-    expect((await api().put(`${Q}/${q.id}/publish`).set(...admin.auth)).status).toBe(200);
-    expect((await api().put(`${Q}/999999/publish`).set(...alice.auth)).status).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/publish`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/publish`)
+          .set(...admin.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .put(`${Q}/999999/publish`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(404);
   });
 });
 
 describe('views, delete, restore, flag, follow, experts', () => {
   test('every GET counts a view', async () => {
     const q = await published(alice);
-    await api().get(`${Q}/${q.id}`).set(...bob.auth);
-    const res = await api().get(`${Q}/${q.id}`).set(...bob.auth);
+    await api()
+      .get(`${Q}/${q.id}`)
+      .set(...bob.auth);
+    const res = await api()
+      .get(`${Q}/${q.id}`)
+      .set(...bob.auth);
     expect(res.body.view_count).toBe(2);
   });
 
   test('delete and restore by the author; others are refused', async () => {
     const q = await published(alice);
-    expect((await api().delete(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(403);
-    expect((await api().delete(`${Q}/${q.id}`).set(...alice.auth)).status).toBe(204);
-    expect((await api().get(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(404);
-    const own = await api().get(`${Q}/${q.id}`).set(...alice.auth);
+    expect(
+      (
+        await api()
+          .delete(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await api()
+          .delete(`${Q}/${q.id}`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(204);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
+    const own = await api()
+      .get(`${Q}/${q.id}`)
+      .set(...alice.auth);
     expect(own.body.is_deleted).toBe(true);
-    expect((await api().put(`${Q}/${q.id}/restore`).set(...bob.auth)).status).toBe(404);
-    const restored = await api().put(`${Q}/${q.id}/restore`).set(...alice.auth);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/restore`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
+    const restored = await api()
+      .put(`${Q}/${q.id}/restore`)
+      .set(...alice.auth);
     expect(restored.status).toBe(200);
     expect(restored.text).toBe('');
-    expect((await api().get(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(200);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(200);
     const subjects = (await contentEvents(system)).filter((e) => e.data.question?.id === q.id).map((e) => e.subject);
-    expect(subjects).toEqual(['content.question.created.v1', 'content.question.published.v1', 'content.question.deleted.v1', 'content.question.restored.v1']);
+    expect(subjects).toEqual([
+      'content.question.created.v1',
+      'content.question.published.v1',
+      'content.question.deleted.v1',
+      'content.question.restored.v1',
+    ]);
   });
 
   test('a content administrator deletes and restores anyone’s question', async () => {
     const q = await published(alice);
-    expect((await api().delete(`${Q}/${q.id}`).set(...admin.auth)).status).toBe(204);
-    expect((await api().put(`${Q}/${q.id}/restore`).set(...admin.auth)).status).toBe(200);
-    expect((await api().delete(`${Q}/999999`).set(...admin.auth)).status).toBe(404);
+    expect(
+      (
+        await api()
+          .delete(`${Q}/${q.id}`)
+          .set(...admin.auth)
+      ).status,
+    ).toBe(204);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/restore`)
+          .set(...admin.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .delete(`${Q}/999999`)
+          .set(...admin.auth)
+      ).status,
+    ).toBe(404);
   });
 
   test('flagging with and without a message', async () => {
     const q = await published(alice);
-    const res = await api().put(`${Q}/${q.id}/flag`).set(...bob.auth).send({ message: 'spam' });
+    const res = await api()
+      .put(`${Q}/${q.id}/flag`)
+      .set(...bob.auth)
+      .send({ message: 'spam' });
     expect(res.status).toBe(200);
-    expect((await api().put(`${Q}/${q.id}/flag`).set(...bob.auth)).status).toBe(200);
-    expect((await api().put(`${Q}/${q.id}/flag`).set(...bob.auth).send({ message: 5 })).status).toBe(400);
-    expect((await api().put(`${Q}/999999/flag`).set(...bob.auth).send({})).status).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/flag`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/flag`)
+          .set(...bob.auth)
+          .send({ message: 5 })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await api()
+          .put(`${Q}/999999/flag`)
+          .set(...bob.auth)
+          .send({})
+      ).status,
+    ).toBe(404);
     const flags = (await contentEvents(system, 'content.question.flagged')).filter((e) => e.data.question.id === q.id);
     expect(flags.map((e) => e.data.flag.message)).toEqual(['spam', null]);
     expect(flags[0].data.flag.user_id).toBe(bob.user.id);
@@ -293,53 +552,148 @@ describe('views, delete, restore, flag, follow, experts', () => {
 
   test('follow and unfollow; followers travel with later events', async () => {
     const q = await published(alice);
-    expect((await api().put(`${Q}/${q.id}/follow`).set(...bob.auth)).status).toBe(200);
-    expect((await api().put(`${Q}/${q.id}/follow`).set(...bob.auth)).status).toBe(200);
-    await api().put(`${Q}/${q.id}`).set(...alice.auth).send({ description: '<p>more details</p>' });
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/follow`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .put(`${Q}/${q.id}/follow`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(200);
+    await api()
+      .put(`${Q}/${q.id}`)
+      .set(...alice.auth)
+      .send({ description: '<p>more details</p>' });
     const updated = (await contentEvents(system, 'content.question.updated')).at(-1)!;
     expect(updated.data.followers).toEqual([bob.user.id]);
-    expect((await api().delete(`${Q}/${q.id}/follow`).set(...bob.auth)).status).toBe(200);
+    expect(
+      (
+        await api()
+          .delete(`${Q}/${q.id}/follow`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(200);
     const follows = (await contentEvents(system)).filter((e) => e.subject.includes('follow') && e.data.question_id === q.id);
     expect(follows.map((e) => e.subject)).toEqual(['content.question.followed.v1', 'content.question.unfollowed.v1']);
     expect(follows[0].data).toEqual({ question_id: q.id, user_id: bob.user.id, author_id: alice.user.id });
-    expect((await api().put(`${Q}/999999/follow`).set(...bob.auth)).status).toBe(404);
+    expect(
+      (
+        await api()
+          .put(`${Q}/999999/follow`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
   });
 
   test('experts: empty for a published question, 404 for a draft or a missing one', async () => {
     const q = await published(alice);
-    const res = await api().get(`${Q}/${q.id}/experts`).set(...bob.auth);
+    const res = await api()
+      .get(`${Q}/${q.id}/experts`)
+      .set(...bob.auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ total: 0, items: [] });
     const d = await draft(alice);
-    expect((await api().get(`${Q}/${d.id}/experts`).set(...alice.auth)).status).toBe(404);
-    expect((await api().get(`${Q}/999999/experts`).set(...alice.auth)).status).toBe(404);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${d.id}/experts`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await api()
+          .get(`${Q}/999999/experts`)
+          .set(...alice.auth)
+      ).status,
+    ).toBe(404);
   });
 });
 
 describe('knowledge spaces', () => {
   test('questions of a closed space are visible to members only', async () => {
     const admin_ = bearer(system.adminToken);
-    const space = await api().post('/api/v1/knowledge-spaces').set(...admin_).send({ name: 'Board', is_closed: true });
+    const space = await api()
+      .post('/api/v1/knowledge-spaces')
+      .set(...admin_)
+      .send({ name: 'Board', is_closed: true });
     expect(space.status).toBe(201);
-    expect(space.body).toMatchObject({ name: 'Board', is_closed: true, member_count: 0, automatic_new_user_assignment: false, description: null });
-    expect((await api().post('/api/v1/knowledge-spaces').set(...bob.auth).send({ name: 'X' })).status).toBe(403);
+    expect(space.body).toMatchObject({
+      name: 'Board',
+      is_closed: true,
+      member_count: 0,
+      automatic_new_user_assignment: false,
+      description: null,
+    });
+    expect(
+      (
+        await api()
+          .post('/api/v1/knowledge-spaces')
+          .set(...bob.auth)
+          .send({ name: 'X' })
+      ).status,
+    ).toBe(403);
     // Not a member yet: cannot post there.
-    expect((await api().post(Q).set(...alice.auth).send({ knowledge_space: space.body.id })).status).toBe(403);
-    const members = await api().put(`/api/v1/knowledge-spaces/${space.body.id}/members`).set(...admin_).send({ user_ids: [alice.user.id] });
+    expect(
+      (
+        await api()
+          .post(Q)
+          .set(...alice.auth)
+          .send({ knowledge_space: space.body.id })
+      ).status,
+    ).toBe(403);
+    const members = await api()
+      .put(`/api/v1/knowledge-spaces/${space.body.id}/members`)
+      .set(...admin_)
+      .send({ user_ids: [alice.user.id] });
     expect(members.status).toBe(200);
     expect(members.body.member_count).toBe(1);
     const q = await published(alice, { knowledge_space: space.body.id, title: 'A secret board question' });
     expect(q.knowledge_space_id).toBe(space.body.id);
-    expect((await api().get(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(404);
-    const list = await api().get(`${Q}?knowledge_space=${space.body.id}`).set(...bob.auth);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(404);
+    const list = await api()
+      .get(`${Q}?knowledge_space=${space.body.id}`)
+      .set(...bob.auth);
     expect(list.body.total).toBe(0);
-    const own = await api().get(`${Q}?knowledge_space=${space.body.id}`).set(...alice.auth);
+    const own = await api()
+      .get(`${Q}?knowledge_space=${space.body.id}`)
+      .set(...alice.auth);
     expect(own.body.items.map((i: { id: number }) => i.id)).toEqual([q.id]);
-    const renamed = await api().put(`/api/v1/knowledge-spaces/${space.body.id}`).set(...admin_).send({ is_closed: false });
+    const renamed = await api()
+      .put(`/api/v1/knowledge-spaces/${space.body.id}`)
+      .set(...admin_)
+      .send({ is_closed: false });
     expect(renamed.body.is_closed).toBe(false);
-    expect((await api().get(`${Q}/${q.id}`).set(...bob.auth)).status).toBe(200);
-    expect((await api().put('/api/v1/knowledge-spaces/999999').set(...admin_).send({ name: 'Y' })).status).toBe(404);
-    const all = await api().get('/api/v1/knowledge-spaces').set(...bob.auth);
+    expect(
+      (
+        await api()
+          .get(`${Q}/${q.id}`)
+          .set(...bob.auth)
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api()
+          .put('/api/v1/knowledge-spaces/999999')
+          .set(...admin_)
+          .send({ name: 'Y' })
+      ).status,
+    ).toBe(404);
+    const all = await api()
+      .get('/api/v1/knowledge-spaces')
+      .set(...bob.auth);
     expect(all.body.total).toBeGreaterThanOrEqual(1);
     const events = await contentEvents(system, 'content.knowledge-space');
     expect(events.map((e) => e.subject)).toContain('content.knowledge-space.created.v1');
@@ -348,10 +702,15 @@ describe('knowledge spaces', () => {
 
   test('new users join spaces with automatic_new_user_assignment', async () => {
     const admin_ = bearer(system.adminToken);
-    const space = await api().post('/api/v1/knowledge-spaces').set(...admin_).send({ name: 'Everyone', is_closed: true, automatic_new_user_assignment: true });
+    const space = await api()
+      .post('/api/v1/knowledge-spaces')
+      .set(...admin_)
+      .send({ name: 'Everyone', is_closed: true, automatic_new_user_assignment: true });
     const carol = await system.createUser({ firstname: 'Carol' });
     await usersProjectionCaughtUp(system);
-    const all = await api().get('/api/v1/knowledge-spaces').set(...carol.auth);
+    const all = await api()
+      .get('/api/v1/knowledge-spaces')
+      .set(...carol.auth);
     expect(all.body.items.find((s: { id: number }) => s.id === space.body.id).member_count).toBe(1);
     const q = await published(carol, { knowledge_space: space.body.id });
     expect(q.knowledge_space_id).toBe(space.body.id);

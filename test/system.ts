@@ -1,6 +1,6 @@
 import * as content from '@kn/content';
 import { dropDatabase } from '@kn/db';
-import { start as startGateway } from '@kn/gateway';
+import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
 import { isolation } from '@kn/testing';
 import * as users from '@kn/users';
@@ -28,10 +28,27 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     HOST: '127.0.0.1',
     ...overrides,
   };
-  const usersService = await users.start(users.loadConfig(env));
-  const contentService = await content.start(content.loadConfig(env));
-  const notificationsService = await notifications.start(notifications.loadConfig(env));
-  const gateway = await startGateway((await import('@kn/gateway')).loadConfig(env));
+  // What started is stopped again if a later part fails to start: no loop may outlive the file.
+  const started: Array<{ stop(): Promise<void> }> = [];
+  const begin = async <T extends { stop(): Promise<void> }>(starting: Promise<T>) => {
+    const part = await starting;
+    started.unshift(part);
+    return part;
+  };
+  let usersService: Awaited<ReturnType<typeof users.start>>;
+  let contentService: Awaited<ReturnType<typeof content.start>>;
+  let notificationsService: Awaited<ReturnType<typeof notifications.start>>;
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  try {
+    usersService = await begin(users.start(users.loadConfig(env)));
+    contentService = await begin(content.start(content.loadConfig(env)));
+    notificationsService = await begin(notifications.start(notifications.loadConfig(env)));
+    gateway = await begin(startGateway(loadGatewayConfig(env)));
+  } catch (err) {
+    for (const part of started) await part.stop().catch(() => {});
+    await dropDatabase(databaseUrl).catch(() => {});
+    throw err;
+  }
   const api = supertest(gateway.url);
 
   const login = async (email: string, password: string) => {

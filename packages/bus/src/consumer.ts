@@ -3,7 +3,7 @@ import { SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Kysely, Transaction } from 'kysely';
-import type { Bus } from './connection.ts';
+import { type Bus, ensureStream } from './connection.ts';
 import type { BusTables } from './tables.ts';
 
 export type EventHandler<S extends EventSubject> = (tx: Transaction<any>, event: EventEnvelope<S>) => Promise<void>;
@@ -35,6 +35,9 @@ export async function startConsumer(options: {
   const db = options.db as Kysely<BusTables>;
   const stream = bus.streamName(options.stream);
   const log = bus.logger.child({ consumer: options.durable });
+  // The publishing service normally creates its stream; a consumer that starts first creates the
+  // same stream itself rather than failing.
+  await ensureStream(bus, options.stream);
   try {
     await bus.jsm.consumers.info(stream, options.durable);
   } catch {

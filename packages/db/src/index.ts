@@ -20,12 +20,7 @@ export const json = (value: unknown) => JSON.stringify(value);
  * A Kysely instance bound to one service's Postgres schema: every connection of its pool has
  * `search_path` set to that schema, so queries name bare tables and never reach another schema.
  */
-export function createDb<S>(options: {
-  url: string;
-  schema: string;
-  poolSize?: number;
-  onError?: (err: Error) => void;
-}): Kysely<S> {
+export function createDb<S>(options: { url: string; schema: string; poolSize?: number; onError?: (err: Error) => void }): Kysely<S> {
   if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
   const pool = new pg.Pool({
     connectionString: options.url,

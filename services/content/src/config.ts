@@ -3,7 +3,11 @@ import { z } from 'zod';
 
 export const ContentConfig = BaseConfig.extend({
   /** Largest attachment accepted (bytes); larger uploads get 413 FileTooLarge. */
-  ATTACHMENT_MAX_BYTES: z.coerce.number().int().positive().default(25 * 1024 * 1024),
+  ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   /** How often the solution-expiry job looks for expired solutions (ms); one instance works per round. */
   SOLUTION_EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
 });

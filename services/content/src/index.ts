@@ -2,11 +2,11 @@ import { serveOperations } from '@kn/bus';
 import { contentOperations } from '@kn/contracts';
 import { startRuntime } from '@kn/service';
 import type { ContentConfig } from './config.ts';
+import { startUsersConsumer } from './consumers/users.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { ContentSchema } from './db/schema.ts';
-import { startUsersConsumer } from './consumers/users.ts';
-import { createHandlers } from './handlers/index.ts';
 import { startSolutionExpiry } from './domain/validation-job.ts';
+import { createHandlers } from './handlers/index.ts';
 
 export { ContentConfig, loadConfig } from './config.ts';
 

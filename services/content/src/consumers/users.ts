@@ -16,7 +16,11 @@ export const usersHandlers: EventHandlers = {
   },
   'users.user.updated.v1': async (tx, { data }) => upsertUser(tx, data.user),
   'users.user.deleted.v1': async (tx, { data }) => {
-    await (tx as Transaction<ContentSchema>).updateTable('user_projection').set({ is_deleted: true }).where('id', '=', data.user_id).execute();
+    await (tx as Transaction<ContentSchema>)
+      .updateTable('user_projection')
+      .set({ is_deleted: true })
+      .where('id', '=', data.user_id)
+      .execute();
   },
   'users.settings.updated.v1': async (tx, { data }) => {
     const t = tx as Transaction<ContentSchema>;

@@ -54,7 +54,12 @@ export async function hiddenSpaces(db: Executor<ContentSchema>, actor: Actor | n
 }
 
 async function memberIds(db: Executor<ContentSchema>, id: number) {
-  const rows = await db.selectFrom('knowledge_space_members').select('user_id').where('knowledge_space_id', '=', id).orderBy('user_id').execute();
+  const rows = await db
+    .selectFrom('knowledge_space_members')
+    .select('user_id')
+    .where('knowledge_space_id', '=', id)
+    .orderBy('user_id')
+    .execute();
   return rows.map((r) => r.user_id);
 }
 
@@ -74,7 +79,12 @@ function present(row: KnowledgeSpaceRow, memberCount: number) {
 async function publish(tx: Tx<ContentSchema>, row: KnowledgeSpaceRow, kind: 'created' | 'updated', actor: Pick<Actor, 'id'> | null) {
   const members = await memberIds(tx, row.id);
   const { member_count: _count, ...rest } = present(row, members.length);
-  await writeEvent(tx, `content.knowledge-space.${kind}.v1`, { knowledge_space: { ...rest, member_ids: members } }, { actorId: actor?.id ?? null });
+  await writeEvent(
+    tx,
+    `content.knowledge-space.${kind}.v1`,
+    { knowledge_space: { ...rest, member_ids: members } },
+    { actorId: actor?.id ?? null },
+  );
   return present(row, members.length);
 }
 
@@ -146,7 +156,11 @@ export function knowledgeSpacesDomain(db: Db<ContentSchema>) {
         if (!current) throw notFound('knowledge space');
         await tx.deleteFrom('knowledge_space_members').where('knowledge_space_id', '=', id).execute();
         const ids = [...new Set(userIds)];
-        if (ids.length) await tx.insertInto('knowledge_space_members').values(ids.map((user_id) => ({ knowledge_space_id: id, user_id }))).execute();
+        if (ids.length)
+          await tx
+            .insertInto('knowledge_space_members')
+            .values(ids.map((user_id) => ({ knowledge_space_id: id, user_id })))
+            .execute();
         const row = await tx
           .updateTable('knowledge_spaces')
           .set({ updated: new Date() })

@@ -4,7 +4,6 @@ import type { ContentSchema } from '../db/schema.ts';
 
 export type ContentNetworkSettings = Omit<NetworkSettings, 'webhook_secret_set'>;
 
-
 /** The network settings as the content service last learned them from events (projection). */
 export async function getNetworkSettings(db: Executor<ContentSchema>): Promise<ContentNetworkSettings> {
   const row = await db.selectFrom('network_projection').select('settings').where('id', '=', 1).executeTakeFirst();

@@ -53,7 +53,9 @@ function orderBy(sort: string[] | undefined, trending: boolean): RawBuilder<unkn
     const key = name === 'views' ? 'view_count' : name;
     if (used.has(key)) continue;
     used.add(key);
-    parts.push(sql`${sortExpressions[key]} ${sql.raw(dir === 'asc' ? 'asc' : 'desc')}${sql.raw(key === 'date_published' ? ' nulls last' : '')}`);
+    parts.push(
+      sql`${sortExpressions[key]} ${sql.raw(dir === 'asc' ? 'asc' : 'desc')}${sql.raw(key === 'date_published' ? ' nulls last' : '')}`,
+    );
   }
   // A unique last criterion makes paging stable.
   if (!used.has('id')) parts.push(sql`q.id desc`);
@@ -107,7 +109,9 @@ export async function listQuestions(db: Db<ContentSchema>, query: ListQuestionsQ
     else if (f === 'my-solutions')
       where.push(sql`exists (select 1 from solutions s where s.question_id = q.id and s.author_id = ${me} and ${published})`);
     else if (f === 'accepted')
-      where.push(sql`exists (select 1 from solutions s where s.question_id = q.id and ${published} and s.accepted_by_question_poser is not null)`);
+      where.push(
+        sql`exists (select 1 from solutions s where s.question_id = q.id and ${published} and s.accepted_by_question_poser is not null)`,
+      );
     else if (f === 'verified')
       where.push(
         sql`exists (select 1 from solutions s where s.question_id = q.id and ${published} and s.validity_period is not null and (s.expires is null or s.expires > now()))`,
@@ -147,7 +151,9 @@ export async function listQuestions(db: Db<ContentSchema>, query: ListQuestionsQ
     languages ? sql`c.language in (${sql.join(languages)})` : sql`true`,
   ];
   const countQuery = countable
-    ? sql<{ total: number }>`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
+    ? sql<{
+        total: number;
+      }>`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
     : sql<{ total: number }>`select count(*)::int as total from questions q where ${condition}`;
   const [countResult, rowsResult] = await Promise.all([
     countQuery.execute(db),

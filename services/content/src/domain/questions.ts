@@ -1,13 +1,5 @@
 import { writeEvent } from '@kn/bus';
-import {
-  type Actor,
-  conflict,
-  forbidden,
-  notFound,
-  type Question,
-  type QuestionSnapshot,
-  publishValidationError,
-} from '@kn/contracts';
+import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question, type QuestionSnapshot } from '@kn/contracts';
 import { type Db, type Executor, json, type Tx } from '@kn/db';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
@@ -314,7 +306,8 @@ export function questionsDomain(db: Db<ContentSchema>) {
             changed.push('description');
           }
         }
-        const language = input.language ?? (changed.length ? detectLanguage(`${set.title ?? row.title} ${text}`, row.language) : row.language);
+        const language =
+          input.language ?? (changed.length ? detectLanguage(`${set.title ?? row.title} ${text}`, row.language) : row.language);
         if (language !== row.language) {
           set.language = language;
           changed.push('language');
@@ -453,7 +446,12 @@ export function questionsDomain(db: Db<ContentSchema>) {
               .onConflict((c) => c.columns(['question_id', 'user_id']).doNothing())
               .returning('user_id')
               .execute()
-          : await tx.deleteFrom('question_follows').where('question_id', '=', id).where('user_id', '=', actor.id).returning('user_id').execute();
+          : await tx
+              .deleteFrom('question_follows')
+              .where('question_id', '=', id)
+              .where('user_id', '=', actor.id)
+              .returning('user_id')
+              .execute();
         if (changedRows.length === 0) return;
         await writeEvent(
           tx,

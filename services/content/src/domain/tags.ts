@@ -1,8 +1,8 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, notFound } from '@kn/contracts';
 import { type Db, type Executor, sql, type Tx } from '@kn/db';
-import type { ContentSchema } from '../db/schema.ts';
 import type { TagRow } from '../db/questions-tables.ts';
+import type { ContentSchema } from '../db/schema.ts';
 
 const snapshot = (t: TagRow) => ({ id: t.id, label: t.label, excluded_from_suggestions: t.excluded_from_suggestions });
 
@@ -46,11 +46,7 @@ export async function ensureTags(tx: Tx<ContentSchema>, labels: readonly string[
 }
 
 export function findTag(db: Executor<ContentSchema>, label: string) {
-  return db
-    .selectFrom('tags')
-    .selectAll()
-    .where(sql`lower(label)`, '=', label.trim().toLowerCase())
-    .executeTakeFirst();
+  return db.selectFrom('tags').selectAll().where(sql`lower(label)`, '=', label.trim().toLowerCase()).executeTakeFirst();
 }
 
 async function requireTag(db: Executor<ContentSchema>, label: string) {

@@ -4,7 +4,11 @@
  */
 export interface TranslationProvider {
   /** Translates title and description (HTML) from one language to another. */
-  translate(input: { title: string; description: string | null }, from: string, to: string): Promise<{ title: string; description: string | null }>;
+  translate(
+    input: { title: string; description: string | null },
+    from: string,
+    to: string,
+  ): Promise<{ title: string; description: string | null }>;
   supports(language: string): boolean;
 }
 
