@@ -71,19 +71,20 @@ export async function startRuntime<S>(options: {
     logger,
   });
   await ensureStream(bus, service);
-  const relay = startOutboxRelay({ db: db as Kysely<unknown>, bus, databaseUrl: config.DATABASE_URL, schema: service });
-  return {
+  const runtime: Runtime<S> = {
     service,
     db,
     bus,
-    relay,
+    relay: startOutboxRelay({ db: db as Kysely<unknown>, bus, databaseUrl: config.DATABASE_URL, schema: service }),
     logger,
     stop: async () => {
-      await relay.stop();
+      // The relay in force now: a test (or an operator tool) may have replaced it.
+      await runtime.relay.stop();
       await bus.close();
       await db.destroy();
     },
   };
+  return runtime;
 }
 
 /** Runs a service as a process: starts it, and on SIGTERM or SIGINT drains and exits. */
