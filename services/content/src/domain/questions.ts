@@ -1,7 +1,7 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question, type QuestionSnapshot } from '@kn/contracts';
 import { type Db, type Executor, json, type Tx } from '@kn/db';
-import type { QuestionRow } from '../db/questions-tables.ts';
+import type { CategoryRow, QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import { findCategory, presentCategory } from './categories.ts';
 import { sanitizeDescription } from './html.ts';
@@ -37,20 +37,32 @@ async function tagsOf(db: Executor<ContentSchema>, ids: number[]): Promise<Map<n
   return map;
 }
 
+/** A question row that already carries its tags and category (see question-list.ts), saving two queries. */
+export type QuestionRowWithRelations = QuestionRow & {
+  tag_list: Array<Pick<QuestionTag, 'id' | 'label'>>;
+  category_row: CategoryRow | null;
+};
+
 /** The Question resources of these rows, in their order. */
 export async function presentQuestions(
   db: Executor<ContentSchema>,
-  rows: QuestionRow[],
+  rows: QuestionRow[] | QuestionRowWithRelations[],
   options: { translations?: readonly string[] } = {},
 ): Promise<Question[]> {
+  const withRelations = rows.length > 0 && 'tag_list' in rows[0];
   const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((c): c is number => c !== null))];
-  const [tags, categoryRows] = await Promise.all([
-    tagsOf(
-      db,
-      rows.map((r) => r.id),
-    ),
-    categoryIds.length ? db.selectFrom('categories').selectAll().where('id', 'in', categoryIds).execute() : Promise.resolve([]),
-  ]);
+  const [tags, categoryRows] = withRelations
+    ? [
+        new Map((rows as QuestionRowWithRelations[]).map((r) => [r.id, r.tag_list])),
+        (rows as QuestionRowWithRelations[]).flatMap((r) => (r.category_row ? [r.category_row] : [])),
+      ]
+    : await Promise.all([
+        tagsOf(
+          db,
+          rows.map((r) => r.id),
+        ),
+        categoryIds.length ? db.selectFrom('categories').selectAll().where('id', 'in', categoryIds).execute() : Promise.resolve([]),
+      ]);
   const categories = new Map(categoryRows.map((c) => [c.id, presentCategory(c)]));
   return rows.map((row) => {
     const q: Question = {
