@@ -1,10 +1,10 @@
 import { writeEvent } from '@kn/bus';
-import type { EventSolution, ImportedQuestion, QuestionLink, QuestionLinkKind, QuestionSnapshot } from '@kn/contracts';
+import type { EventSolution, ImportedQuestion, QuestionLink, QuestionLinkKind } from '@kn/contracts';
 import { type Db, json, sql, type Tx } from '@kn/db';
-import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { CommentRow, SolutionRow } from '../db/solutions-tables.ts';
 import { sanitizeDescription } from './html.ts';
+import { toQuestionSnapshot } from './questions.ts';
 import { slugify } from './slug.ts';
 import { eventComment, eventSolution } from './solutions-common.ts';
 import { distinctLabels } from './tags.ts';
@@ -436,7 +436,8 @@ async function publishImported(tx: Tx<ContentSchema>, ids: number[]) {
       tx,
       'content.question.imported.v1',
       {
-        question: snapshot(q, tagsBy.get(q.id) ?? []),
+        // Imported questions have no category and no knowledge space.
+        question: toQuestionSnapshot(q, tagsBy.get(q.id) ?? [], null, null),
         solutions: eventSolutions,
         comments: (commentsBy.get(q.id) ?? []).map((c) =>
           eventComment(c, c.solution_id === null ? null : (authorOf.get(c.solution_id) ?? null)),
@@ -446,31 +447,4 @@ async function publishImported(tx: Tx<ContentSchema>, ids: number[]) {
       { actorId: null },
     );
   }
-}
-
-function snapshot(row: QuestionRow, tags: Array<{ id: string; label: string }>): QuestionSnapshot {
-  return {
-    id: row.id,
-    author_id: row.author_id,
-    is_published: row.is_published,
-    published: row.published?.toISOString() ?? null,
-    is_deleted: row.is_deleted,
-    language: row.language,
-    title: row.title,
-    slug: row.slug,
-    description: row.description,
-    description_text: row.description_text,
-    mentions: row.mentions,
-    tags: tags.map((t) => ({ id: t.id, label: t.label })),
-    // Imported questions have no category and no knowledge space.
-    category: null,
-    knowledge_space: null,
-    solution_count: row.solution_count,
-    view_count: row.view_count,
-    upvote_count: row.upvote_count,
-    created: row.created.toISOString(),
-    updated: row.updated.toISOString(),
-    content_updated: row.content_updated.toISOString(),
-    last_activity: row.last_activity.toISOString(),
-  };
 }

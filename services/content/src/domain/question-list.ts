@@ -1,7 +1,6 @@
 import { type Actor, forbidden, type Question, validationError } from '@kn/contracts';
 import { type Db, sql } from '@kn/db';
 import type { RawBuilder } from 'kysely';
-import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import { hiddenSpaces, isContentAdmin } from './knowledge-spaces.ts';
 import { presentQuestions, type QuestionRowWithRelations } from './questions.ts';

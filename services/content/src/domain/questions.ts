@@ -112,6 +112,21 @@ export async function questionSnapshot(db: Executor<ContentSchema>, row: Questio
     row.knowledge_space_id === null
       ? undefined
       : await db.selectFrom('knowledge_spaces').select(['id', 'is_closed']).where('id', '=', row.knowledge_space_id).executeTakeFirst();
+  return toQuestionSnapshot(
+    row,
+    tags,
+    category ? { id: category.id, name: category.name } : null,
+    space ? { id: space.id, is_closed: space.is_closed } : null,
+  );
+}
+
+/** The question as events carry it, from what the caller already has. */
+export function toQuestionSnapshot(
+  row: QuestionRow,
+  tags: Array<{ id: string; label: string }>,
+  category: QuestionSnapshot['category'],
+  knowledgeSpace: QuestionSnapshot['knowledge_space'],
+): QuestionSnapshot {
   return {
     id: row.id,
     author_id: row.author_id,
@@ -125,8 +140,8 @@ export async function questionSnapshot(db: Executor<ContentSchema>, row: Questio
     description_text: row.description_text,
     mentions: row.mentions,
     tags: tags.map((t) => ({ id: t.id, label: t.label })),
-    category: category ? { id: category.id, name: category.name } : null,
-    knowledge_space: space ? { id: space.id, is_closed: space.is_closed } : null,
+    category,
+    knowledge_space: knowledgeSpace,
     solution_count: row.solution_count,
     view_count: row.view_count,
     upvote_count: row.upvote_count,

@@ -1,11 +1,11 @@
-import { type Db, sql } from '@kn/db';
+import type { Db } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import nodemailer from 'nodemailer';
 import type { NotificationsConfig } from '../config.ts';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { deliverable, getNetwork, languageOf } from './settings.ts';
 import { digestMail, lang, type Mail, notificationMail } from './templates.ts';
-import { backoff, startWorker } from './worker.ts';
+import { backoff, claimDue, startWorker } from './worker.ts';
 
 /** Start and end (exclusive) of a `YYYY-MM` month in UTC. */
 export function monthRange(period: string) {
@@ -109,28 +109,14 @@ export function startEmailWorker(deps: { db: Db<NotificationsSchema>; config: No
     pollMs: config.OUTBOX_POLL_MS,
     logger: deps.logger,
     round: async () => {
-      const claimed = await db
-        .updateTable('email_outbox')
-        .set({
-          locked_until: sql<Date>`now() + ${`${config.DELIVERY_LEASE_MS} milliseconds`}::interval`,
-          attempts: sql<number>`attempts + 1`,
-        })
-        .where(
-          'id',
-          'in',
-          db
-            .selectFrom('email_outbox')
-            .select('id')
-            .where('status', '=', 'pending')
-            .where('next_attempt', '<=', sql<Date>`now()`)
-            .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-            .orderBy('next_attempt')
-            .limit(50)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .returning(['id', 'user_id', 'kind', 'notification_id', 'period', 'attempts'])
-        .execute();
+      const claimed = await claimDue(db, 'email_outbox', config.DELIVERY_LEASE_MS, [
+        'id',
+        'user_id',
+        'kind',
+        'notification_id',
+        'period',
+        'attempts',
+      ]);
       await Promise.all(claimed.map(send));
       return claimed.length;
     },

@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { type Bus, call, internalRequestId } from '@kn/bus';
 import { usersOperations } from '@kn/contracts';
-import { type Db, sql } from '@kn/db';
+import type { Db } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import type { NotificationsConfig } from '../config.ts';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { presentUser, senderId } from './present.ts';
 import { getNetwork } from './settings.ts';
-import { backoff, startWorker } from './worker.ts';
+import { backoff, claimDue, startWorker } from './worker.ts';
 
 export const sign = (body: string, secret: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
@@ -127,28 +127,13 @@ export function startWebhookWorker(deps: { db: Db<NotificationsSchema>; bus: Bus
     pollMs: config.OUTBOX_POLL_MS,
     logger: deps.logger,
     round: async () => {
-      const claimed = await db
-        .updateTable('webhook_deliveries')
-        .set({
-          locked_until: sql<Date>`now() + ${`${config.DELIVERY_LEASE_MS} milliseconds`}::interval`,
-          attempts: sql<number>`attempts + 1`,
-        })
-        .where(
-          'id',
-          'in',
-          db
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('status', '=', 'pending')
-            .where('next_attempt', '<=', sql<Date>`now()`)
-            .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-            .orderBy('next_attempt')
-            .limit(50)
-            .forUpdate()
-            .skipLocked(),
-        )
-        .returning(['id', 'event_id', 'notification_id', 'url', 'attempts'])
-        .execute();
+      const claimed = await claimDue(db, 'webhook_deliveries', config.DELIVERY_LEASE_MS, [
+        'id',
+        'event_id',
+        'notification_id',
+        'url',
+        'attempts',
+      ]);
       await Promise.all(claimed.map(deliver));
       return claimed.length;
     },

@@ -1,4 +1,7 @@
+import { type Db, sql } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
+import type { Selectable } from 'kysely';
+import type { NotificationsSchema } from '../db/schema.ts';
 
 export interface Worker {
   /** Look for due work now (new rows were committed). */
@@ -69,4 +72,45 @@ export function startWorker(options: { name: string; pollMs: number; logger: Log
       await loop;
     },
   };
+}
+
+type DeliveryTable = 'email_outbox' | 'webhook_deliveries';
+
+/**
+ * Takes up to 50 due, pending rows of a delivery table for this instance: each gets a lease (another
+ * instance may take it again only after the lease runs out, for example after a crash) and counts an
+ * attempt. SKIP LOCKED lets several instances claim at once without waiting on each other.
+ */
+export async function claimDue<T extends DeliveryTable, C extends keyof NotificationsSchema[T] & string>(
+  db: Db<NotificationsSchema>,
+  table: T,
+  leaseMs: number,
+  columns: readonly C[],
+): Promise<Array<Selectable<Pick<NotificationsSchema[T], C>>>> {
+  // One query for every delivery table: typed by the caller's columns, built over the table's name.
+  const any = db as unknown as Db<any>;
+  const name: string = table;
+  const rows = await any
+    .updateTable(name)
+    .set({
+      locked_until: sql<Date>`now() + ${`${leaseMs} milliseconds`}::interval`,
+      attempts: sql<number>`attempts + 1`,
+    })
+    .where(
+      'id',
+      'in',
+      any
+        .selectFrom(name)
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt', '<=', sql<Date>`now()`)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+        .orderBy('next_attempt')
+        .limit(50)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning([...columns])
+    .execute();
+  return rows as Array<Selectable<Pick<NotificationsSchema[T], C>>>;
 }
