@@ -1,0 +1,109 @@
+/** The languages a question can be written in; each has its stop words and a light stemmer. */
+export const languages = ['en', 'de', 'fr', 'es', 'it', 'pt'] as const;
+export type Language = (typeof languages)[number];
+
+const words = (list: string) => new Set(list.split(/\s+/).filter(Boolean));
+
+// Function words only: a stop word list that also drops content words ("help", "problem") costs recall.
+export const stopWords: Record<Language, ReadonlySet<string>> = {
+  en: words(`
+    a about above after again against all am an and any are aren't as at be because been before being below between both
+    but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from further had
+    hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how how's i i'd
+    i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only
+    or other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so some such than that
+    that's the their theirs them themselves then there there's these they they'd they'll they're they've this those through
+    to too under until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which
+    while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself
+    yourselves also just im ive dont cant wont doesnt didnt isnt thats u ur pls plz`),
+  de: words(`
+    aber alle allem allen aller alles als also am an ander andere anderem anderen anderer anderes anders auch auf aus bei bin
+    bis bist da damit dann das dass dasselbe dazu daß dein deine deinem deinen deiner dem den denn der derer des dessen dich
+    die dies diese diesem diesen dieser dieses dir doch dort du durch ein eine einem einen einer eines einig einige einigem
+    einigen einiger einiges einmal er es etwas euch euer eure eurem euren eurer für gegen gewesen hab habe haben hat hatte
+    hatten hier hin hinter ich ihm ihn ihnen ihr ihre ihrem ihren ihrer im in indem ins ist jede jedem jeden jeder jedes jene
+    jenem jenen jener jenes jetzt kann kein keine keinem keinen keiner können könnte machen man manche mein meine meinem
+    meinen meiner mich mir mit muss musste nach nicht nichts noch nun nur ob oder ohne sehr sein seine seinem seinen seiner
+    selbst sich sie sind so solche soll sollte sondern sonst um und uns unser unsere unter viel vom von vor war waren warst
+    was weg weil weiter welche welchem welchen welcher welches wenn werde werden wie wieder will wir wird wirst wo wollen
+    wollte würde würden zu zum zur zwar zwischen`),
+  fr: words(`
+    au aux avec ce ces dans de des du elle en et eux il ils je la le les leur lui ma mais me même mes moi mon ne nos notre
+    nous on ou où par pas pour qu que qui sa se ses son sur ta te tes toi ton tu un une vos votre vous c d j l m n s t y été
+    étée étées étés étant suis es est sommes êtes sont serai seras sera serons serez seront serais serait serions seriez
+    seraient étais était étions étiez étaient fus fut fûmes fûtes furent sois soit soyons soyez soient ai as avons avez ont
+    aurai auras aura aurons aurez auront aurais aurait aurions auriez auraient avais avait avions aviez avaient eu eus eut
+    cette cet comme comment quand quel quelle quels quelles si ça ceci cela donc alors aussi très plus tout tous toute toutes`),
+  es: words(`
+    a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante e el ella ellas ellos en entre
+    era erais eran eras eres es esa esas ese eso esos esta estaba estado estamos estan estar estas este esto estos estoy está
+    están fue fueron fui ha habéis haber había han has hasta hay he la las le les lo los me mi mis mucho muchos muy más mí nada
+    ni no nos nosotros o os otra otras otro otros para pero poco por porque que quien quienes qué se sea ser si sido sin sobre
+    sois somos son soy su sus suya suyo también tanto te tenemos tener tengo ti tiene tienen todo todos tu tus tú un una uno
+    unos vosotros y ya yo él cómo cuál dónde`),
+  it: words(`
+    a ad al alla alle allo agli ai all anche avere aveva avevano c che chi ci come con contro cui da dal dalla dalle dallo dai
+    degli dei del della delle dello di dove e ed è era erano essere fa fra gli ha hai hanno ho i il in io la le lei li lo loro
+    lui ma mi mia mie miei mio ne negli nei nel nella nelle nello noi non nostra nostre nostri nostro o per perché più quale
+    quali quando quella quelle quelli quello questa queste questi questo se sei si sia siamo siete sono su sua sue sugli sui
+    sul sulla sulle sullo suo suoi ti tra tu tua tue tuo tuoi tutti tutto un una uno vi voi come cosa molto poi sono stato`),
+  pt: words(`
+    a à ao aos aquela aquelas aquele aqueles aquilo as às até com como da das de dela delas dele deles depois do dos e é ela
+    elas ele eles em entre era eram essa essas esse esses esta estas este estes eu foi fomos for foram há isso isto já lhe
+    lhes mais mas me mesmo meu meus minha minhas muito na nas nem no nos nós nossa nossas nosso nossos num numa não o os ou
+    para pela pelas pelo pelos por qual quando que quem se sem ser seu seus só sua suas também te tem têm teu tua você vocês
+    um uma umas uns vos está estão estou ser são sou tenho ter tinha`),
+};
+
+// Light stemming: inflection only (plurals, a few verb endings), never derivation, so "organization"
+// and "organ" stay apart. Stems need not be words; they only have to agree between query and document.
+const stemmers: Record<Language, (word: string) => string> = {
+  en: (w) => {
+    if (w.length <= 3) return w;
+    if (w.endsWith('ies') && !w.endsWith('eies') && !w.endsWith('aies')) return `${w.slice(0, -3)}y`;
+    if (w.endsWith('es') && !w.endsWith('aes') && !w.endsWith('ees') && !w.endsWith('oes') && /(?:ch|sh|ss|x)es$/.test(w))
+      return w.slice(0, -2);
+    if (w.endsWith('s') && !w.endsWith('us') && !w.endsWith('ss') && !w.endsWith('is')) w = w.slice(0, -1);
+    if (w.length > 5 && w.endsWith('ing')) return undouble(w.slice(0, -3));
+    if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) return undouble(w.slice(0, -2));
+    return w;
+  },
+  de: (w) => (w.length > 5 ? w.replace(/(?:en|ern|er|es|e|n|s)$/, '') : w),
+  fr: (w) => (w.length > 4 ? w.replace(/(?:aux)$/, 'al').replace(/(?:es|s|x|e)$/, '') : w),
+  es: (w) => (w.length > 4 ? w.replace(/(?:es|s)$/, '') : w),
+  it: (w) => (w.length > 4 ? w.replace(/[aeio]$/, '') : w),
+  pt: (w) => (w.length > 4 ? w.replace(/(?:ões|ães)$/, 'ão').replace(/(?:s)$/, '') : w),
+};
+
+function undouble(w: string): string {
+  return /([bdfgmnprt])\1$/.test(w) ? w.slice(0, -1) : w;
+}
+
+export interface TokenizeOptions {
+  /** Selects the stop words and the stemmer. Default en. */
+  language?: Language;
+  /** Light inflectional stemming. Default true. */
+  stem?: boolean;
+}
+
+const tokenPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+/**
+ * Lower-cased word tokens of `text` without the language's stop words, optionally stemmed.
+ * Letters and digits of every script count; single characters and pure numbers of one or two digits
+ * are dropped (they carry no topic).
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const language = options.language ?? 'en';
+  const stop = stopWords[language];
+  const stem = options.stem === false ? undefined : stemmers[language];
+  const tokens: string[] = [];
+  for (const match of text.toLowerCase().normalize('NFC').matchAll(tokenPattern)) {
+    const raw = match[0].replace('’', "'");
+    if (stop.has(raw)) continue;
+    const word = raw.endsWith("'s") ? raw.slice(0, -2) : raw.replace(/'/g, '');
+    if (word.length < 2 || stop.has(word) || /^\d{1,2}$/.test(word)) continue;
+    tokens.push(stem ? stem(word) : word);
+  }
+  return tokens;
+}
