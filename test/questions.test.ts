@@ -350,6 +350,8 @@ describe('publish', () => {
           .set(...bob.auth)
       ).status,
     ).toBe(404);
+    // Tag suggestions come from the search index: let it see bob's tags and the exclusion first.
+    await system.searchCaughtUp();
     const res = await api()
       .put(`${Q}/${q.id}/publish`)
       .set(...alice.auth);

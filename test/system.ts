@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as content from '@kn/content';
 import { dropDatabase } from '@kn/db';
+import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
+import * as search from '@kn/search';
 import { isolation } from '@kn/testing';
 import * as users from '@kn/users';
 import supertest from 'supertest';
@@ -15,6 +20,7 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for
  */
 export async function startSystem(overrides: Record<string, string> = {}) {
   const { databaseUrl, namespace } = isolation();
+  const indexDir = mkdtempSync(join(tmpdir(), 'kn-search-'));
   const env = {
     DATABASE_URL: databaseUrl,
     NATS_URL: 'nats://127.0.0.1:4222',
@@ -26,6 +32,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     SCRYPT_COST: '1024',
     PORT: '0',
     HOST: '127.0.0.1',
+    SEARCH_INDEX_PATH: join(indexDir, 'index.sqlite'),
     ...overrides,
   };
   // What started is stopped again if a later part fails to start: no loop may outlive the file.
@@ -38,15 +45,20 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   let usersService: Awaited<ReturnType<typeof users.start>>;
   let contentService: Awaited<ReturnType<typeof content.start>>;
   let notificationsService: Awaited<ReturnType<typeof notifications.start>>;
+  let searchService: Awaited<ReturnType<typeof search.start>>;
+  let exportsService: Awaited<ReturnType<typeof exportsModule.start>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     usersService = await begin(users.start(users.loadConfig(env)));
     contentService = await begin(content.start(content.loadConfig(env)));
     notificationsService = await begin(notifications.start(notifications.loadConfig(env)));
+    searchService = await begin(search.start(search.loadConfig(env)));
+    exportsService = await begin(exportsModule.start(exportsModule.loadConfig(env)));
     gateway = await begin(startGateway(loadGatewayConfig(env)));
   } catch (err) {
     for (const part of started) await part.stop().catch(() => {});
     await dropDatabase(databaseUrl).catch(() => {});
+    rmSync(indexDir, { recursive: true, force: true });
     throw err;
   }
   const api = supertest(gateway.url);
@@ -63,7 +75,18 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     env,
     api,
     url: gateway.url,
-    services: { users: usersService, content: contentService, notifications: notificationsService },
+    services: {
+      users: usersService,
+      content: contentService,
+      notifications: notificationsService,
+      search: searchService,
+      exports: exportsService,
+    },
+    /** Waits until every content change so far is in the search index. */
+    async searchCaughtUp() {
+      await contentService.runtime.relay.flush();
+      await searchService.index.caughtUp();
+    },
     adminToken,
     login,
     /** A user who can log in (api_user plus the given roles) and their token. */
@@ -87,8 +110,17 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     /** Stops everything even when one part fails to stop, so no loop outlives the test file. */
     async stop() {
       const results = await Promise.allSettled([gateway.stop()]);
-      results.push(...(await Promise.allSettled([notificationsService.stop(), contentService.stop(), usersService.stop()])));
+      results.push(
+        ...(await Promise.allSettled([
+          exportsService.stop(),
+          searchService.stop(),
+          notificationsService.stop(),
+          contentService.stop(),
+          usersService.stop(),
+        ])),
+      );
       results.push(...(await Promise.allSettled([dropDatabase(databaseUrl)])));
+      rmSync(indexDir, { recursive: true, force: true });
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
     },

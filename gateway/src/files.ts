@@ -2,7 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { type Bus, call } from '@kn/bus';
-import { AppError, attachmentBucket, fileTooLarge, notFound, type Operation, unsupportedMediaType, validationError } from '@kn/contracts';
+import {
+  AppError,
+  attachmentBucket,
+  exportBucket,
+  fileTooLarge,
+  notFound,
+  type Operation,
+  unsupportedMediaType,
+  validationError,
+} from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
 import { type ObjectStore, Objm } from '@nats-io/obj';
 import busboy from 'busboy';
@@ -24,14 +33,18 @@ export interface FileRoutesOptions {
 
 export function fileRoutes(options: FileRoutesOptions) {
   const { bus, logger } = options;
-  let store: Promise<ObjectStore> | undefined;
-  const openStore = () => {
-    store ??= new Objm(bus.js).create(attachmentBucket(bus.streamName('content')), { replicas: bus.replicas }).catch((err) => {
-      store = undefined;
-      throw err;
-    });
-    return store;
+  const opener = (bucket: string) => {
+    let store: Promise<ObjectStore> | undefined;
+    return () => {
+      store ??= new Objm(bus.js).create(bucket, { replicas: bus.replicas }).catch((err) => {
+        store = undefined;
+        throw err;
+      });
+      return store;
+    };
   };
+  const openStore = opener(attachmentBucket(bus.streamName('content')));
+  const openExports = opener(exportBucket(bus.streamName('exports')));
 
   /** Streams the multipart field `file` into the object store; resolves once the request is fully read. */
   function receive(req: Request, objectName: string) {
@@ -172,8 +185,8 @@ export function fileRoutes(options: FileRoutesOptions) {
         url: req.originalUrl,
       } as never,
       { timeoutMs: options.rpcTimeoutMs },
-    )) as unknown as { object: string; name: string; mime_type: string; size: number };
-    const stored = await (await openStore()).get(file.object);
+    )) as unknown as { object: string; name: string; mime_type: string; size: number; bucket?: 'attachments' | 'exports' };
+    const stored = await (await (file.bucket === 'exports' ? openExports() : openStore())).get(file.object);
     if (!stored) throw notFound('attachment file');
     res.status(200);
     res.setHeader('Content-Type', file.mime_type);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from './common.ts';
 import type { ServiceName } from './endpoint.ts';
+import { exportsEvents } from './exports.ts';
 import { importEvents } from './imports.ts';
 import { notificationsEvents } from './notifications.ts';
 import { questionsEvents } from './questions.ts';
@@ -19,6 +20,7 @@ export const events = {
   ...solutionsEvents,
   ...importEvents,
   ...notificationsEvents,
+  ...exportsEvents,
 } as const;
 
 export type EventSubject = keyof typeof events;

@@ -2,20 +2,38 @@ export * from './common.ts';
 export * from './endpoint.ts';
 export * from './errors.ts';
 export * from './events.ts';
+export * from './exports.ts';
+export * from './exports-source.ts';
 export * from './imports.ts';
 export * from './notifications.ts';
 export * from './questions.ts';
+export * from './search.ts';
 export * from './solutions.ts';
 export * from './users.ts';
 
 import type { Operation } from './endpoint.ts';
+import { exportsOperations } from './exports.ts';
+import { exportsSourceOperations } from './exports-source.ts';
 import { importOperations } from './imports.ts';
 import { notificationsOperations } from './notifications.ts';
 import { questionsOperations } from './questions.ts';
+import { searchOperations, similarOperations } from './search.ts';
 import { solutionsOperations } from './solutions.ts';
 import { usersOperations } from './users.ts';
 
-export const contentOperations = { ...questionsOperations, ...solutionsOperations, ...importOperations };
+export const contentOperations = {
+  ...questionsOperations,
+  ...solutionsOperations,
+  ...importOperations,
+  ...similarOperations,
+  ...exportsSourceOperations,
+};
 
 /** Every operation of the system, in the order the gateway registers routes (static paths first). */
-export const operations = { ...usersOperations, ...contentOperations, ...notificationsOperations } satisfies Record<string, Operation>;
+export const operations = {
+  ...usersOperations,
+  ...contentOperations,
+  ...notificationsOperations,
+  ...searchOperations,
+  ...exportsOperations,
+} satisfies Record<string, Operation>;

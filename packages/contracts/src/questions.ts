@@ -37,6 +37,27 @@ export const Concept = z
 
 export const QuestionTranslation = z.object({ language: z.string(), title: z.string(), description: z.string().nullable() });
 
+/** On each item of `GET /questions` when `query` is given (interface: Search metadata). */
+export const SearchHighlighting = z
+  .object({
+    query_field: z.enum(['title', 'description', 'tags', 'solutions', 'comments', 'attachments']),
+    id: z
+      .number()
+      .int()
+      .describe('the question for title, description and tags; the best matching solution, comment or attachment otherwise'),
+    fragment: z.string().describe('matched words in <em>, everything else HTML-encoded; the whole title for title'),
+    start: z.boolean().describe('the fragment starts at the beginning of the text'),
+    end: z.boolean().describe('the fragment ends at the end of the text'),
+  })
+  .meta({ id: 'SearchHighlighting' });
+export const SearchMetadata = z
+  .object({
+    score: z.number().positive(),
+    is_relevant: z.boolean().optional().describe('absent on similar-question results'),
+    highlighting: SearchHighlighting.optional(),
+  })
+  .meta({ id: 'SearchMetadata' });
+
 export const Question = z
   .object({
     id: z.number().int(),
@@ -61,6 +82,7 @@ export const Question = z
     concepts: z.array(Concept),
     knowledge_space_id: z.number().int().nullable(),
     translations: z.array(QuestionTranslation).optional().describe('only in list items'),
+    search_metadata: SearchMetadata.optional().describe('only on search results'),
   })
   .meta({ id: 'Question' });
 export type Question = z.infer<typeof Question>;
@@ -170,7 +192,7 @@ export const questionsOperations = {
       auth: 'user',
       tag,
       description:
-        'query (full-text search) is not available yet and answers 400. interest = view_count + 5·solution_count + 3·upvote_count; trending = interest / (hours since last_activity + 2)^1.5; activity_and_interest = interest / (days since last_activity + 1).',
+        'With query: full-text search (docs/search.md); results in relevance order unless sort is given, each with search_metadata; relevance considers the best 1,000 matches. interest = view_count + 5·solution_count + 3·upvote_count; trending = interest / (hours since last_activity + 2)^1.5; activity_and_interest = interest / (days since last_activity + 1).',
     },
     query: z.object({
       query: z.string().max(1000).optional(),
@@ -199,7 +221,9 @@ export const questionsOperations = {
       knowledge_space: Id.optional(),
       translations: LanguageList.optional(),
     }),
-    response: Page(Question),
+    response: Page(Question).extend({
+      search_query_id: z.number().int().optional().describe('only when log_query_type is set, offset is 0 and query is given'),
+    }),
   }),
   getQuestion: operation({
     service: 'content',

@@ -81,11 +81,14 @@ export const AttachmentUpload = z.object({
   size: z.number().int().min(1),
   hash: z.string().regex(/^[0-9a-f]{64}$/),
 });
+/** Where stored bytes are: the gateway streams them from this object in the owning service's bucket. */
 export const AttachmentDownload = z.object({
   object: z.string(),
   name: z.string(),
   mime_type: z.string(),
   size: z.number().int(),
+  /** The bucket: attachments (content, the default) or export files (exports). */
+  bucket: z.enum(['attachments', 'exports']).optional(),
 });
 
 const Description = z.string().min(1, 'description must not be empty');

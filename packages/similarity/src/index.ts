@@ -23,6 +23,8 @@ export {
   type SimilarityModel,
   sparseCosine,
   type TopicVector,
+  termCounts,
+  tfidfVector,
   type WeightedText,
 } from './model.ts';
-export { type Language, languages, stopWords, type TokenizeOptions, tokenize } from './text.ts';
+export { foldDiacritics, type Language, languages, stopWords, type TokenizeOptions, tokenize } from './text.ts';

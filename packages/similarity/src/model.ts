@@ -1,4 +1,4 @@
-import { type Language, tokenize } from './text.ts';
+import { type Language, type TokenizeOptions, tokenize } from './text.ts';
 
 /** One unit of the corpus: a question with its tags, solutions (and comments) as one text. */
 export interface SimilarityDocument {
@@ -73,14 +73,29 @@ function normalize(vector: Float32Array): boolean {
   return true;
 }
 
-function counts(text: string | readonly WeightedText[], language: Language, stem: boolean): Map<string, number> {
+/** Weighted term counts of a text or of the weighted parts of one unit. */
+export function termCounts(text: string | readonly WeightedText[], options: TokenizeOptions = {}): Map<string, number> {
   const result = new Map<string, number>();
   for (const part of typeof text === 'string' ? [{ text }] : text) {
     const weight = part.weight ?? 1;
     if (weight <= 0) continue;
-    for (const t of tokenize(part.text, { language, stem })) result.set(t, (result.get(t) ?? 0) + weight);
+    for (const t of tokenize(part.text, options)) result.set(t, (result.get(t) ?? 0) + weight);
   }
   return result;
+}
+
+/** The unit-length TF-IDF vector of term counts: log(1 + tf) · idf(term). */
+export function tfidfVector(counts: Map<string, number>, idf: (term: string) => number): Map<string, number> {
+  const terms = new Map<string, number>();
+  let norm = 0;
+  for (const [term, f] of counts) {
+    const w = Math.log1p(f) * idf(term);
+    if (w <= 0) continue;
+    terms.set(term, w);
+    norm += w * w;
+  }
+  if (norm > 0) for (const [term, w] of terms) terms.set(term, w / Math.sqrt(norm));
+  return terms;
 }
 
 /** Cosine of two sparse vectors that are already unit length. */
@@ -115,7 +130,7 @@ export function buildModel(documents: readonly SimilarityDocument[], options: Mo
   const language = options.language ?? 'en';
   const stem = options.stem ?? false;
   const blendWeight = method === 'tfidf' ? 1 : method === 'rri' ? 0 : (options.blendWeight ?? 0.7);
-  const tokenized = documents.map((d) => counts(d.text, d.language ?? language, stem));
+  const tokenized = documents.map((d) => termCounts(d.text, { language: d.language ?? language, stem }));
   const documentFrequency = new Map<string, number>();
   for (const doc of tokenized) for (const term of doc.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   const n = documents.length;
@@ -130,17 +145,8 @@ export function buildModel(documents: readonly SimilarityDocument[], options: Mo
       : new Map<string, Float32Array>();
 
   const vectorize = (text: string | readonly WeightedText[], textLanguage?: Language): TopicVector => {
-    const tf = counts(text, textLanguage ?? language, stem);
-    const terms = new Map<string, number>();
-    let norm = 0;
-    if (blendWeight > 0)
-      for (const [term, f] of tf) {
-        const w = weight(term, f);
-        if (w <= 0) continue;
-        terms.set(term, w);
-        norm += w * w;
-      }
-    if (norm > 0) for (const [term, w] of terms) terms.set(term, w / Math.sqrt(norm));
+    const tf = termCounts(text, { language: textLanguage ?? language, stem });
+    const terms = blendWeight > 0 ? tfidfVector(tf, idf) : new Map<string, number>();
     let dense: Float32Array | null = null;
     if (blendWeight < 1) {
       dense = new Float32Array(dimensions);

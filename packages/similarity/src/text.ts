@@ -84,7 +84,12 @@ export interface TokenizeOptions {
   language?: Language;
   /** Light inflectional stemming. Default true. */
   stem?: boolean;
+  /** Drops diacritics after the stop words are removed (Müller → muller), as the search index does. Default false. */
+  fold?: boolean;
 }
+
+const marks = /\p{M}/gu;
+export const foldDiacritics = (word: string) => (/[^ -~]/.test(word) ? word.normalize('NFD').replace(marks, '').normalize('NFC') : word);
 
 const tokenPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
@@ -103,7 +108,8 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     if (stop.has(raw)) continue;
     const word = raw.endsWith("'s") ? raw.slice(0, -2) : raw.replace(/'/g, '');
     if (word.length < 2 || stop.has(word) || /^\d{1,2}$/.test(word)) continue;
-    tokens.push(stem ? stem(word) : word);
+    const token = stem ? stem(word) : word;
+    tokens.push(options.fold ? foldDiacritics(token) : token);
   }
   return tokens;
 }

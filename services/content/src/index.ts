@@ -5,6 +5,7 @@ import type { ContentConfig } from './config.ts';
 import { startUsersConsumer } from './consumers/users.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { ContentSchema } from './db/schema.ts';
+import { searchClient } from './domain/search.ts';
 import { startSolutionExpiry } from './domain/validation-job.ts';
 import { createHandlers } from './handlers/index.ts';
 
@@ -14,14 +15,15 @@ export { ContentConfig, loadConfig } from './config.ts';
 export async function start(config: ContentConfig) {
   const runtime = await startRuntime<ContentSchema>({ service: 'content', config, migrations });
   const { db, bus, logger } = runtime;
+  const deps = { db, bus, config, logger, search: searchClient(bus, logger) };
   const rpc = serveOperations({
     bus,
     service: 'content',
     operations: contentOperations,
-    handlers: createHandlers({ db, bus, config, logger }),
+    handlers: createHandlers(deps),
   });
   const usersConsumer = await startUsersConsumer({ bus, db });
-  const solutionExpiry = startSolutionExpiry({ db, bus, config, logger }, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS });
+  const solutionExpiry = startSolutionExpiry(deps, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS });
   logger.info('content service ready');
   return {
     runtime,

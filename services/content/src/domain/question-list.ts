@@ -1,12 +1,16 @@
-import { type Actor, forbidden, type Question, validationError } from '@kn/contracts';
+import { type Actor, forbidden, type Question, type SearchField, SearchFieldNames, validationError } from '@kn/contracts';
 import { type Db, sql } from '@kn/db';
 import type { RawBuilder } from 'kysely';
 import type { ContentSchema } from '../db/schema.ts';
 import { hiddenSpaces, isContentAdmin } from './knowledge-spaces.ts';
 import { presentQuestions, type QuestionRowWithRelations } from './questions.ts';
+import type { SearchClient } from './search.ts';
 
 export interface ListQuestionsQuery {
   query?: string;
+  query_default_operator?: 'AND' | 'OR';
+  query_fields?: string;
+  log_query_type?: 'manual' | 'autocomplete' | 'url' | 'tag';
   limit: number;
   offset: number;
   filter?: string[];
@@ -43,7 +47,8 @@ const sortExpressions: Record<string, RawBuilder<unknown>> = {
   trending: sql`(${interest} / power(${ageSeconds} / 3600 + 2, 1.5::float8))`,
 };
 
-function orderBy(sort: string[] | undefined, trending: boolean): RawBuilder<unknown> {
+function orderBy(sort: string[] | undefined, trending: boolean, relevance?: number[]): RawBuilder<unknown> {
+  if (relevance && !trending && !sort?.length) return sql`array_position(${relevance}::int[], q.id)`;
   const criteria = trending ? ['trending.desc'] : sort?.length ? sort : ['last_activity.desc'];
   const parts: RawBuilder<unknown>[] = [];
   const used = new Set<string>();
@@ -72,9 +77,23 @@ async function defaultLanguages(db: Db<ContentSchema>, actor: Actor): Promise<st
   return row.content_languages;
 }
 
-export async function listQuestions(db: Db<ContentSchema>, query: ListQuestionsQuery, actor: Actor, url: string) {
-  if (query.query !== undefined && query.query.trim() !== '')
-    throw validationError('search is not available yet', [{ path: 'query', code: 'unsupported', message: 'search is not available yet' }]);
+/** query_fields: the valid names; none valid (or none given) means every field. */
+function searchFields(value: string | undefined): SearchField[] {
+  const named = (value ?? '')
+    .split(',')
+    .map((f) => f.trim().toLowerCase())
+    .filter((f): f is SearchField => (SearchFieldNames as readonly string[]).includes(f));
+  return named.length ? [...new Set(named)] : [...SearchFieldNames];
+}
+
+export async function listQuestions(
+  db: Db<ContentSchema>,
+  search: SearchClient,
+  query: ListQuestionsQuery,
+  actor: Actor,
+  request: { url: string; requestId: string },
+) {
+  const url = request.url;
   const admin = isContentAdmin(actor);
   const filters = new Set(query.filter ?? []);
   if (filters.has('flagged') && !admin) throw forbidden('the flagged filter is for content administrators');
@@ -143,18 +162,55 @@ export async function listQuestions(db: Db<ContentSchema>, query: ListQuestionsQ
   const languages = query.language_id?.length ? query.language_id : ownLanguages;
   if (languages) where.push(sql`q.language in (${sql.join(languages)})`);
 
+  // Full-text search ranks in the search service; visibility, the remaining filters and paging stay here.
+  const searchText = query.query?.trim() ? query.query : undefined;
+  const fields = searchFields(query.query_fields);
+  const stopLanguages = languages ?? ['en'];
+  let ranking: Awaited<ReturnType<SearchClient['match']>> | undefined;
+  if (searchText !== undefined) {
+    ranking = await search.match(
+      {
+        query: searchText,
+        operator: query.query_default_operator ?? 'OR',
+        fields,
+        stop_languages: stopLanguages,
+        filter: {
+          languages: languages ?? undefined,
+          tags: labels.length ? labels : undefined,
+          tag_operator: query.tag_filter_default_operator,
+          categories: categories?.length ? categories : undefined,
+          include_uncategorized: uncategorized,
+          knowledge_space: query.knowledge_space,
+          include_deleted: withDeleted,
+        },
+        limit: 1000,
+        log: query.log_query_type && query.offset === 0 ? { type: query.log_query_type, user_id: actor.id } : undefined,
+      },
+      actor,
+      request.requestId,
+    );
+    const logged = ranking.search_query_id === undefined ? {} : { search_query_id: ranking.search_query_id };
+    if (!ranking.items.length) return { ...logged, total: 0, _links: { self: { href: url } }, items: [] };
+    where.push(sql`q.id = any(${ranking.items.map((i) => i.id)}::int[])`);
+  }
+
   const condition = sql.join(where, sql` and `);
   const spaceCondition = [
     query.knowledge_space !== undefined ? sql`c.knowledge_space_id = ${query.knowledge_space}` : sql`true`,
     hidden.length ? sql`c.knowledge_space_id not in (${sql.join(hidden)})` : sql`true`,
     languages ? sql`c.language in (${sql.join(languages)})` : sql`true`,
   ];
-  const countQuery = countable
-    ? sql<{
-        total: number;
-      }>`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
-    : sql<{ total: number }>`select count(*)::int as total from questions q where ${condition}`;
-  const order = orderBy(query.sort, filters.has('trending'));
+  const countQuery =
+    countable && !ranking
+      ? sql<{
+          total: number;
+        }>`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
+      : sql<{ total: number }>`select count(*)::int as total from questions q where ${condition}`;
+  const order = orderBy(
+    query.sort,
+    filters.has('trending'),
+    ranking?.items.map((i) => i.id),
+  );
   const [countResult, rowsResult] = await Promise.all([
     countQuery.execute(db),
     // The page first, then its tags and category per row (the outer select runs only for the rows
@@ -168,5 +224,54 @@ export async function listQuestions(db: Db<ContentSchema>, query: ListQuestionsQ
   ]);
   const translations = query.translations ?? languages ?? [];
   const items: Question[] = await presentQuestions(db, rowsResult.rows, { translations });
-  return { total: countResult.rows[0]?.total ?? 0, _links: { self: { href: url } }, items };
+  const total = countResult.rows[0]?.total ?? 0;
+  if (!ranking || searchText === undefined) return { total, _links: { self: { href: url } }, items };
+
+  const scores = new Map(ranking.items.map((i) => [i.id, i]));
+  const { items: highlights } = items.length
+    ? await search.highlight(
+        { query: searchText, fields, stop_languages: stopLanguages, ids: items.map((q) => q.id) },
+        actor,
+        request.requestId,
+      )
+    : { items: [] };
+  const highlighting = new Map(highlights.map((h) => [h.id, h.highlighting]));
+  for (const item of items) {
+    const match = scores.get(item.id)!;
+    const h = highlighting.get(item.id);
+    item.search_metadata = { score: match.score, is_relevant: match.is_relevant, ...(h ? { highlighting: h } : {}) };
+  }
+  const logged = ranking.search_query_id === undefined ? {} : { search_query_id: ranking.search_query_id };
+  return { ...logged, total, _links: { self: { href: url } }, items };
+}
+
+/**
+ * Questions ranked elsewhere (similar questions), in that order: those the caller may see, one
+ * page of them, each with `search_metadata.score`.
+ */
+export async function presentRanked(
+  db: Db<ContentSchema>,
+  actor: Actor,
+  ranked: ReadonlyArray<{ id: number; score: number }>,
+  page: { limit: number; offset: number },
+) {
+  if (!ranked.length) return { total: 0, items: [] };
+  const hidden = await hiddenSpaces(db, actor);
+  const ids = ranked.map((r) => r.id);
+  const visible = await sql<{ id: number }>`select q.id from questions q
+    where q.id = any(${ids}::int[]) and q.is_published and not q.is_deleted
+      ${hidden.length ? sql`and (q.knowledge_space_id is null or q.knowledge_space_id not in (${sql.join(hidden)}))` : sql``}`.execute(db);
+  const allowed = new Set(visible.rows.map((r) => r.id));
+  const shown = ranked.filter((r) => allowed.has(r.id));
+  const pageIds = shown.slice(page.offset, page.offset + page.limit).map((r) => r.id);
+  if (!pageIds.length) return { total: shown.length, items: [] };
+  const rows = await sql<QuestionRowWithRelations>`select q.*,
+      coalesce((select json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position)
+                from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id), '[]'::json) as tag_list,
+      (select to_json(c) from categories c where c.id = q.category_id) as category_row
+    from questions q where q.id = any(${pageIds}::int[]) order by array_position(${pageIds}::int[], q.id)`.execute(db);
+  const score = new Map(shown.map((r) => [r.id, r.score]));
+  const items = await presentQuestions(db, rows.rows, { translations: [] });
+  for (const item of items) item.search_metadata = { score: Math.min(1, Math.max(score.get(item.id) ?? 0, 1e-9)) };
+  return { total: shown.length, items };
 }

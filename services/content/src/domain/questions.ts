@@ -1,6 +1,6 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question, type QuestionSnapshot } from '@kn/contracts';
-import { type Db, type Executor, json, type Tx } from '@kn/db';
+import { type Db, type Executor, json, sql, type Tx } from '@kn/db';
 import type { CategoryRow, QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import { findCategory, presentCategory } from './categories.ts';
@@ -8,8 +8,9 @@ import { sanitizeDescription } from './html.ts';
 import { canSeeSpace, isContentAdmin } from './knowledge-spaces.ts';
 import { detectLanguage } from './language.ts';
 import { getNetworkSettings } from './network.ts';
+import type { SearchClient } from './search.ts';
 import { slugify } from './slug.ts';
-import { ensureTags, tagsFromText } from './tags.ts';
+import { ensureTags } from './tags.ts';
 
 /** Deprecated field: the same image for every question. */
 export const QUESTION_IMAGE = '/api/v1/public/images/question-default.png';
@@ -236,7 +237,7 @@ export interface UpdateQuestionInput {
   category?: number | null;
 }
 
-export function questionsDomain(db: Db<ContentSchema>) {
+export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
   async function publishEvent(
     tx: Tx<ContentSchema>,
     subject: 'content.question.deleted.v1' | 'content.question.restored.v1' | 'content.question.created.v1',
@@ -371,7 +372,7 @@ export function questionsDomain(db: Db<ContentSchema>) {
       });
     },
 
-    async publish(id: number, actor: Actor) {
+    async publish(id: number, actor: Actor, requestId: string) {
       return db.transaction().execute(async (tx) => {
         const row = await findVisibleQuestion(tx, id, actor, true);
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may publish a question');
@@ -381,11 +382,21 @@ export function questionsDomain(db: Db<ContentSchema>) {
         if (problem) throw publishValidationError(problem.message, [{ path: 'title', ...problem }]);
         const hasTags = await tx.selectFrom('question_tags').select('tag_id').where('question_id', '=', id).limit(1).executeTakeFirst();
         if (!hasTags) {
-          const tags = await tagsFromText(tx, `${row.title} ${row.description_text}`);
+          const labels = await search.suggestTags({ title: row.title, description: row.description_text }, actor, requestId);
+          const tags = labels.length
+            ? await tx
+                .selectFrom('tags')
+                .select(['id', 'label'])
+                .where(sql<boolean>`lower(label) in (${sql.join(labels.map((l) => l.toLowerCase()))})`)
+                .where('excluded_from_suggestions', '=', false)
+                .execute()
+            : [];
+          // In the order search ranked them.
+          const rank = (label: string) => labels.findIndex((l) => l.toLowerCase() === label.toLowerCase());
           await setTags(
             tx,
             id,
-            tags.map((t) => t.id),
+            tags.sort((a, b) => rank(a.label) - rank(b.label)).map((t) => t.id),
           );
         }
         const now = new Date();

@@ -139,29 +139,3 @@ async function present(db: Executor<ContentSchema>, tag: TagRow) {
 }
 
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * Tags for a draft published without any: existing, suggestible tags whose label occurs as a whole
- * word (or phrase) in the title or description. A stand-in until the search service suggests tags.
- */
-export async function tagsFromText(db: Executor<ContentSchema>, text: string, limit = 10): Promise<TagRow[]> {
-  const lower = text.toLowerCase();
-  if (!lower.trim()) return [];
-  const candidates = await db
-    .selectFrom('tags')
-    .selectAll()
-    .where('excluded_from_suggestions', '=', false)
-    .where(sql<boolean>`strpos(${lower}, lower(label)) > 0`)
-    .orderBy(sql`length(label)`, 'desc')
-    .limit(200)
-    .execute();
-  const out: TagRow[] = [];
-  for (const tag of candidates) {
-    const re = new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(tag.label.toLowerCase())}($|[^\\p{L}\\p{N}])`, 'u');
-    if (re.test(lower)) out.push(tag);
-    if (out.length >= limit) break;
-  }
-  return out;
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -3,6 +3,7 @@ import type { Db } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import type { ContentConfig } from '../config.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import type { SearchClient } from '../domain/search.ts';
 
 /** What every handler and domain module of the content service may use. */
 export interface ContentDeps {
@@ -10,4 +11,5 @@ export interface ContentDeps {
   bus: Bus;
   config: ContentConfig;
   logger: Logger;
+  search: SearchClient;
 }

@@ -7,17 +7,17 @@ import { tagsDomain } from '../domain/tags.ts';
 import type { ContentDeps } from './deps.ts';
 
 export function questionHandlers(deps: ContentDeps): Handlers<typeof questionsOperations> {
-  const { db } = deps;
-  const questions = questionsDomain(db);
+  const { db, search } = deps;
+  const questions = questionsDomain(db, search);
   const categories = categoriesDomain(db);
   const tags = tagsDomain(db);
   const spaces = knowledgeSpacesDomain(db);
   return {
     createQuestion: async ({ body, actor }) => questions.create(body, actor),
-    listQuestions: async ({ query, actor, url }) => listQuestions(db, query, actor, url),
+    listQuestions: async ({ query, actor, url, requestId }) => listQuestions(db, search, query, actor, { url, requestId }),
     getQuestion: async ({ params, actor }) => questions.view(params.id, actor),
     updateQuestion: async ({ params, body, actor }) => questions.update(params.id, body, actor),
-    publishQuestion: async ({ params, actor }) => questions.publish(params.id, actor),
+    publishQuestion: async ({ params, actor, requestId }) => questions.publish(params.id, actor, requestId),
     deleteQuestion: async ({ params, actor }) => {
       await questions.remove(params.id, actor);
       return undefined;

@@ -1,0 +1,99 @@
+// The whole system as separate processes with the beer Stack Exchange site imported and the
+// search index caught up: the ground the quality benchmarks stand on.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { type Bus, call, connectBus } from '@kn/bus';
+import { searchOperations } from '@kn/contracts';
+import { dropDatabase } from '@kn/db';
+import { createLogger } from '@kn/telemetry';
+import { startProcess, stopProcess } from './lib.ts';
+
+export interface BeerSystem {
+  base: string;
+  headers: Record<string, string>;
+  bus: Bus;
+  get<T>(pathAndQuery: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startBeerSystem(port: number): Promise<BeerSystem> {
+  const id = randomBytes(3).toString('hex');
+  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+  const dir = `/tmp/kn-bench-beer-${id}`;
+  const env = {
+    DATABASE_URL: databaseUrl,
+    NATS_NAMESPACE: `bench${id}`,
+    LOG_LEVEL: 'warn',
+    ADMIN_PASSWORD: 'bench-admin-password',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SCRYPT_COST: '1024',
+    SEARCH_INDEX_PATH: `${dir}/index.sqlite`,
+  };
+  const ready = (_text: string) => ({ ...env, LOG_LEVEL: 'info' });
+  const processes = [
+    await startProcess('services/users/src/main.ts', ready(''), 'users service ready'),
+    await startProcess('services/content/src/main.ts', ready(''), 'content service ready'),
+    await startProcess('services/search/src/main.ts', ready(''), 'search service ready'),
+    await startProcess('gateway/src/main.ts', ready(''), 'gateway listening'),
+  ];
+  const bus = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    namespace: env.NATS_NAMESPACE,
+    name: 'bench',
+    logger: createLogger('bench', 'warn'),
+  });
+  const stop = async () => {
+    await bus.close();
+    for (const p of processes.reverse()) await stopProcess(p);
+    await dropDatabase(databaseUrl);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', path.resolve('../shared/data/stackexchange-beer')], {
+        env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
+    });
+    // Wait until the index has every imported question.
+    for (;;) {
+      const status = await call(bus, 'indexStatus', searchOperations.indexStatus, {
+        actor: null,
+        params: undefined,
+        query: undefined,
+        body: undefined,
+        requestId: 'bench',
+        url: '',
+      }).catch(() => null);
+      const stream = await bus.jsm.streams.info(bus.streamName('content'));
+      if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const base = `http://127.0.0.1:${port}`;
+    const login = await fetch(`${base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
+    });
+    const { token } = (await login.json()) as { token: string };
+    const headers = { authorization: `Bearer ${token}` };
+    return {
+      base,
+      headers,
+      bus,
+      get: async <T>(pathAndQuery: string) => {
+        const res = await fetch(`${base}/api/v1${pathAndQuery}`, { headers });
+        if (!res.ok) throw new Error(`${pathAndQuery}: ${res.status} ${await res.text()}`);
+        return (await res.json()) as T;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,178 @@
+// Question search on a large network (100,000 questions, 300,000 solutions by default;
+// QUESTIONS=10000 for a quick run): index catch-up from the event stream, a full rebuild, and
+// GET /questions?query= with one-, two- and four-word queries at 16 connections, through the
+// gateway, content and search services as separate processes. Run: pnpm bench:search
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { call, connectBus } from '@kn/bus';
+import { searchOperations } from '@kn/contracts';
+import { dropDatabase } from '@kn/db';
+import { REBUILD_SUBJECT } from '@kn/search';
+import { tokenize } from '@kn/similarity';
+import { createLogger } from '@kn/telemetry';
+import type autocannon from 'autocannon';
+import pg from 'pg';
+import { seedContent } from './content-seed.ts';
+import { load, report, startProcess, stopProcess } from './lib.ts';
+
+const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
+const CONNECTIONS = 16;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const id = randomBytes(3).toString('hex');
+const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const indexPath = `/tmp/kn-bench-search-${id}/index.sqlite`;
+const env = {
+  DATABASE_URL: databaseUrl,
+  NATS_NAMESPACE: `bench${id}`,
+  LOG_LEVEL: 'info',
+  ADMIN_PASSWORD: 'bench-admin-password',
+  PORT: '18092',
+  HOST: '127.0.0.1',
+  SEARCH_INDEX_PATH: indexPath,
+};
+
+/** One `content.question.imported.v1` event per seeded question (with its solutions and comment), written to the outbox as the importer would. */
+async function writeImportEvents() {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('set search_path to content');
+    await client.query(`
+      insert into outbox (id, subject, payload, actor_id, occurred_at, trace_context)
+      select gen_random_uuid(), 'content.question.imported.v1', json_build_object(
+        'question', json_build_object('id', q.id, 'author_id', q.author_id, 'is_published', true,
+          'published', to_char(q.published at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'is_deleted', false,
+          'language', q.language, 'title', q.title, 'slug', q.slug, 'description', q.description, 'description_text', q.description_text,
+          'mentions', '[]'::json,
+          'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position), '[]'::json)
+                     from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id),
+          'category', (select json_build_object('id', c.id, 'name', c.name) from categories c where c.id = q.category_id),
+          'knowledge_space', null, 'solution_count', q.solution_count, 'view_count', q.view_count, 'upvote_count', q.upvote_count,
+          'created', to_char(q.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'updated', to_char(q.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'content_updated', to_char(q.content_updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'last_activity', to_char(q.last_activity at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+        'solutions', (select coalesce(json_agg(json_build_object('id', s.id, 'question_id', s.question_id, 'author_id', s.author_id,
+            'description', s.description, 'text', s.text, 'language', s.language, 'is_published', true,
+            'published', to_char(s.published at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'is_deleted', false,
+            'rating', s.rating, 'rating_count', s.rating_count, 'upvote_count', s.upvote_count, 'accepted_by_question_poser', null,
+            'validity_period', null, 'expires', null,
+            'created', to_char(s.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'updated', to_char(s.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'content_updated', to_char(s.content_updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), '[]'::json)
+          from solutions s where s.question_id = q.id),
+        'comments', (select coalesce(json_agg(json_build_object('id', c.id, 'question_id', c.question_id, 'solution_id', null,
+            'solution_author_id', null, 'author_id', c.author_id, 'description', c.description, 'text', c.text, 'language', c.language,
+            'is_deleted', false,
+            'created', to_char(c.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'updated', to_char(c.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), '[]'::json)
+          from comments c where c.question_id = q.id),
+        'external_id', 'bench-' || q.id), null, now(), '{}'
+      from questions q order by q.id`);
+    await client.query(`select pg_notify('kn_outbox', 'content')`);
+  } finally {
+    await client.end();
+  }
+}
+
+const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
+const content = await startProcess('services/content/src/main.ts', env, 'content service ready');
+const search = await startProcess('services/search/src/main.ts', { ...env, LOG_LEVEL: 'info' }, 'search service ready');
+const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listening');
+const bus = await connectBus({
+  url: 'nats://127.0.0.1:4222',
+  namespace: env.NATS_NAMESPACE,
+  name: 'bench',
+  logger: createLogger('bench', 'warn'),
+});
+const status = () =>
+  call(bus, 'indexStatus', searchOperations.indexStatus, {
+    actor: null,
+    params: undefined,
+    query: undefined,
+    body: undefined,
+    requestId: 'bench',
+    url: '',
+  });
+async function waitForIndex(questions: number) {
+  for (;;) {
+    const s = await status().catch(() => null);
+    if (s?.ready && s.questions >= questions) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+const peakRss = () => {
+  const line = readFileSync(`/proc/${search.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
+  return line ? `${Math.round(Number(line[1]) / 1024)} MiB` : '?';
+};
+
+try {
+  let started = Date.now();
+  await seedContent(databaseUrl, { questions: QUESTIONS });
+  console.log(`seeded ${QUESTIONS} questions, ${QUESTIONS * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  started = Date.now();
+  await writeImportEvents();
+  console.log(`wrote ${QUESTIONS} import events to the outbox in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  started = Date.now();
+  await waitForIndex(QUESTIONS);
+  const catchUp = (Date.now() - started) / 1000;
+  started = Date.now();
+  bus.nc.publish(bus.subject(REBUILD_SUBJECT), '{}');
+  await new Promise((r) => setTimeout(r, 500));
+  await waitForIndex(QUESTIONS);
+  const rebuild = (Date.now() - started) / 1000;
+  console.log(`catch-up (relay publishing + indexing): ${catchUp.toFixed(1)} s, ${Math.round(QUESTIONS / catchUp)} events/s`);
+  console.log(
+    `full rebuild from the stream: ${rebuild.toFixed(1)} s, ${Math.round(QUESTIONS / rebuild)} events/s; search RSS peak ${peakRss()}`,
+  );
+
+  // Query words: content words of the seeded titles, as users would type them.
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const titles = (await client.query<{ title: string }>('select title from content.questions order by random() limit 2000')).rows;
+  await client.end();
+  const words = [...new Set(titles.flatMap((t) => tokenize(t.title, { stem: false })).filter((w) => w.length >= 4 && !/\d/.test(w)))];
+  const pick = () => words[Math.floor(Math.random() * words.length)]!;
+  const queries = (n: number): autocannon.Request[] => [
+    {
+      method: 'GET',
+      setupRequest: (req) => ({
+        ...req,
+        path: `/api/v1/questions?query=${encodeURIComponent(Array.from({ length: n }, pick).join(' '))}`,
+      }),
+    },
+  ];
+  const base = 'http://127.0.0.1:18092';
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
+  });
+  const { token } = (await login.json()) as { token: string };
+  const headers = { authorization: `Bearer ${token}` };
+  const sample = await fetch(`${base}/api/v1/questions?query=${encodeURIComponent(pick())}`, { headers });
+  const body = (await sample.json()) as { total: number };
+  console.log(`sample query: ${sample.status}, total ${body.total}`);
+  await load({ url: base, connections: CONNECTIONS, seconds: 2, headers, requests: queries(1) });
+  const rows = [];
+  for (const n of [1, 2, 4])
+    rows.push({
+      request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
+      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: queries(n) })),
+    });
+  report(
+    `Question search, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${rebuild.toFixed(1)} s`,
+    'pnpm bench:search',
+    rows,
+  );
+  console.log(`search RSS peak ${peakRss()}; targets: p99 < 100 ms, rebuild < 2 min`);
+} finally {
+  await bus.close();
+  await stopProcess(gateway);
+  await stopProcess(search);
+  await stopProcess(content);
+  await stopProcess(users);
+  await dropDatabase(databaseUrl);
+  if (process.env.KEEP_INDEX) console.log(`index kept at ${indexPath}`);
+  else rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { Id, QueryBoolean, Timestamp } from './common.ts';
+import { operation } from './endpoint.ts';
+import { AttachmentDownload } from './solutions.ts';
+
+/**
+ * Exports (exports service, docs/exports.md): a topic-content export (UTF-16LE tab-separated text)
+ * and a content export (zipped XML with its XSD). Triggering answers at once with the record in
+ * status `processing`; a worker writes the file into the exports bucket of the JetStream object
+ * store, where it stays.
+ */
+
+export const ExportStatuses = ['processing', 'success', 'error'] as const;
+export const ExportStatus = z.enum(ExportStatuses);
+export type ExportStatus = z.infer<typeof ExportStatus>;
+
+export const ExportKinds = ['topic_content', 'content'] as const;
+export const ExportKind = z.enum(ExportKinds);
+export type ExportKind = z.infer<typeof ExportKind>;
+
+export const ExportRecord = z
+  .object({
+    export_id: z.number().int(),
+    status: ExportStatus,
+    start_date: Timestamp,
+    end_date: Timestamp.nullable().describe('set when finished successfully'),
+    file_size: z.number().int().nullable().describe('bytes; set on success'),
+    count: z
+      .number()
+      .int()
+      .nullable()
+      .describe('exported questions (content export) or rows (topic-content export, header row not counted); set on success'),
+    filename: z.string(),
+    message: z.string().nullable().describe('why the export failed (status error)'),
+    user_id: z.number().int().describe('who triggered it'),
+  })
+  .meta({ id: 'ExportRecord' });
+export type ExportRecord = z.infer<typeof ExportRecord>;
+
+export const ExportTopic = z
+  .object({
+    global_concept_id: z.string().trim().min(1).max(191).describe('a tag id (the concept_id of `concepts` on questions)'),
+    label: z.string().trim().min(1).max(191).describe('the topic label; also matches a tag of that label (case ignored)'),
+  })
+  .meta({ id: 'ExportTopic' });
+export type ExportTopic = z.infer<typeof ExportTopic>;
+
+export const TopicContentExportRequest = z.object({ topics: z.array(ExportTopic).min(1).max(1000) });
+
+export const ContentExportOptions = z.object({
+  anonymised: z.boolean().optional().describe('default true: question posers are not exposed'),
+  exclude_deleted: z.boolean().optional().describe('default false: deleted questions, solutions and comments are exported, marked'),
+});
+const ContentExportQuery = z.object({
+  anonymised: QueryBoolean.optional().describe('default true; the body field wins when both are sent'),
+  exclude_deleted: QueryBoolean.optional().describe('default false; the body field wins when both are sent'),
+});
+
+/** The parameters a job keeps (resolved defaults). */
+export const ExportParameters = z.union([
+  z.object({ topics: z.array(ExportTopic) }),
+  z.object({ anonymised: z.boolean(), exclude_deleted: z.boolean() }),
+]);
+export type ExportParameters = z.infer<typeof ExportParameters>;
+
+/** Export files live in one JetStream object store bucket per system (namespace), kept indefinitely. */
+export const exportBucket = (exportsStreamName: string) => `${exportsStreamName}_FILES`;
+
+const IdParams = z.object({ id: Id });
+const tag = 'Exports';
+const admin = ['super_admin'] as const;
+/** Reading content exports: super_admin, and content_admin (who sees all content anyway); triggering needs super_admin. */
+const contentReaders = ['super_admin', 'content_admin'] as const;
+
+export const exportsOperations = {
+  createTopicContentExport: operation({
+    service: 'exports',
+    summary: 'Start a topic-content export (UTF-16LE tab-separated text of the questions with the given topics)',
+    http: {
+      method: 'POST',
+      path: '/export/topic-content',
+      status: 201,
+      auth: 'user',
+      roles: admin,
+      tag,
+      description: 'Answers at once with the record in status processing; poll it until success or error.',
+    },
+    body: TopicContentExportRequest,
+    response: ExportRecord,
+  }),
+  listTopicContentExports: operation({
+    service: 'exports',
+    summary: 'Topic-content exports, newest first',
+    http: { method: 'GET', path: '/export/topic-content', auth: 'user', roles: admin, tag },
+    response: z.array(ExportRecord),
+  }),
+  getTopicContentExport: operation({
+    service: 'exports',
+    summary: 'One topic-content export',
+    http: { method: 'GET', path: '/export/topic-content/:id', auth: 'user', roles: admin, tag },
+    params: IdParams,
+    response: ExportRecord,
+  }),
+  downloadTopicContentExport: operation({
+    service: 'exports',
+    summary: 'The file of a topic-content export (text/csv, UTF-16LE with BOM, TAB-separated); 409 until status is success',
+    http: { method: 'GET', path: '/export/topic-content/:id/file', auth: 'user', roles: admin, tag, download: true },
+    params: IdParams,
+    response: AttachmentDownload,
+  }),
+  createContentExport: operation({
+    service: 'exports',
+    summary: 'Start a content export (zipped XML of every question with solutions, comments, tags, category and authors)',
+    http: {
+      method: 'POST',
+      path: '/export/content',
+      status: 201,
+      auth: 'user',
+      roles: admin,
+      tag,
+      description:
+        'anonymised (default true) and exclude_deleted (default false) as JSON body fields or query parameters. Answers at once with the record in status processing.',
+    },
+    query: ContentExportQuery,
+    body: ContentExportOptions,
+    response: ExportRecord,
+  }),
+  listContentExports: operation({
+    service: 'exports',
+    summary: 'Content exports, newest first',
+    http: { method: 'GET', path: '/export/content', auth: 'user', roles: contentReaders, tag },
+    response: z.array(ExportRecord),
+  }),
+  getContentExport: operation({
+    service: 'exports',
+    summary: 'One content export',
+    http: { method: 'GET', path: '/export/content/:id', auth: 'user', roles: contentReaders, tag },
+    params: IdParams,
+    response: ExportRecord,
+  }),
+  downloadContentExport: operation({
+    service: 'exports',
+    summary: 'The file of a content export (application/zip holding one XML file); 409 until status is success',
+    http: { method: 'GET', path: '/export/content/:id/file', auth: 'user', roles: contentReaders, tag, download: true },
+    params: IdParams,
+    response: AttachmentDownload,
+  }),
+  getContentExportSchema: operation({
+    service: 'exports',
+    summary: 'The XSD every content export validates against (application/xml)',
+    http: { method: 'GET', path: '/public/export/content_export.xsd', auth: 'public', tag, download: true },
+    response: AttachmentDownload,
+  }),
+} as const;
+
+const ExportEvent = z.object({ export: ExportRecord, kind: ExportKind, parameters: ExportParameters });
+
+/** Events of the exports service (subjects `exports.*`); composed into the catalogue in events.ts. */
+export const exportsEvents = {
+  /** The job exists; the exports workers take it from this event (durable consumer `exports-worker`). */
+  'exports.export.requested.v1': ExportEvent,
+  'exports.export.succeeded.v1': ExportEvent,
+  'exports.export.failed.v1': ExportEvent,
+} as const;

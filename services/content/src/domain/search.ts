@@ -1,0 +1,52 @@
+import { type Bus, call } from '@kn/bus';
+import { type Actor, AppError, searchOperations } from '@kn/contracts';
+import type { Logger } from '@kn/telemetry';
+import type { z } from 'zod';
+
+type Ops = typeof searchOperations;
+type BodyOf<K extends keyof Ops> = Ops[K] extends { body: infer B extends z.ZodType } ? z.input<B> : never;
+
+/** The content service's calls to the search service (ranking lives there; visibility and paging here). */
+export function searchClient(bus: Bus, logger: Logger) {
+  const ask = <K extends 'matchQuestions' | 'highlightQuestions' | 'similarQuestions' | 'suggestTags'>(
+    name: K,
+    body: BodyOf<K>,
+    actor: Actor | null,
+    requestId: string,
+  ) =>
+    call(
+      bus,
+      name,
+      searchOperations[name] as Ops[K],
+      {
+        actor,
+        params: undefined,
+        query: undefined,
+        body,
+        requestId,
+        url: '',
+      } as never,
+    );
+
+  return {
+    match: (body: BodyOf<'matchQuestions'>, actor: Actor, requestId: string) => ask('matchQuestions', body, actor, requestId),
+    highlight: (body: BodyOf<'highlightQuestions'>, actor: Actor, requestId: string) => ask('highlightQuestions', body, actor, requestId),
+    similar: (body: BodyOf<'similarQuestions'>, actor: Actor, requestId: string) => ask('similarQuestions', body, actor, requestId),
+    /**
+     * Tags for a draft published without any. Publishing must not fail because search is down or
+     * still loading: the question is then published without suggested tags.
+     */
+    async suggestTags(text: { title: string; description: string }, actor: Actor, requestId: string): Promise<string[]> {
+      try {
+        const result = await ask('suggestTags', { title: text.title, description: text.description, limit: 5 }, actor, requestId);
+        return result.items;
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status < 500) throw err;
+        logger.warn({ err: err.message }, 'no tag suggestions: search did not answer');
+        return [];
+      }
+    },
+  };
+}
+
+export type SearchClient = ReturnType<typeof searchClient>;

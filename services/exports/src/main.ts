@@ -1,0 +1,4 @@
+import { runMain } from '@kn/service';
+import { loadConfig, start } from './index.ts';
+
+void runMain('exports', () => start(loadConfig()));

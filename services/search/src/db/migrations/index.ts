@@ -1,0 +1,7 @@
+import type { Migration } from '@kn/db';
+import * as m2026112260 from './2026112260_init.ts';
+
+/** Applied in key order. `pnpm migration:new search <name>` adds a file and its line here. */
+export const migrations: Record<string, Migration> = {
+  '2026112260_init': m2026112260,
+};

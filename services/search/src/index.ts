@@ -1,0 +1,54 @@
+import { serveOperations } from '@kn/bus';
+import { searchOperations } from '@kn/contracts';
+import { startRuntime } from '@kn/service';
+import type { SearchConfig } from './config.ts';
+import { migrations } from './db/migrations/index.ts';
+import type { SearchSchema } from './db/schema.ts';
+import { createHandlers } from './handlers/index.ts';
+import { questionIndexHandlers } from './index/events.ts';
+import { SearchIndex } from './index/search-index.ts';
+
+export { loadConfig, SearchConfig } from './config.ts';
+
+/** Subject every search instance listens on (no queue group): `pnpm search:rebuild` rebuilds them all. */
+export const REBUILD_SUBJECT = 'search.control.rebuild';
+
+/** Starts the search service: its index (caught up from the streams in the background) and its operations. */
+export async function start(config: SearchConfig) {
+  const runtime = await startRuntime<SearchSchema>({ service: 'search', config, migrations });
+  const { db, bus, logger } = runtime;
+  const index = new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams: ['content'], handlers: questionIndexHandlers });
+  await index.open();
+  const rpc = serveOperations({
+    bus,
+    service: 'search',
+    operations: searchOperations,
+    handlers: createHandlers({ db, index }),
+    ready: () => index.ready,
+  });
+  const rebuild = bus.nc.subscribe(bus.subject(REBUILD_SUBJECT), {
+    callback: (_err, msg) => {
+      logger.info('search index rebuild requested');
+      const started = Date.now();
+      msg.respond(JSON.stringify({ started: true }));
+      index.rebuild().then(
+        () => index.caughtUp().then(() => logger.info({ ms: Date.now() - started }, 'search index rebuilt')),
+        (err) => logger.error({ err }, 'search index rebuild failed'),
+      );
+    },
+  });
+  logger.info('search service ready (index catching up)');
+  return {
+    runtime,
+    index,
+    stop: async () => {
+      try {
+        rebuild.unsubscribe();
+        await rpc.stop();
+        await index.close();
+      } finally {
+        await runtime.stop();
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { type Bus, ensureStream } from '@kn/bus';
+import { EventEnvelope, type EventSubject, events, type ServiceName } from '@kn/contracts';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { IndexHandler, IndexHandlers } from './events.ts';
+import type { SearchStore } from './store.ts';
+
+/** Events applied in one SQLite transaction during catch-up. */
+const BATCH = 500;
+
+export interface Projector {
+  /** True once every stream was read up to where it stood when the projector started. */
+  ready(): boolean;
+  /** Resolves once every event in the streams at call time has been applied. */
+  caughtUp(): Promise<void>;
+  /** Stream positions: applied, and the target of the initial catch-up. */
+  status(): Record<string, { applied: number; target: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Feeds the instance's own index from the event streams. Each instance reads every event (its
+ * index is its own), so it uses an ordered consumer that starts after the position stored in the
+ * index: nothing to acknowledge, nothing shared between instances, and a restart resumes exactly
+ * where the index stands. Events are applied in batches, each batch and its new position in one
+ * SQLite transaction.
+ */
+export async function startProjector(options: {
+  bus: Bus;
+  store: SearchStore;
+  streams: ServiceName[];
+  handlers: IndexHandlers;
+}): Promise<Projector> {
+  const { bus, store } = options;
+  const log = bus.logger.child({ component: 'search-projector' });
+  let stopped = false;
+  const state = new Map<ServiceName, { applied: number; target: number; stop: () => void; run: Promise<void> }>();
+  let waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
+  const settle = () => {
+    const still: typeof waiters = [];
+    for (const w of waiters) w.done() ? w.resolve() : still.push(w);
+    waiters = still;
+  };
+
+  function apply(stream: ServiceName, messages: JsMsg[]) {
+    if (!messages.length) return;
+    const last = messages[messages.length - 1]!.info.streamSequence;
+    store.transaction(() => {
+      for (const msg of messages) {
+        store.db.exec('savepoint event');
+        try {
+          applyOne(msg);
+          store.db.exec('release event');
+        } catch (err) {
+          store.db.exec('rollback to event; release event');
+          // A projection must not stop on one event it cannot apply: it is logged, and a rebuild
+          // after the fix applies it.
+          log.error({ err, seq: msg.info.streamSequence, subject: msg.subject }, 'event could not be applied to the search index; skipped');
+        }
+      }
+      store.setPosition(bus.streamName(stream), last);
+    });
+    state.get(stream)!.applied = last;
+    settle();
+  }
+
+  function applyOne(msg: JsMsg) {
+    const parsed = EventEnvelope.safeParse(msg.json());
+    if (!parsed.success) throw new Error('not an event envelope');
+    const envelope = parsed.data as EventEnvelope;
+    const handler = options.handlers[envelope.subject as EventSubject] as IndexHandler<EventSubject> | undefined;
+    if (!handler) return;
+    const payload = events[envelope.subject as EventSubject].safeParse(envelope.data);
+    if (!payload.success) throw new Error(`payload of ${envelope.subject} does not match the catalogue`);
+    handler(store, { ...envelope, data: payload.data } as EventEnvelope);
+  }
+
+  async function follow(stream: ServiceName) {
+    const entry = state.get(stream)!;
+    while (!stopped) {
+      try {
+        const consumer = await bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: entry.applied + 1 });
+        const messages = await consumer.consume({ max_messages: BATCH * 2 });
+        entry.stop = () => messages.stop();
+        let batch: JsMsg[] = [];
+        for await (const msg of messages) {
+          batch.push(msg);
+          // Commit when the batch is full or nothing more is waiting: catch-up runs in large
+          // transactions, live updates are visible at once.
+          if (batch.length >= BATCH || msg.info.pending === 0) {
+            apply(stream, batch);
+            batch = [];
+          }
+          if (stopped) break;
+        }
+        apply(stream, batch);
+      } catch (err) {
+        if (!stopped) log.warn({ err: (err as Error).message, stream }, 'index feed interrupted; resuming');
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  for (const stream of options.streams) {
+    await ensureStream(bus, stream);
+    const info = await bus.jsm.streams.info(bus.streamName(stream));
+    const applied = store.position(bus.streamName(stream));
+    if (applied > info.state.last_seq)
+      throw new Error(`the search index is ahead of stream ${stream} (${applied} > ${info.state.last_seq}): rebuild it`);
+    state.set(stream, { applied, target: info.state.last_seq, stop: () => {}, run: Promise.resolve() });
+  }
+  for (const stream of options.streams) state.get(stream)!.run = follow(stream);
+
+  const ready = () => [...state.values()].every((s) => s.applied >= s.target);
+  return {
+    ready,
+    caughtUp: async () => {
+      const targets = new Map<ServiceName, number>();
+      for (const stream of state.keys()) targets.set(stream, (await bus.jsm.streams.info(bus.streamName(stream))).state.last_seq);
+      const done = () => [...targets].every(([stream, seq]) => state.get(stream)!.applied >= seq);
+      if (done()) return;
+      await new Promise<void>((resolve) => {
+        waiters.push({ done, resolve });
+      });
+    },
+    status: () => Object.fromEntries([...state].map(([stream, s]) => [stream, { applied: s.applied, target: s.target }])),
+    stop: async () => {
+      stopped = true;
+      for (const s of state.values()) s.stop();
+      await Promise.all([...state.values()].map((s) => s.run));
+      for (const w of waiters) w.resolve();
+    },
+  };
+}
