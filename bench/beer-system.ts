@@ -4,11 +4,11 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { type Bus, call, connectBus } from '@kn/bus';
-import { searchOperations } from '@kn/contracts';
+import { type Bus, connectBus } from '@kn/bus';
 import { dropDatabase } from '@kn/db';
+import { indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
-import { startProcess, stopProcess } from './lib.ts';
+import { login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
   base: string;
@@ -32,12 +32,13 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     SCRYPT_COST: '1024',
     SEARCH_INDEX_PATH: `${dir}/index.sqlite`,
   };
-  const ready = (_text: string) => ({ ...env, LOG_LEVEL: 'info' });
+  // The ready lines are logged at info.
+  const processEnv = { ...env, LOG_LEVEL: 'info' };
   const processes = [
-    await startProcess('services/users/src/main.ts', ready(''), 'users service ready'),
-    await startProcess('services/content/src/main.ts', ready(''), 'content service ready'),
-    await startProcess('services/search/src/main.ts', ready(''), 'search service ready'),
-    await startProcess('gateway/src/main.ts', ready(''), 'gateway listening'),
+    await startProcess('services/users/src/main.ts', processEnv, 'users service ready'),
+    await startProcess('services/content/src/main.ts', processEnv, 'content service ready'),
+    await startProcess('services/search/src/main.ts', processEnv, 'search service ready'),
+    await startProcess('gateway/src/main.ts', processEnv, 'gateway listening'),
   ];
   const bus = await connectBus({
     url: 'nats://127.0.0.1:4222',
@@ -61,25 +62,13 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     });
     // Wait until the index has every imported question.
     for (;;) {
-      const status = await call(bus, 'indexStatus', searchOperations.indexStatus, {
-        actor: null,
-        params: undefined,
-        query: undefined,
-        body: undefined,
-        requestId: 'bench',
-        url: '',
-      }).catch(() => null);
+      const status = await indexStatus(bus).catch(() => null);
       const stream = await bus.jsm.streams.info(bus.streamName('content'));
       if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq) break;
       await new Promise((r) => setTimeout(r, 500));
     }
     const base = `http://127.0.0.1:${port}`;
-    const login = await fetch(`${base}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
-    });
-    const { token } = (await login.json()) as { token: string };
+    const token = await login(`${base}/api/v1`);
     const headers = { authorization: `Bearer ${token}` };
     return {
       base,

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { dropDatabase } from '@kn/db';
 import type autocannon from 'autocannon';
 import { seedContent } from './content-seed.ts';
-import { load, report, startProcess, stopProcess } from './lib.ts';
+import { load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 32;
@@ -29,12 +29,7 @@ try {
   await seedContent(databaseUrl, { questions: QUESTIONS });
   console.log(`seeded ${QUESTIONS} questions, ${QUESTIONS * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const base = 'http://127.0.0.1:18090';
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
-  });
-  const { token } = (await login.json()) as { token: string };
+  const token = await login(`${base}/api/v1`);
   const headers = { authorization: `Bearer ${token}` };
   const complete: autocannon.Request[] = [
     { method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/questions/${1 + Math.floor(Math.random() * QUESTIONS)}/complete` }) },

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dropDatabase } from '@kn/db';
 import pg from 'pg';
 import { seedContent } from './content-seed.ts';
-import { report, startProcess, stopProcess } from './lib.ts';
+import { login, report, startProcess, stopProcess } from './lib.ts';
 
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number);
 /** WORKER_HEAP_MB=64: the exports worker runs with that V8 old-space limit (a proof that its memory does not grow with the network). */
@@ -67,12 +67,7 @@ async function run(questions: number) {
     await seedAuthors(databaseUrl);
     console.log(`seeded ${questions} questions, ${questions * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    const login = await fetch(`${base}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
-    });
-    const { token } = (await login.json()) as { token: string };
+    const token = await login(base);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const idle = memory(exporter.pid!);
     const cpu = { worker: cpuSeconds(exporter.pid!), content: cpuSeconds(content.pid!) };

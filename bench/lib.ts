@@ -58,3 +58,14 @@ export function report(title: string, command: string, rows: Record<string, unkn
   console.log(`\n${title}\ncommand: ${command}\nmachine: ${cpus().length} cores, node ${process.version}\n`);
   console.table(rows);
 }
+
+/** The token of a login through the gateway (`api`: its `/api/v1` URL); the benchmarks' administrator by default. */
+export async function login(api: string, email = 'admin@example.com', password = 'bench-admin-password'): Promise<string> {
+  const res = await fetch(`${api}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!res.ok) throw new Error(`login of ${email} failed: ${res.status}`);
+  return ((await res.json()) as { token: string }).token;
+}

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { dropDatabase } from '@kn/db';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { report, startProcess, stopProcess } from './lib.ts';
+import { login, report, startProcess, stopProcess } from './lib.ts';
 
 const N = Number(process.env.N ?? 1000);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 1000);
@@ -74,12 +74,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
 try {
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
-  });
-  const admin = ((await login.json()) as { token: string }).token;
+  const admin = await login(base);
   await api('PUT', '/settings', admin, {
     webhook_enabled: true,
     webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
@@ -95,14 +90,7 @@ try {
       password: 'password-1234',
       roles: ['user', 'api_user'],
     });
-    const { token } = (await (
-      await fetch(`${base}/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password: 'password-1234' }),
-      })
-    ).json()) as { token: string };
-    return { id: user.id as number, token };
+    return { id: user.id as number, token: await login(base, email, 'password-1234') };
   };
   const poser = await person('poser');
   const author = await person('author');

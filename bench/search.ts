@@ -4,16 +4,15 @@
 // gateway, content and search services as separate processes. Run: pnpm bench:search
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { call, connectBus } from '@kn/bus';
-import { searchOperations } from '@kn/contracts';
+import { connectBus } from '@kn/bus';
 import { dropDatabase } from '@kn/db';
-import { REBUILD_SUBJECT } from '@kn/search';
+import { indexStatus, REBUILD_SUBJECT } from '@kn/search';
 import { tokenize } from '@kn/similarity';
 import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent } from './content-seed.ts';
-import { load, report, startProcess, stopProcess } from './lib.ts';
+import { load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 16;
@@ -85,18 +84,9 @@ const bus = await connectBus({
   name: 'bench',
   logger: createLogger('bench', 'warn'),
 });
-const status = () =>
-  call(bus, 'indexStatus', searchOperations.indexStatus, {
-    actor: null,
-    params: undefined,
-    query: undefined,
-    body: undefined,
-    requestId: 'bench',
-    url: '',
-  });
 async function waitForIndex(questions: number) {
   for (;;) {
-    const s = await status().catch(() => null);
+    const s = await indexStatus(bus).catch(() => null);
     if (s?.ready && s.questions >= questions) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -143,12 +133,7 @@ try {
     },
   ];
   const base = 'http://127.0.0.1:18092';
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
-  });
-  const { token } = (await login.json()) as { token: string };
+  const token = await login(`${base}/api/v1`);
   const headers = { authorization: `Bearer ${token}` };
   const sample = await fetch(`${base}/api/v1/questions?query=${encodeURIComponent(pick())}`, { headers });
   const body = (await sample.json()) as { total: number };

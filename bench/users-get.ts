@@ -6,7 +6,7 @@ import { dropDatabase } from '@kn/db';
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
-import { load, report, startProcess, stopProcess } from './lib.ts';
+import { load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -26,12 +26,7 @@ const usersService = await startProcess('services/users/src/main.ts', env, 'user
 const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listening');
 const base = 'http://127.0.0.1:18080/api/v1';
 try {
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-admin-password' }),
-  });
-  const { token } = (await login.json()) as { token: string };
+  const token = await login(base);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   for (let i = 0; i < USERS; i++) {
     const res = await fetch(`${base}/users`, {

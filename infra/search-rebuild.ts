@@ -1,8 +1,7 @@
 // Rebuilds the search index of every running search instance from the event streams, and waits
 // until the index answers again. Usage: pnpm search:rebuild (NATS_URL, NATS_NAMESPACE as the services).
-import { call, connectBus } from '@kn/bus';
-import { searchOperations } from '@kn/contracts';
-import { REBUILD_SUBJECT } from '@kn/search';
+import { connectBus } from '@kn/bus';
+import { indexStatus, REBUILD_SUBJECT } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
 
 const bus = await connectBus({
@@ -17,14 +16,7 @@ bus.nc.publish(bus.subject(REBUILD_SUBJECT), '{}');
 await bus.nc.flush();
 await new Promise((r) => setTimeout(r, 500));
 for (;;) {
-  const status = await call(bus, 'indexStatus', searchOperations.indexStatus, {
-    actor: null,
-    params: undefined,
-    query: undefined,
-    body: undefined,
-    requestId: `rebuild-${started}`,
-    url: '',
-  });
+  const status = await indexStatus(bus);
   if (status.ready) {
     console.log(`search index rebuilt: ${status.questions} questions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     break;

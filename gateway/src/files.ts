@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { type Bus, call } from '@kn/bus';
+import { type Bus, call, objectStore } from '@kn/bus';
 import {
   AppError,
   attachmentBucket,
@@ -13,7 +13,6 @@ import {
   validationError,
 } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
-import { type ObjectStore, Objm } from '@nats-io/obj';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { type Authenticate, authorize, parsePart } from './request.ts';
@@ -33,18 +32,8 @@ export interface FileRoutesOptions {
 
 export function fileRoutes(options: FileRoutesOptions) {
   const { bus, logger } = options;
-  const opener = (bucket: string) => {
-    let store: Promise<ObjectStore> | undefined;
-    return () => {
-      store ??= new Objm(bus.js).create(bucket, { replicas: bus.replicas }).catch((err) => {
-        store = undefined;
-        throw err;
-      });
-      return store;
-    };
-  };
-  const openStore = opener(attachmentBucket(bus.streamName('content')));
-  const openExports = opener(exportBucket(bus.streamName('exports')));
+  const openStore = objectStore(bus, attachmentBucket(bus.streamName('content')));
+  const openExports = objectStore(bus, exportBucket(bus.streamName('exports')));
 
   /** Streams the multipart field `file` into the object store; resolves once the request is fully read. */
   function receive(req: Request, objectName: string) {

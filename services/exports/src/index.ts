@@ -24,7 +24,7 @@ export async function start(config: ExportsConfig) {
       bus,
       service: 'exports',
       operations: exportsOperations,
-      handlers: createHandlers({ db, bus, files, schema }),
+      handlers: createHandlers({ db, bus, schema }),
     });
     logger.info('exports service ready');
     let stopping: Promise<void> | undefined;

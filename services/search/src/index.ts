@@ -1,4 +1,4 @@
-import { serveOperations } from '@kn/bus';
+import { type Bus, call, serveOperations } from '@kn/bus';
 import { searchOperations } from '@kn/contracts';
 import { startRuntime } from '@kn/service';
 import type { SearchConfig } from './config.ts';
@@ -12,6 +12,17 @@ export { loadConfig, SearchConfig } from './config.ts';
 
 /** Subject every search instance listens on (no queue group): `pnpm search:rebuild` rebuilds them all. */
 export const REBUILD_SUBJECT = 'search.control.rebuild';
+
+/** The index status of a running search instance, asked over NATS (operators' scripts, benchmarks). */
+export const indexStatus = (bus: Bus) =>
+  call(bus, 'indexStatus', searchOperations.indexStatus, {
+    actor: null,
+    params: undefined,
+    query: undefined,
+    body: undefined,
+    requestId: `status-${Date.now()}`,
+    url: '',
+  });
 
 /** Starts the search service: its index (caught up from the streams in the background) and its operations. */
 export async function start(config: SearchConfig) {

@@ -1,8 +1,7 @@
 import type { Bus } from '@kn/bus';
-import { writeEvent } from '@kn/bus';
+import { objectStore, writeEvent } from '@kn/bus';
 import type { AttachmentUpload } from '@kn/contracts';
 import { type Actor, attachmentBucket, conflict, fileTooLarge, forbidden, notFound, validationError } from '@kn/contracts';
-import { type ObjectStore, Objm } from '@nats-io/obj';
 import type { z } from 'zod';
 import type { ContentDeps } from '../handlers/deps.ts';
 import { extractText } from './attachments-text.ts';
@@ -10,16 +9,7 @@ import { visibleSolution } from './solutions.ts';
 import { type Ex, eventAttachment, eventQuestion, isContentAdmin, presentAttachment, visibleQuestion } from './solutions-common.ts';
 
 /** The shared object store of attachment bytes (created on first use; every instance reads it). */
-export function attachmentStore(bus: Bus): () => Promise<ObjectStore> {
-  let store: Promise<ObjectStore> | undefined;
-  return () => {
-    store ??= new Objm(bus.js).create(attachmentBucket(bus.streamName('content')), { replicas: bus.replicas }).catch((err) => {
-      store = undefined;
-      throw err;
-    });
-    return store;
-  };
-}
+export const attachmentStore = (bus: Bus) => objectStore(bus, attachmentBucket(bus.streamName('content')));
 
 type Upload = z.output<typeof AttachmentUpload>;
 type Target = { questionId: number } | { solutionId: number };

@@ -1,9 +1,11 @@
 import { type Bus, call } from '@kn/bus';
-import { type Actor, AppError, searchOperations } from '@kn/contracts';
+import { type Actor, searchOperations } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
 import type { z } from 'zod';
 
 type Ops = typeof searchOperations;
+/** Characters of a description sent for tag suggestions. */
+const SUGGESTION_TEXT_LIMIT = 100_000;
 type BodyOf<K extends keyof Ops> = Ops[K] extends { body: infer B extends z.ZodType } ? z.input<B> : never;
 
 /** The content service's calls to the search service (ranking lives there; visibility and paging here). */
@@ -33,16 +35,17 @@ export function searchClient(bus: Bus, logger: Logger) {
     highlight: (body: BodyOf<'highlightQuestions'>, actor: Actor, requestId: string) => ask('highlightQuestions', body, actor, requestId),
     similar: (body: BodyOf<'similarQuestions'>, actor: Actor, requestId: string) => ask('similarQuestions', body, actor, requestId),
     /**
-     * Tags for a draft published without any. Publishing must not fail because search is down or
-     * still loading: the question is then published without suggested tags.
+     * Tags for a draft published without any. Publishing must not fail because search is down,
+     * still loading or cannot take the text: the question is then published without suggested tags.
      */
     async suggestTags(text: { title: string; description: string }, actor: Actor, requestId: string): Promise<string[]> {
       try {
-        const result = await ask('suggestTags', { title: text.title, description: text.description, limit: 5 }, actor, requestId);
+        // The beginning of a long description says what it is about; all of it might not fit a NATS message.
+        const description = text.description.slice(0, SUGGESTION_TEXT_LIMIT);
+        const result = await ask('suggestTags', { title: text.title, description, limit: 5 }, actor, requestId);
         return result.items;
       } catch (err) {
-        if (!(err instanceof AppError) || err.status < 500) throw err;
-        logger.warn({ err: err.message }, 'no tag suggestions: search did not answer');
+        logger.warn({ err: (err as Error).message }, 'no tag suggestions: search did not answer');
         return [];
       }
     },

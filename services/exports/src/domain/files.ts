@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Bus } from '@kn/bus';
+import { type Bus, objectStore } from '@kn/bus';
 import { exportBucket } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
-import { type ObjectStore, Objm } from '@nats-io/obj';
 import { CONTENT_EXPORT_XSD } from './xsd.ts';
 
 /**
@@ -12,17 +11,7 @@ import { CONTENT_EXPORT_XSD } from './xsd.ts';
  * the gateway streams downloads from it (`bucket: 'exports'` in the download answer).
  */
 export function exportFiles(bus: Bus, logger: Logger) {
-  const open = (bucket: string) => {
-    let store: Promise<ObjectStore> | undefined;
-    return () => {
-      store ??= new Objm(bus.js).create(bucket, { replicas: bus.replicas }).catch((err) => {
-        store = undefined;
-        throw err;
-      });
-      return store;
-    };
-  };
-  const files = open(exportBucket(bus.streamName('exports')));
+  const files = objectStore(bus, exportBucket(bus.streamName('exports')));
 
   return {
     /** Streams the file into the bucket; an abort or a failing source ends the write and leaves no object. */

@@ -2,16 +2,14 @@ import { type Bus, call } from '@kn/bus';
 import { type Actor, type ExportKind, type exportsOperations, type Handlers, usersOperations } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { ExportsSchema } from '../db/schema.ts';
-import type { ExportFiles } from '../domain/files.ts';
 import { createJob, findJob, jobFile, listJobs, presentExport } from '../domain/jobs.ts';
 
 export function createHandlers(deps: {
   db: Db<ExportsSchema>;
   bus: Bus;
-  files: ExportFiles;
   schema: { object: string; size: number };
 }): Handlers<typeof exportsOperations> {
-  const { db, bus, files } = deps;
+  const { db, bus } = deps;
 
   /** The network's name as the users service has it now (asked as the caller, who holds super_admin). */
   async function networkName(actor: Actor, requestId: string) {

@@ -1,5 +1,5 @@
-import type { SearchField } from '@kn/contracts';
-import { type SearchStore, searchFields } from '../index/store.ts';
+import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import type { SearchStore } from '../index/store.ts';
 import { queryVector, similarity, similarTo } from './similarity.ts';
 import { phrase, queryTerms } from './terms.ts';
 
@@ -56,7 +56,7 @@ export interface Match {
   is_relevant: boolean;
 }
 
-const weightList = searchFields.map((f) => fieldWeights[f]).join(', ');
+const weightList = SearchFieldNames.map((f) => fieldWeights[f]).join(', ');
 const similarityFields: SearchField[] = ['title', 'description', 'tags', 'solutions'];
 
 /** The filters as a test of a question's facets (the index keeps them in memory). */
@@ -136,9 +136,9 @@ function ranked(
  */
 export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[] } {
   const terms = queryTerms(request.query, request.stop_languages);
-  const fields = searchFields.filter((f) => request.fields.includes(f));
+  const fields = SearchFieldNames.filter((f) => request.fields.includes(f));
   if (!terms.length || !fields.length) return { total: 0, items: [] };
-  const scope = fields.length === searchFields.length ? '' : `{${fields.join(' ')}} : `;
+  const scope = fields.length === SearchFieldNames.length ? '' : `{${fields.join(' ')}} : `;
   const keep = facetFilter(store, request.filter);
   const { filter } = request;
   const selective = Boolean(
@@ -176,8 +176,8 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
     const query = queryVector(store, request.query, request.stop_languages[0]);
     for (const item of items.slice(0, SIMILARITY_DEPTH)) item.score += SIMILARITY_WEIGHT * similarity(store, item.id, query);
     items.sort((a, b) => b.score - a.score || b.id - a.id);
-    // Too few text matches (all words required, say): questions on the same topic follow them.
-    if (items.length < PAGE) {
+    // Too few matches of all the words: questions on the same topic that match some of them follow.
+    if (request.operator === 'AND' && items.length < PAGE) {
       const found = new Set(items.map((i) => i.id));
       const allowed = new Set(ranked(store, scored.map(phrase).join(' OR '), keep, request.limit, newest, selective).map((r) => r.id));
       for (const s of similarTo(store, { text: request.query, language: request.stop_languages[0] }, PAGE))

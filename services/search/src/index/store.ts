@@ -10,10 +10,6 @@ import { type Language, languages, termCounts, tokenize, type WeightedText } fro
  * changes they caused, so a restart resumes exactly where the index stands.
  */
 
-/** The fields of a question that search can match, in FTS column order. */
-export const searchFields = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
-export type SearchField = (typeof searchFields)[number];
-
 export type PartKind = 'solution' | 'comment' | 'attachment';
 
 export interface IndexedQuestion {
@@ -78,6 +74,7 @@ const schema = `
   create table if not exists spaces (id integer primary key, is_closed integer not null);
   -- Contentless: the columns hold the words to match (stop words of the question's language
   -- removed, diacritics folded); the texts to show are in questions and parts.
+  -- The columns in the order of SearchFieldNames (contracts), which the bm25() weights follow.
   create virtual table if not exists question_fts using fts5 (
     title, description, tags, solutions, comments, attachments,
     content = '', contentless_delete = 1, prefix = '3 4', tokenize = 'unicode61 remove_diacritics 2'
@@ -99,7 +96,7 @@ export function indexWords(text: string, language: string): string[] {
  * A question with its tags, solutions and comments as one unit for similar-question search: title
  * twice, comments a quarter (the weights that scored best on SemEval-2016 task 3, bench/semeval.ts).
  */
-export const unitWeights = { title: 2, comment: 0.25 };
+const unitWeights = { title: 2, comment: 0.25 };
 
 export function unitTerms(
   q: { title: string; description: string; tags: string[]; language: string },
@@ -252,11 +249,6 @@ export class SearchStore {
   question(id: number): IndexedQuestion | undefined {
     const row = this.get<QuestionRow>('select * from questions where id = ?', id);
     return row && toQuestion(row);
-  }
-
-  questions(ids: readonly number[]): IndexedQuestion[] {
-    if (!ids.length) return [];
-    return this.all<QuestionRow>(`select * from questions where id in (${ids.map(() => '?').join(',')})`, ...ids).map(toQuestion);
   }
 
   parts(questionId: number): Array<{ kind: PartKind; id: number; author_id: number; text: string }> {
