@@ -1,13 +1,14 @@
 // The whole system as separate processes with the beer Stack Exchange site imported and the
 // search index caught up: the ground the quality benchmarks stand on.
+
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { type Bus, connectBus } from '@kn/bus';
 import { dropDatabase } from '@kn/db';
 import { indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
+import { sharedData } from '@kn/testing';
 import { login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
@@ -54,7 +55,7 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
   };
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', path.resolve('../shared/data/stackexchange-beer')], {
+      const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
         env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
         stdio: ['ignore', 'ignore', 'inherit'],
       });

@@ -3,12 +3,14 @@
 // category in five. Rows are generated inside Postgres (generate_series), not through the API:
 // the benchmarks that use this measure reads. Titles and sentences come from the beer dump so
 // text and tags look like a real network's.
+
 import path from 'node:path';
 import { dumpFiles, parseRow, readRows } from '@kn/stackexchange';
+import { sharedData } from '@kn/testing';
 import pg from 'pg';
 
 export async function seedContent(databaseUrl: string, options: { questions: number; solutionsPerQuestion?: number }) {
-  const beer = path.resolve(process.cwd(), '../shared/data/stackexchange-beer');
+  const beer = sharedData('stackexchange-beer');
   const titles: string[] = [];
   const sentences: string[] = [];
   for await (const raw of readRows(path.join(beer, dumpFiles.posts.file), dumpFiles.posts.root)) {

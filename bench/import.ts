@@ -1,15 +1,17 @@
 // Import time and peak memory of `pnpm import:stackexchange`: the beer dump, then a synthetic dump
 // ten times larger (bench/stackexchange-synth.ts), each into a fresh system (users, content and
 // gateway as separate processes). Run: pnpm bench:import   (SCALE=10 by default; ONLY_BEER=1)
+
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { dropDatabase } from '@kn/db';
+import { sharedData } from '@kn/testing';
 import { report, startProcess, stopProcess } from './lib.ts';
 
 const SCALE = Number(process.env.SCALE ?? 10);
-const beer = path.resolve('../shared/data/stackexchange-beer');
+const beer = sharedData('stackexchange-beer');
 const synthetic = `/tmp/stackexchange-beerx${SCALE}`;
 if (!process.env.ONLY_BEER && !existsSync(path.join(synthetic, 'Votes.xml')))
   execFileSync(process.execPath, ['bench/stackexchange-synth.ts', beer, synthetic, String(SCALE)], { stdio: 'inherit' });

@@ -2,13 +2,15 @@
 // question ranks its 10 related questions (subject, body and comments as one unit); MAP over all 67
 // queries (no relevant question: AP 0) and MRR. The search engine's order validates the metric code.
 // Run: pnpm bench:semeval
+
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildModel, type ModelOptions, type WeightedText } from '@kn/similarity';
+import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
 import { report } from './lib.ts';
 
-const file = path.resolve('../shared/data/semeval2016-task3/SemEval2016-Task3-CQA-QL-train-part2.xml');
+const file = path.join(sharedData('semeval2016-task3'), 'SemEval2016-Task3-CQA-QL-train-part2.xml');
 
 interface Related {
   id: string;

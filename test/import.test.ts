@@ -5,9 +5,10 @@ import path from 'node:path';
 import { call } from '@kn/bus';
 import { importOperations } from '@kn/contracts';
 import { DumpError, type ImportSummary, importDump } from '@kn/stackexchange';
+import { sharedData } from '@kn/testing';
 import { bearer, type System, startSystem } from './system.ts';
 
-const BEER = path.resolve(__dirname, '../../shared/data/stackexchange-beer');
+const BEER = sharedData('stackexchange-beer');
 
 let system: System;
 let state: string;

@@ -1,9 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sharedData } from '@kn/testing';
 import { DumpError, type DumpFile, dumpFiles, parseRow, readRows } from '../src/index.ts';
 
-const beer = path.resolve(process.cwd(), '../shared/data/stackexchange-beer');
+const beer = sharedData('stackexchange-beer');
 
 async function count(kind: DumpFile, dir = beer) {
   const { file, root } = dumpFiles[kind];

@@ -1,9 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
+/**
+ * A data set of the workplace (`shared/data/<name>`, beside the checkout, not in it): from
+ * `SHARED_DATA_DIR`, else `../shared/data` of the repository root, else `/work/shared/data` (where it is
+ * on the machines CI runs on), so a clone anywhere finds it.
+ */
+export function sharedData(name: string): string {
+  // Tests and benchmarks run from the repository's root.
+  const candidates = [process.env.SHARED_DATA_DIR, path.resolve(process.cwd(), '../shared/data'), '/work/shared/data'];
+  for (const dir of candidates) if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
+  throw new Error(`data set ${name} not found in ${candidates.filter(Boolean).join(', ')}; set SHARED_DATA_DIR`);
+}
 
 /** Everything a test file touches is its own: database, NATS subjects and streams. */
 export function isolation() {
