@@ -1,5 +1,6 @@
 // Shared helpers of the benchmarks: start the system as separate processes, drive load, print.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 
@@ -11,13 +12,32 @@ export interface LoadResult {
   non_2xx: number;
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Busy CPU time of the whole machine so far, in ms. */
+function machineCpuMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = ticks.map(Number);
+  return (n.reduce((a, b) => a + b, 0) - n[3]! - n[4]!) * 10;
+}
+
 export async function load(options: {
   url: string;
   connections: number;
   seconds: number;
   headers?: Record<string, string>;
   requests?: autocannon.Request[];
-}): Promise<LoadResult> {
+  /** Processes whose CPU time per request to report (name → pid), beside the machine's. */
+  processes?: Record<string, number>;
+}): Promise<LoadResult & { cpu_ms_per_request?: string }> {
+  const processes = Object.entries(options.processes ?? {});
+  const before = processes.map(([, pid]) => processCpuMs(pid));
+  const machineBefore = machineCpuMs();
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -25,19 +45,25 @@ export async function load(options: {
     headers: options.headers,
     requests: options.requests,
   });
-  return {
+  const measured = {
     requests_per_second: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
   };
+  if (!processes.length) return measured;
+  const perRequest = (ms: number) => (ms / Math.max(1, result.requests.total)).toFixed(1);
+  const own = processes.map(([name, pid], i) => `${name} ${perRequest(processCpuMs(pid) - before[i]!)}`);
+  return { ...measured, cpu_ms_per_request: [...own, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', ') };
 }
 
 /** Starts a process of the system (the same entry point production uses) and waits for its line. */
 export function startProcess(entry: string, env: Record<string, string>, readyText: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // PROFILE_DIR=<dir>: every process writes a CPU profile there when it stops (node --cpu-prof).
+    const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
+    const child = spawn(process.execPath, [...profile, entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();

@@ -143,7 +143,14 @@ try {
   for (const n of [1, 2, 4])
     rows.push({
       request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
-      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: queries(n) })),
+      ...(await load({
+        url: base,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        headers,
+        requests: queries(n),
+        processes: { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! },
+      })),
     });
   report(
     `Question search, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${rebuild.toFixed(1)} s`,

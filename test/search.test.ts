@@ -188,6 +188,46 @@ describe('GET /questions?query', () => {
     expect(names(mine.items)).toEqual(['yeast']);
   });
 
+  test('pages stay inside one ranking: offset and limit cut the same order, total counts all matches', async () => {
+    const all = await find('query=hops%20yeast%20sugar%20keg&limit=100');
+    expect(all.total).toBe(all.items.length);
+    expect(all.total).toBeGreaterThanOrEqual(4);
+    const pages = [];
+    for (let offset = 0; offset < all.total; offset += 2)
+      pages.push(...(await find(`query=hops%20yeast%20sugar%20keg&limit=2&offset=${offset}`)).items);
+    expect(pages.map((i) => i.id)).toEqual(all.items.map((i) => i.id));
+    expect(pages.map((i) => i.search_metadata.score)).toEqual(all.items.map((i) => i.search_metadata.score));
+    const beyond = await find(`query=hops%20yeast%20sugar%20keg&offset=${all.total}`);
+    expect(beyond).toMatchObject({ total: all.total, items: [] });
+  });
+
+  test('questions of a closed knowledge space are found by its members and administrators only', async () => {
+    const space = await api()
+      .post(`${API}/knowledge-spaces`)
+      .set(...bearer(system.adminToken))
+      .send({ name: 'Brewery secrets', is_closed: true });
+    expect(space.status).toBe(201);
+    await api()
+      .put(`${API}/knowledge-spaces/${space.body.id}/members`)
+      .set(...bearer(system.adminToken))
+      .send({ user_ids: [bob.user.id] })
+      .expect(200);
+    await question(bob, 'secret', {
+      title: 'Our secret juniper gruit recipe',
+      description: '<p>juniper and heather</p>',
+      knowledge_space: space.body.id,
+    });
+    await system.searchCaughtUp();
+    expect(names((await find('query=juniper', bob)).items)).toEqual(['secret']);
+    expect(await find('query=juniper', alice)).toMatchObject({ total: 0, items: [] });
+    expect((await find('query=juniper&filter=unsolved', alice)).items).toEqual([]);
+    const admin = await api()
+      .get(`${API}/questions?query=juniper`)
+      .set(...bearer(system.adminToken));
+    expect(names(admin.body.items)).toEqual(['secret']);
+    expect(names((await find(`query=juniper&knowledge_space=${space.body.id}`, bob)).items)).toEqual(['secret']);
+  });
+
   test('log_query_type logs the query and answers search_query_id on the first page only', async () => {
     const logged = await find('query=hops&log_query_type=manual');
     expect(Number.isInteger(logged.search_query_id)).toBe(true);

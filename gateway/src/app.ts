@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Bus, call } from '@kn/bus';
+import { type Bus, callJson } from '@kn/bus';
 import {
   AppError,
   invalidJson,
@@ -109,12 +109,15 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
             if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
             body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
           }
-          const result = await call(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
+          const result = await callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
             timeoutMs: config.RPC_TIMEOUT_MS,
           });
-          const status = http.status ?? 200;
-          if (result === undefined) res.status(http.status ?? 204).end();
-          else res.status(status).json(result);
+          if (result === null) res.status(http.status ?? 204).end();
+          else
+            res
+              .status(http.status ?? 200)
+              .type('json')
+              .send(result);
         },
       );
     });

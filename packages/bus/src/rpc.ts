@@ -15,7 +15,14 @@ import { injectTraceContext, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { type Msg, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
 import type { Bus } from './connection.ts';
 
-type Reply = { ok: true; body: unknown } | { ok: false; status: number; error: ErrorBody; headers?: Record<string, string> };
+/**
+ * A reply carries its status in this header: 200 with the response body as JSON (nothing for no
+ * body), or the error's status with `ErrorReply` as JSON. The gateway can then pass a body on to
+ * the client as it came, without parsing and serializing it again.
+ */
+const STATUS_HEADER = 'Kn-Status';
+type ErrorReply = { error: ErrorBody; headers?: Record<string, string> };
+const encoder = new TextEncoder();
 
 /**
  * Serves a service's operations over NATS request/reply. All instances of the service subscribe
@@ -72,20 +79,24 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
               throw new AppError(400, 'ValidationError', 'invalid request', { errors: fieldErrors(parsed.error.issues, 'body') });
             request.body = parsed.data;
           }
-          return { ok: true, body: await handler(request) } satisfies Reply;
+          const body = await handler(request);
+          return { status: 200, data: body === undefined ? '' : JSON.stringify(body) };
         } catch (err) {
           return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
         }
       },
     );
-    msg.respond(JSON.stringify(reply));
+    const h = natsHeaders();
+    h.set(STATUS_HEADER, String(reply.status));
+    msg.respond(reply.data, { headers: h });
   }
 
-  function errorReply(err: unknown, context: Record<string, unknown>): Reply {
-    if (err instanceof AppError) return { ok: false, status: err.status, error: err.toBody(), headers: err.headers };
+  function errorReply(err: unknown, context: Record<string, unknown>): { status: number; data: string } {
+    const reply = (status: number, body: ErrorReply) => ({ status, data: JSON.stringify(body) });
+    if (err instanceof AppError) return reply(err.status, { error: err.toBody(), headers: err.headers });
     const errorId = randomUUID();
     log.error({ err, error_id: errorId, ...context }, 'unhandled error');
-    return { ok: false, status: 500, error: { code: 'InternalError', message: 'internal error', error_id: errorId } };
+    return reply(500, { error: { code: 'InternalError', message: 'internal error', error_id: errorId } });
   }
 
   return {
@@ -105,12 +116,27 @@ export async function call<O extends Operation>(
   request: OperationRequest<O>,
   options: { timeoutMs?: number } = {},
 ): Promise<OperationResult<O>> {
+  const json = await callJson(bus, name, op, request, options);
+  return (json === null ? undefined : JSON.parse(json)) as OperationResult<O>;
+}
+
+/**
+ * `call`, answering the response body as the service wrote it (JSON text, null for no body): the
+ * gateway passes it on without parsing it.
+ */
+export async function callJson<O extends Operation>(
+  bus: Bus,
+  name: string,
+  op: O,
+  request: OperationRequest<O>,
+  options: { timeoutMs?: number } = {},
+): Promise<string | null> {
   const h = natsHeaders();
   injectTraceContext((k, v) => h.set(k, v));
   h.set('x-request-id', request.requestId);
   let msg: Msg;
   try {
-    msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), JSON.stringify(request), {
+    msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), encoder.encode(JSON.stringify(request)), {
       timeout: options.timeoutMs ?? 10_000,
       headers: h,
     });
@@ -122,15 +148,15 @@ export async function call<O extends Operation>(
       throw serviceUnavailable(`the ${op.service} service did not answer in time`);
     throw serviceUnavailable(`the ${op.service} service cannot be reached: ${message}`);
   }
-  const reply = msg.json<Reply>();
-  if (!reply.ok) {
-    throw new AppError(reply.status, reply.error.code, reply.error.message, {
-      errors: reply.error.errors,
-      headers: reply.headers,
-      errorId: reply.error.error_id,
-    });
-  }
-  return reply.body as OperationResult<O>;
+  const status = Number(msg.headers?.get(STATUS_HEADER) ?? 0);
+  if (status === 200) return msg.data.length ? msg.string() : null;
+  if (!status) throw serviceUnavailable(`the ${op.service} service answered without a status`);
+  const reply = msg.json<ErrorReply>();
+  throw new AppError(status, reply.error.code, reply.error.message, {
+    errors: reply.error.errors,
+    headers: reply.headers,
+    errorId: reply.error.error_id,
+  });
 }
 
 /** The request id for calls that do not come from an HTTP request (jobs, consumers). */

@@ -19,6 +19,8 @@ const SimilarQuery = z.object({ limit: Limit(10, 100), offset: Offset });
 /** The filters of `GET /questions` that the index applies before ranking (the content service re-checks all of them). */
 const MatchFilter = z.object({
   languages: z.array(z.string()).optional(),
+  /** Closed knowledge spaces the caller is not a member of. */
+  hidden_spaces: z.array(z.number().int()).optional(),
   tags: z.array(z.string()).optional(),
   tag_operator: z.enum(['AND', 'OR']).default('AND'),
   categories: z.array(z.number().int()).optional(),
@@ -28,6 +30,14 @@ const MatchFilter = z.object({
 });
 
 const Scored = z.object({ id: z.number().int(), score: z.number() });
+
+const Highlighting = z.object({
+  query_field: SearchField,
+  id: z.number().int(),
+  fragment: z.string(),
+  start: z.boolean(),
+  end: z.boolean(),
+});
 
 /** Operations of the search service. The similar-question endpoints answer with Questions, so the content service owns them. */
 export const searchOperations = {
@@ -41,13 +51,17 @@ export const searchOperations = {
       /** Stop words of these languages are left out of the query. */
       stop_languages: z.array(z.string()).default(['en']),
       filter: MatchFilter.default({ tag_operator: 'AND', include_uncategorized: false, include_deleted: false }),
-      limit: z.number().int().min(1).max(1000).default(1000),
+      /** The page of the ranking to answer (the ranking holds at most the best 1,000 matches; `total` counts them). */
+      offset: z.number().int().min(0).default(0),
+      limit: z.number().int().min(0).max(1000).default(1000),
+      /** Adds the highlighting of each question answered. */
+      highlight: z.boolean().default(false),
       /** Logs the query (`log_query_type`) and answers its id. */
       log: z.object({ type: z.enum(['manual', 'autocomplete', 'url', 'tag']), user_id: z.number().int() }).optional(),
     }),
     response: z.object({
       total: z.number().int(),
-      items: z.array(Scored.extend({ is_relevant: z.boolean() })),
+      items: z.array(Scored.extend({ is_relevant: z.boolean(), highlighting: Highlighting.nullable().optional() })),
       search_query_id: z.number().int().optional(),
     }),
   }),
@@ -64,9 +78,7 @@ export const searchOperations = {
       items: z.array(
         z.object({
           id: z.number().int(),
-          highlighting: z
-            .object({ query_field: SearchField, id: z.number().int(), fragment: z.string(), start: z.boolean(), end: z.boolean() })
-            .nullable(),
+          highlighting: Highlighting.nullable(),
         }),
       ),
     }),

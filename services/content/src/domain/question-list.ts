@@ -66,15 +66,21 @@ function orderBy(sort: string[] | undefined, trending: boolean, relevance?: numb
   return sql.join(parts, sql`, `);
 }
 
-/** The languages a user reads when language_id is not given: null means every language. */
-async function defaultLanguages(db: Db<ContentSchema>, actor: Actor): Promise<string[] | null> {
-  const row = await db
-    .selectFrom('user_projection')
-    .select(['content_languages', 'has_all_languages'])
-    .where('id', '=', actor.id)
-    .executeTakeFirst();
-  if (!row || row.has_all_languages || !row.content_languages?.length) return null;
-  return row.content_languages;
+/**
+ * What limits a user's lists, in one round trip: the closed knowledge spaces they are not a member
+ * of, and the languages they read when language_id is not given (null: every language).
+ */
+async function viewerScope(db: Db<ContentSchema>, actor: Actor): Promise<{ hidden: number[]; languages: string[] | null }> {
+  const hidden = isContentAdmin(actor)
+    ? sql`'{}'::int[]`
+    : sql`coalesce((select array_agg(k.id order by k.id) from knowledge_spaces k where k.is_closed and not exists
+        (select 1 from knowledge_space_members m where m.knowledge_space_id = k.id and m.user_id = ${actor.id})), '{}')`;
+  const { rows } = await sql<{ hidden: number[]; content_languages: string[] | null; has_all_languages: boolean | null }>`
+    select ${hidden} as hidden, u.content_languages, u.has_all_languages
+    from (select 1) one left join user_projection u on u.id = ${actor.id}`.execute(db);
+  const row = rows[0]!;
+  const languages = row.has_all_languages === false && row.content_languages?.length ? row.content_languages : null;
+  return { hidden: row.hidden, languages };
 }
 
 /** query_fields: the valid names; none valid (or none given) means every field. */
@@ -85,6 +91,16 @@ function searchFields(value: string | undefined): SearchField[] {
     .filter((f): f is SearchField => (SearchFieldNames as readonly string[]).includes(f));
   return named.length ? [...new Set(named)] : [...SearchFieldNames];
 }
+
+/** How many of the best matches a search with filters or a sort of this service's own considers. */
+const SEARCH_WINDOW = 1000;
+
+/** Questions (from `source`, the table by default) that meet `condition`, each with its tags and category. */
+const pageQuery = (condition: RawBuilder<unknown>, source: RawBuilder<unknown> = sql`questions`) => sql`select q.*,
+    coalesce((select json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position)
+              from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id), '[]'::json) as tag_list,
+    (select to_json(c) from categories c where c.id = q.category_id) as category_row
+  from ${source} q where ${condition}`;
 
 export async function listQuestions(
   db: Db<ContentSchema>,
@@ -101,10 +117,7 @@ export async function listQuestions(
   const where: RawBuilder<unknown>[] = [sql`q.is_published`];
   const withDeleted = query.include_deleted && admin;
   if (!withDeleted) where.push(sql`not q.is_deleted`);
-  const [hidden, ownLanguages] = await Promise.all([
-    hiddenSpaces(db, actor),
-    query.language_id?.length ? Promise.resolve(null) : defaultLanguages(db, actor),
-  ]);
+  const { hidden, languages: ownLanguages } = await viewerScope(db, actor);
   if (hidden.length) where.push(sql`(q.knowledge_space_id is null or q.knowledge_space_id not in (${sql.join(hidden)}))`);
   if (query.knowledge_space !== undefined) where.push(sql`q.knowledge_space_id = ${query.knowledge_space}`);
   /** Whether the conditions are only those question_counts knows (language, knowledge space). */
@@ -162,10 +175,14 @@ export async function listQuestions(
   const languages = query.language_id?.length ? query.language_id : ownLanguages;
   if (languages) where.push(sql`q.language in (${sql.join(languages)})`);
 
-  // Full-text search ranks in the search service; visibility, the remaining filters and paging stay here.
+  // Full-text search ranks in the search service. Without filters of this service's own (solved,
+  // following, …) and without a sort, the index applies every filter and answers the page with its
+  // highlighting; otherwise it answers its best matches (the relevance window) and the filters,
+  // the sort and the paging happen here.
   const searchText = query.query?.trim() ? query.query : undefined;
   const fields = searchFields(query.query_fields);
   const stopLanguages = languages ?? ['en'];
+  const paged = filters.size === 0 && !query.sort?.length;
   let ranking: Awaited<ReturnType<SearchClient['match']>> | undefined;
   if (searchText !== undefined) {
     ranking = await search.match(
@@ -176,6 +193,7 @@ export async function listQuestions(
         stop_languages: stopLanguages,
         filter: {
           languages: languages ?? undefined,
+          hidden_spaces: hidden.length ? hidden : undefined,
           tags: labels.length ? labels : undefined,
           tag_operator: query.tag_filter_default_operator,
           categories: categories?.length ? categories : undefined,
@@ -183,15 +201,29 @@ export async function listQuestions(
           knowledge_space: query.knowledge_space,
           include_deleted: withDeleted,
         },
-        limit: 1000,
+        offset: paged ? query.offset : 0,
+        limit: paged ? query.limit : SEARCH_WINDOW,
+        highlight: paged,
         log: query.log_query_type && query.offset === 0 ? { type: query.log_query_type, user_id: actor.id } : undefined,
       },
       actor,
       request.requestId,
     );
     const logged = ranking.search_query_id === undefined ? {} : { search_query_id: ranking.search_query_id };
-    if (!ranking.items.length) return { ...logged, total: 0, _links: { self: { href: url } }, items: [] };
+    if (!ranking.items.length) return { ...logged, total: ranking.total, _links: { self: { href: url } }, items: [] };
     where.push(sql`q.id = any(${ranking.items.map((i) => i.id)}::int[])`);
+    if (paged) {
+      // The page as ranked; the conditions again, for a question changed since the index saw it.
+      const rows = await sql<QuestionRowWithRelations>`${pageQuery(sql.join(where, sql` and `))}
+        order by array_position(${ranking.items.map((i) => i.id)}::int[], q.id)`.execute(db);
+      const items = await presentQuestions(db, rows.rows, { translations: query.translations ?? languages ?? [] });
+      const ranked = new Map(ranking.items.map((i) => [i.id, i]));
+      for (const item of items) {
+        const { score, is_relevant, highlighting } = ranked.get(item.id)!;
+        item.search_metadata = { score, is_relevant, ...(highlighting ? { highlighting } : {}) };
+      }
+      return { ...logged, total: ranking.total, _links: { self: { href: url } }, items };
+    }
   }
 
   const condition = sql.join(where, sql` and `);
@@ -215,11 +247,7 @@ export async function listQuestions(
     countQuery.execute(db),
     // The page first, then its tags and category per row (the outer select runs only for the rows
     // of the page, not for the ones OFFSET skips): one round trip instead of three.
-    sql<QuestionRowWithRelations>`select q.*,
-        coalesce((select json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position)
-                  from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id), '[]'::json) as tag_list,
-        (select to_json(c) from categories c where c.id = q.category_id) as category_row
-      from (select q.* from questions q where ${condition} order by ${order} limit ${query.limit} offset ${query.offset}) q
+    sql<QuestionRowWithRelations>`${pageQuery(sql`true`, sql`(select q.* from questions q where ${condition} order by ${order} limit ${query.limit} offset ${query.offset})`)}
       order by ${order}`.execute(db),
   ]);
   const translations = query.translations ?? languages ?? [];
@@ -265,11 +293,8 @@ export async function presentRanked(
   const shown = ranked.filter((r) => allowed.has(r.id));
   const pageIds = shown.slice(page.offset, page.offset + page.limit).map((r) => r.id);
   if (!pageIds.length) return { total: shown.length, items: [] };
-  const rows = await sql<QuestionRowWithRelations>`select q.*,
-      coalesce((select json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position)
-                from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id), '[]'::json) as tag_list,
-      (select to_json(c) from categories c where c.id = q.category_id) as category_row
-    from questions q where q.id = any(${pageIds}::int[]) order by array_position(${pageIds}::int[], q.id)`.execute(db);
+  const rows = await sql<QuestionRowWithRelations>`${pageQuery(sql`q.id = any(${pageIds}::int[])`)}
+    order by array_position(${pageIds}::int[], q.id)`.execute(db);
   const score = new Map(shown.map((r) => [r.id, r.score]));
   const items = await presentQuestions(db, rows.rows, { translations: [] });
   for (const item of items) item.search_metadata = { score: Math.min(1, Math.max(score.get(item.id) ?? 0, 1e-9)) };

@@ -1,5 +1,6 @@
 import type { SearchField } from '@kn/contracts';
 import { foldDiacritics } from '@kn/similarity';
+import { FIELDS } from '../index/postings.ts';
 import type { PartKind, SearchStore } from '../index/store.ts';
 import { queryTerms } from './terms.ts';
 
@@ -15,7 +16,7 @@ export interface Highlighting {
 const FRAGMENT_LENGTH = 200;
 /** Fields in the order a highlight is taken from: the one that weighs most in the ranking first. */
 const order: SearchField[] = ['title', 'tags', 'description', 'solutions', 'comments', 'attachments'];
-const partField: Record<PartKind, SearchField> = { solution: 'solutions', comment: 'comments', attachment: 'attachments' };
+const fieldPart: Partial<Record<SearchField, PartKind>> = { solutions: 'solution', comments: 'comment', attachments: 'attachment' };
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -73,35 +74,43 @@ function fragment(text: string, found: Hit[], whole: boolean) {
 }
 
 /**
- * The highlight of one question for a query: from the most weighted field with a match (within
+ * The highlights of questions for a query: each from the most weighted field with a match (within
  * the allowed fields), and for solutions, comments and attachments from the best matching one.
+ * The index says which fields hold a query word (whole first, then a word a prefix begins), so
+ * only those texts are read.
  */
 export function highlight(
   store: SearchStore,
-  id: number,
+  ids: readonly number[],
   query: { query: string; fields: SearchField[]; stop_languages: string[] },
-): Highlighting | null {
-  const q = store.question(id);
-  if (!q) return null;
+): Array<Highlighting | null> {
+  const { index } = store;
   const terms = queryTerms(query.query, query.stop_languages);
-  if (!terms.length) return null;
-  const candidates: Array<{ field: SearchField; id: number; text: string; found: Hit[] }> = [];
-  const consider = (field: SearchField, ownerId: number, text: string) => {
-    if (!query.fields.includes(field) || !text) return;
-    const found = hits(text, terms);
-    if (found.length) candidates.push({ field, id: ownerId, text, found });
-  };
-  consider('title', id, q.title);
-  consider('tags', id, q.tags.join(', '));
-  consider('description', id, q.description);
-  for (const part of store.parts(id)) consider(partField[part.kind], part.id, part.text);
-  if (!candidates.length) return null;
-  // Whole words before prefixes, then the field order, then the part with most matched words.
-  const rank = (c: (typeof candidates)[number]) => [c.found.some((h) => h.exact) ? 0 : 1, order.indexOf(c.field), -strength(c.found)];
-  candidates.sort((a, b) => {
-    const [x, y] = [rank(a), rank(b)];
-    return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+  const exact = new Set(terms.map((t) => index.termId(t)).filter((w) => w >= 0));
+  const prefixed = new Set(terms.flatMap((t) => (t.length >= 3 ? index.expand(t) : [])).filter((w) => !exact.has(w)));
+  const allowed = FIELDS.reduce((mask, f, i) => (query.fields.includes(f) ? mask | (1 << i) : mask), 0);
+  const inFields = (mask: number) => order.filter((f) => mask & allowed & (1 << FIELDS.indexOf(f)));
+  return ids.map((id) => {
+    const slot = index.slotOf(id);
+    const q = slot >= 0 && terms.length ? store.question(id) : undefined;
+    if (!q) return null;
+    const candidates = [...new Set([...inFields(index.fieldsWith(slot, exact)), ...inFields(index.fieldsWith(slot, prefixed))])];
+    for (const field of candidates) {
+      const texts =
+        field === 'title'
+          ? [{ id, text: q.title }]
+          : field === 'tags'
+            ? [{ id, text: q.tags.join(', ') }]
+            : field === 'description'
+              ? [{ id, text: q.description }]
+              : store.parts(id, fieldPart[field]);
+      let best: { id: number; text: string; found: Hit[] } | null = null;
+      for (const t of texts) {
+        const found = hits(t.text, terms);
+        if (found.length && (!best || strength(found) > strength(best.found))) best = { ...t, found };
+      }
+      if (best) return { query_field: field, id: best.id, ...fragment(best.text, best.found, field === 'title' || field === 'tags') };
+    }
+    return null;
   });
-  const best = candidates[0]!;
-  return { query_field: best.field, id: best.id, ...fragment(best.text, best.found, best.field === 'title' || best.field === 'tags') };
 }

@@ -1,11 +1,13 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { Accumulator, type FieldWeights, type TermIndex, fieldWeights as weightsOf } from '../index/postings.ts';
 import type { SearchStore } from '../index/store.ts';
-import { queryVector, similarity, similarTo } from './similarity.ts';
-import { phrase, queryTerms } from './terms.ts';
+import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
+import { cosines, similarTo, textVector } from './similarity.ts';
+import { queryTerms } from './terms.ts';
 
 /**
- * Field weights of the BM25 ranking (FTS5 `bm25()` multiplies a field's term frequency by its
- * weight). With k1 = 1.2 a title hit saturates near 2 × idf, a hit in a description of average
+ * Field weights of the BM25 ranking (a field's term frequency is multiplied by its weight, as in
+ * FTS5's `bm25()`). With k1 = 1.2 a title hit saturates near 2 × idf, a hit in a description of average
  * length gives 1 × idf, a comment or attachment hit about 0.3 × idf: after calibration (score =
  * bm25 / reference) title matches land clearly above 1.0 and comment-only matches clearly below.
  */
@@ -33,6 +35,8 @@ const SIMILAR_ONLY_MIN = 0.1;
 
 export interface MatchFilter {
   languages?: string[];
+  /** Closed knowledge spaces the caller is not a member of. */
+  hidden_spaces?: number[];
   tags?: string[];
   tag_operator: 'AND' | 'OR';
   categories?: number[];
@@ -47,8 +51,12 @@ export interface MatchRequest {
   fields: SearchField[];
   stop_languages: string[];
   filter: MatchFilter;
+  offset: number;
   limit: number;
 }
+
+/** Relevance considers this many of the best matches; `total` counts them, paging stays inside them. */
+export const WINDOW = 1000;
 
 export interface Match {
   id: number;
@@ -56,140 +64,158 @@ export interface Match {
   is_relevant: boolean;
 }
 
-const weightList = SearchFieldNames.map((f) => fieldWeights[f]).join(', ');
 const similarityFields: SearchField[] = ['title', 'description', 'tags', 'solutions'];
 
-/** The filters as a test of a question's facets (the index keeps them in memory). */
-function facetFilter(store: SearchStore, filter: MatchFilter): (id: number) => boolean {
-  const languages = filter.languages?.length ? new Set(filter.languages) : null;
-  const categories = filter.categories?.length ? new Set(filter.categories) : null;
-  const labels = [...new Set((filter.tags ?? []).map((t) => t.toLowerCase()))];
-  return (id) => {
-    const f = store.facets.get(id);
-    if (!f) return false;
-    if (f.is_deleted && !filter.include_deleted) return false;
-    if (languages && !languages.has(f.language)) return false;
-    if (filter.knowledge_space !== undefined && f.knowledge_space_id !== filter.knowledge_space) return false;
-    if (categories || filter.include_uncategorized) {
-      const inCategory = f.category_id !== null && (categories?.has(f.category_id) ?? false);
-      if (!inCategory && !(filter.include_uncategorized && f.category_id === null)) return false;
+/**
+ * The filters beyond "not deleted" as a test of an indexed question's slot, or null when there are
+ * none (the common case: the ranking loop then tests nothing else).
+ */
+function facetFilter(index: TermIndex, filter: MatchFilter): ((slot: number) => boolean) | null {
+  let languages: Uint8Array | null = null;
+  if (filter.languages?.length) {
+    languages = new Uint8Array(256);
+    for (const l of filter.languages) {
+      const code = index.codeOfLanguage(l);
+      if (code) languages[code] = 1;
     }
-    if (labels.length && (filter.tag_operator === 'OR' ? !labels.some((l) => f.tags.has(l)) : !labels.every((l) => f.tags.has(l))))
-      return false;
-    return true;
+  }
+  const categories = filter.categories?.length ? new Set(filter.categories) : null;
+  const hidden = filter.hidden_spaces?.length ? new Set(filter.hidden_spaces) : null;
+  const labels = [...new Set((filter.tags ?? []).map((t) => t.toLowerCase()))];
+  const tagTest = (tags: readonly string[]) => {
+    const own = new Set(tags.map((t) => t.toLowerCase()));
+    return filter.tag_operator === 'OR' ? labels.some((l) => own.has(l)) : labels.every((l) => own.has(l));
+  };
+  const { knowledge_space, include_uncategorized } = filter;
+  if (!languages && !categories && !hidden && !labels.length && knowledge_space === undefined && !include_uncategorized) return null;
+  return (slot) => {
+    if (languages && !languages[index.languageOf(slot)]) return false;
+    const space = index.spaceOf(slot);
+    if (hidden?.has(space)) return false;
+    if (knowledge_space !== undefined && space !== knowledge_space) return false;
+    if (categories || include_uncategorized) {
+      const category = index.categoryOf(slot);
+      if (!(categories?.has(category) || (include_uncategorized && category === 0))) return false;
+    }
+    return !labels.length || tagTest(index.facets(slot)!.tags);
   };
 }
 
-/** FTS5 inverse document frequency (the one `bm25()` uses), so the calibration matches the ranking. */
-function idf(store: SearchStore, term: string, df = store.documentFrequency(term)): number {
-  const n = store.documentCount;
-  const value = Math.log((n - df + 0.5) / (df + 0.5));
-  return value > 0 ? value : 1e-6;
-}
+const matches = new Accumulator();
+const prefixMatches = new Accumulator();
+const allWeights = weightsOf(fieldWeights);
 
 /**
- * BM25 costs about 0.7 µs per matching question on this machine (it scores every match): up to
- * this many matches are scored exactly; beyond, the most common words are left out of an OR query
- * (they rank nothing the rarer ones do not: Lucene's common-terms cutoff), and a query of only
- * such words scores its newest matches.
+ * Scores every question that has a query word in the weighted fields into `matches.score`,
+ * divided by `reference`; for words of 3+ characters in fewer than WINDOW questions, questions
+ * without the word but with words it begins get the prefix (one phrase of all those words, as
+ * FTS5 scores `"hop"*`) at PREFIX_WEIGHT into `matches.extra`. A word in WINDOW questions or more
+ * fills the window on its own: the prefix matches would rank below it.
  */
-export const MAX_SCORED = 10_000;
-/** How many of the newest matches a query of only very common words (or a prefix pass) scores. */
-export const NEWEST_WINDOW = 3_000;
-
-/** Matches of an FTS5 expression with their BM25, best first, filtered. `newest` scores only the newest matches. */
-function ranked(
-  store: SearchStore,
-  expression: string,
-  keep: (id: number) => boolean,
-  limit: number,
-  newest: boolean,
-  selective: boolean,
-): Array<{ id: number; raw: number }> {
-  const rows = newest
-    ? store.all<{ id: number; raw: number }>(
-        `select rowid as id, -bm25(question_fts, ${weightList}) as raw from question_fts where question_fts match ? order by rowid desc limit ?`,
-        expression,
-        NEWEST_WINDOW,
-      )
-    : selective
-      ? store.all<{ id: number; raw: number }>(
-          `select rowid as id, -bm25(question_fts, ${weightList}) as raw from question_fts where question_fts match ?`,
-          expression,
-        )
-      : // Only deleted questions to leave out: the best twice the limit are enough.
-        store.all<{ id: number; raw: number }>(
-          `select rowid as id, -bm25(question_fts, ${weightList}) as raw from question_fts where question_fts match ? order by raw desc limit ?`,
-          expression,
-          limit * 2,
-        );
-  return rows
-    .filter((r) => keep(r.id))
-    .sort((a, b) => b.raw - a.raw || b.id - a.id)
-    .slice(0, limit);
+function scoreWords(
+  index: TermIndex,
+  words: Array<{ term: string; id: number; frequency: number; idf: number }>,
+  weights: FieldWeights,
+  reference: number,
+) {
+  matches.reset(index.slotCount);
+  words.forEach(({ term, id, frequency, idf }, i) => {
+    const bit = (1 << i) >>> 0;
+    if (frequency > 0) index.scoreTerm(id, idf / reference, weights, bit, matches);
+    const longer = term.length >= 3 && frequency < WINDOW ? index.expand(term).filter((w) => w !== id) : [];
+    if (longer.length)
+      scorePhrase(index, longer, weights, prefixMatches, (slot, prefixScore) => {
+        matches.touch(slot);
+        if (matches.exact[slot]! & bit) return;
+        matches.extra[slot]! += (PREFIX_WEIGHT * prefixScore) / reference;
+        matches.any[slot]! |= bit;
+      });
+  });
 }
 
 /**
  * Full-text search over the index: BM25 over the weighted fields, whole words first and prefixes
  * of 3+ characters much lower, calibrated so that one query's scores centre near 1.0, blended with
- * the similarity of the best matches at a low weight. Returns at most `limit` matches, best first.
+ * the similarity of the best matches at a low weight. Ranks the best WINDOW matches and returns
+ * `total` (how many there are) and the page `offset`, `limit` of them.
  */
 export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[] } {
+  const { index } = store;
   const terms = queryTerms(request.query, request.stop_languages);
   const fields = SearchFieldNames.filter((f) => request.fields.includes(f));
   if (!terms.length || !fields.length) return { total: 0, items: [] };
-  const scope = fields.length === SearchFieldNames.length ? '' : `{${fields.join(' ')}} : `;
-  const keep = facetFilter(store, request.filter);
-  const { filter } = request;
-  const selective = Boolean(
-    filter.languages?.length ||
-      filter.tags?.length ||
-      filter.categories?.length ||
-      filter.include_uncategorized ||
-      filter.knowledge_space !== undefined,
-  );
-  const frequency = new Map(terms.map((t) => [t, store.documentFrequency(t)]));
-  let scored = terms;
-  let newest: boolean;
-  if (request.operator === 'OR') {
-    scored = [...terms].sort((a, b) => frequency.get(a)! - frequency.get(b)!);
-    while (scored.length > 1 && scored.reduce((n, t) => n + frequency.get(t)!, 0) > MAX_SCORED) scored = scored.slice(0, -1);
-    newest = frequency.get(scored[0]!)! > MAX_SCORED;
-  } else newest = Math.min(...terms.map((t) => frequency.get(t)!)) > MAX_SCORED;
-  const join = ` ${request.operator} `;
-  const exact = ranked(store, `${scope}(${scored.map(phrase).join(join)})`, keep, request.limit, newest, selective);
-  const scores = new Map(exact.map((r) => [r.id, r.raw]));
-  // Prefix matches can only fill places whole words left: with the list full they would rank below it.
-  if (exact.length < request.limit && terms.some((t) => t.length >= 3)) {
-    const prefixed = terms.map((t) => (t.length >= 3 ? `${phrase(t)}*` : phrase(t)));
-    for (const r of ranked(store, `${scope}(${prefixed.join(join)})`, keep, request.limit, true, selective))
-      scores.set(r.id, (scores.get(r.id) ?? 0) + PREFIX_WEIGHT * r.raw);
-  }
+  const restricted = fields.length < SearchFieldNames.length;
+  const weights = restricted ? weightsOf(Object.fromEntries(fields.map((f) => [f, fieldWeights[f]]))) : allWeights;
+  const words = terms.map((term) => {
+    const id = index.termId(term);
+    const frequency = id < 0 ? 0 : restricted ? index.countMatches(id, weights) : index.documentFrequency(id);
+    return { term, id, frequency, idf: bm25Idf(index.count, frequency) };
+  });
   // A description hit of an average query word in a description of average length scores 1.0;
   // more matched words score more, by the square root of their number.
-  const reference = scored.reduce((sum, t) => sum + idf(store, t, frequency.get(t)!), 0) / Math.sqrt(scored.length);
-  let items: Match[] = [...scores].map(([id, raw]) => ({ id, score: raw / reference, is_relevant: false }));
-  items.sort((a, b) => b.score - a.score || b.id - a.id);
-  items = items.slice(0, request.limit);
+  const reference = words.reduce((sum, w) => sum + w.idf, 0) / Math.sqrt(words.length);
+  scoreWords(index, words, weights, reference);
+  const every = terms.length === 32 ? 0xffffffff : ((1 << terms.length) >>> 0) - 1;
+  const and = request.operator === 'AND';
+  const keep = facetFilter(index, request.filter);
+  const deleted = request.filter.include_deleted ? null : index.deleted;
+  // The final score of each match (negative: left out). AND: every word, whole or as a prefix; the
+  // whole-word score counts only when every word is whole. Counted before the similarity blend.
+  let found = 0;
+  let aboveWeak = 0;
+  let relevant = 0;
+  const { score, extra, exact, any, touched } = matches;
+  for (let k = 0; k < matches.size; k++) {
+    const slot = touched[k]!;
+    let s: number;
+    if (!and) s = score[slot]! + extra[slot]!;
+    else if (any[slot] !== every) s = -1;
+    else s = (exact[slot] === every ? score[slot]! : 0) + extra[slot]!;
+    if (s >= 0 && (deleted?.[slot] || (keep && !keep(slot)))) s = -1;
+    score[slot] = s;
+    if (s < 0) continue;
+    found++;
+    if (s >= WEAK_SCORE) aboveWeak++;
+    if (s >= RELEVANT_SCORE) relevant++;
+  }
+  // Weak matches are left out when a page of matches is relevant.
+  const leaveOutWeak = relevant >= PAGE;
+  let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);
+  // The blend only raises the best SIMILARITY_DEPTH: below them the text order holds.
+  const depth = Math.min(total, Math.max(request.offset + request.limit, SIMILARITY_DEPTH));
+  const best = topSlots(index, matches, depth, () => true);
+  let items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
   if (similarityFields.every((f) => fields.includes(f))) {
-    const query = queryVector(store, request.query, request.stop_languages[0]);
-    for (const item of items.slice(0, SIMILARITY_DEPTH)) item.score += SIMILARITY_WEIGHT * similarity(store, item.id, query);
+    const query = textVector(index, request.query, request.stop_languages[0]);
+    const blended = best.slice(0, SIMILARITY_DEPTH);
+    const similar = cosines(
+      index,
+      blended.map((b) => b.slot),
+      query,
+    );
+    blended.forEach((_, i) => {
+      items[i]!.score += SIMILARITY_WEIGHT * similar[i]!;
+    });
     items.sort((a, b) => b.score - a.score || b.id - a.id);
     // Too few matches of all the words: questions on the same topic that match some of them follow.
-    if (request.operator === 'AND' && items.length < PAGE) {
-      const found = new Set(items.map((i) => i.id));
-      const allowed = new Set(ranked(store, scored.map(phrase).join(' OR '), keep, request.limit, newest, selective).map((r) => r.id));
-      for (const s of similarTo(store, { text: request.query, language: request.stop_languages[0] }, PAGE))
-        if (!found.has(s.id) && allowed.has(s.id) && s.score >= SIMILAR_ONLY_MIN)
+    if (and && found < PAGE) {
+      const ids = new Set(items.map((i) => i.id));
+      const some = new Set(terms.map((t) => index.termId(t)).filter((id) => id >= 0));
+      for (const s of similarTo(store, { text: request.query, language: request.stop_languages[0] }, PAGE)) {
+        const slot = index.slotOf(s.id);
+        const visible = !deleted?.[slot] && (!keep || keep(slot));
+        if (!ids.has(s.id) && s.score >= SIMILAR_ONLY_MIN && visible && index.hasAnyTerm(slot, some, weights)) {
           items.push({ id: s.id, score: SIMILARITY_WEIGHT * s.score, is_relevant: false });
+          total++;
+        }
+      }
     }
   }
-  const relevant = items.filter((i) => i.score >= RELEVANT_SCORE).length;
-  if (relevant >= PAGE) items = items.filter((i) => i.score >= WEAK_SCORE);
+  if (leaveOutWeak) items = items.filter((i) => i.score >= WEAK_SCORE);
   for (const item of items) {
     item.score = Math.max(item.score, 1e-9);
     item.is_relevant = item.score >= RELEVANT_SCORE;
   }
-  return { total: items.length, items };
+  return { total, items: items.slice(request.offset, request.offset + request.limit) };
 }

@@ -1,34 +1,82 @@
-import { type Language, languages, sparseCosine, termCounts, tfidfVector } from '@kn/similarity';
+import { type Language, languages, termCounts } from '@kn/similarity';
+import { Accumulator, fieldWeights, type TermIndex } from '../index/postings.ts';
 import type { SearchStore } from '../index/store.ts';
-import { phrase } from './terms.ts';
+import { bm25Idf, topSlots } from './ranking.ts';
 
 /**
  * Similar questions by overall topic: a question with its title, description, tags, solutions
- * and (weakly) comments is one unit (store.ts unitTerms), compared as TF-IDF vectors by cosine
- * similarity. Document frequencies come from the live index, so a new question counts at once.
+ * and (weakly) comments is one unit (postings.ts unitWeights), compared as TF-IDF vectors
+ * (log(1 + tf) · log((N + 1) / (df + 0.5))) by cosine similarity. Document frequencies come from
+ * the live index (postings.ts unitIdf), so a new question counts at once.
  */
+
 /** Candidates: the questions sharing the most informative words of the unit, by BM25. */
 const CANDIDATES = 200;
 const CANDIDATE_TERMS = 24;
+const allFields = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
+const candidates = new Accumulator();
 
-type Vector = Map<string, number>;
 const isLanguage = (l: string | undefined): l is Language => (languages as readonly string[]).includes(l ?? '');
 
-function weigh(store: SearchStore, counts: Map<string, number>): Vector {
-  const n = store.documentCount;
-  // Unknown words get the idf of a word seen once: a rare word is informative even if new.
-  return tfidfVector(counts, (term) => Math.log((n + 1) / (store.unitFrequency(term) + 0.5)));
+/** A unit-length TF-IDF vector over the index's words (words the index does not know only lengthen it). */
+export interface TopicVector {
+  ids: number[];
+  weights: number[];
 }
 
-const vectorOf = (store: SearchStore, text: string, language: string | undefined): Vector =>
-  weigh(store, termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true }));
+function normalised(ids: number[], weights: number[], norm: number): TopicVector {
+  const length = Math.sqrt(norm);
+  return { ids, weights: length > 0 ? weights.map((w) => w / length) : weights };
+}
 
-export const queryVector = (store: SearchStore, text: string, language?: string) => vectorOf(store, text, language);
+/** The topic vector of a free text in a language (its stop words left out). */
+export function textVector(index: TermIndex, text: string, language?: string): TopicVector {
+  const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
+  const ids: number[] = [];
+  const weights: number[] = [];
+  let norm = 0;
+  for (const [term, count] of counts) {
+    const id = index.termId(term);
+    const w = Math.log1p(count) * index.unitIdf(id);
+    if (w <= 0) continue;
+    norm += w * w;
+    if (id >= 0) {
+      ids.push(id);
+      weights.push(w);
+    }
+  }
+  return normalised(ids, weights, norm);
+}
 
-/** Cosine similarity of an indexed question's unit to a vector, in [0, 1]. */
-export function similarity(store: SearchStore, id: number, vector: Vector): number {
-  const counts = store.unitTerms(id);
-  return counts ? sparseCosine(weigh(store, counts), vector) : 0;
+/** The topic vector of an indexed question's unit (null when it is not indexed). */
+export function questionVector(index: TermIndex, slot: number): TopicVector | null {
+  if (slot < 0 || !index.facets(slot)) return null;
+  const ids: number[] = [];
+  const weights: number[] = [];
+  let norm = 0;
+  index.forEachUnitTerm(slot, (id, count) => {
+    const w = Math.log1p(count) * index.unitIdf(id);
+    if (w <= 0) return;
+    ids.push(id);
+    weights.push(w);
+    norm += w * w;
+  });
+  return normalised(ids, weights, norm);
+}
+
+let dense = new Float64Array(0);
+
+/** Cosine similarity of indexed questions (by slot) with a vector, in [0, 1]. */
+export function cosines(index: TermIndex, slots: readonly number[], vector: TopicVector): number[] {
+  if (dense.length < index.termCount) dense = new Float64Array(Math.max(index.termCount, dense.length * 2));
+  vector.ids.forEach((id, i) => {
+    dense[id] = vector.weights[i]!;
+  });
+  try {
+    return slots.map((slot) => index.unitCosine(slot, dense));
+  } finally {
+    for (const id of vector.ids) dense[id] = 0;
+  }
 }
 
 /** Published, live questions most similar to a question or a text, best first, with their cosine. */
@@ -37,24 +85,21 @@ export function similarTo(
   source: { question_id?: number; text?: string; language?: string },
   limit: number,
 ): Array<{ id: number; score: number }> {
-  let vector: Vector;
-  if (source.question_id !== undefined) {
-    const counts = store.unitTerms(source.question_id);
-    if (!counts) return [];
-    vector = weigh(store, counts);
-  } else vector = vectorOf(store, source.text ?? '', source.language);
-  const terms = [...vector].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATE_TERMS);
-  if (!terms.length) return [];
-  const candidates = store.all<{ id: number }>(
-    `select f.rowid as id from question_fts f join questions q on q.id = f.rowid
-      where question_fts match ? and q.is_published = 1 and q.is_deleted = 0 and f.rowid <> ?
-      order by bm25(question_fts) limit ?`,
-    terms.map(([t]) => phrase(t)).join(' OR '),
-    source.question_id ?? 0,
-    CANDIDATES,
-  );
-  return candidates
-    .map(({ id }) => ({ id, score: similarity(store, id, vector) }))
+  const { index } = store;
+  const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
+  const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
+  if (!vector?.ids.length) return [];
+  const informative = vector.ids
+    .map((id, i) => ({ id, w: vector.weights[i]! }))
+    .sort((a, b) => b.w - a.w)
+    .slice(0, CANDIDATE_TERMS);
+  candidates.reset(index.slotCount);
+  const n = index.count;
+  for (const { id } of informative) index.scoreTerm(id, bm25Idf(n, index.documentFrequency(id)), allFields, 1, candidates);
+  const slots = topSlots(index, candidates, CANDIDATES, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
+  const scores = cosines(index, slots, vector);
+  return slots
+    .map((slot, i) => ({ id: index.questionId(slot), score: scores[i]! }))
     .filter((r) => r.score > 0)
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, limit);

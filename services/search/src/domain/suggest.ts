@@ -1,16 +1,19 @@
+import { Accumulator, fieldWeights } from '../index/postings.ts';
 import type { SearchStore } from '../index/store.ts';
+import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
 import { similarTo } from './similarity.ts';
-import { phrase, queryTerms } from './terms.ts';
+import { queryTerms } from './terms.ts';
 
 /** How many similar questions lend their tags to a suggestion. */
 const NEIGHBOURS = 20;
 
 /**
  * Existing tags for a question text, best first, never new ones: tags whose label occurs in the
- * text as a word or phrase, plus the tags of the most similar questions weighted by their
- * similarity. Tags excluded from suggestions never appear.
+ * text as a word, plus the tags of the most similar questions weighted by their similarity. Tags
+ * excluded from suggestions never appear.
  */
 export function suggestTags(store: SearchStore, text: string, limit: number): { total: number; items: string[] } {
+  const { index } = store;
   const scores = new Map<string, { label: string; score: number }>();
   const add = (label: string, score: number) => {
     const key = label.toLowerCase();
@@ -18,49 +21,58 @@ export function suggestTags(store: SearchStore, text: string, limit: number): { 
     entry.score += score;
     scores.set(key, entry);
   };
-  for (const s of similarTo(store, { text }, NEIGHBOURS)) for (const label of store.question(s.id)?.tags ?? []) add(label, s.score);
+  for (const s of similarTo(store, { text }, NEIGHBOURS))
+    for (const label of index.facets(index.slotOf(s.id))?.tags ?? []) add(label, s.score);
   // A label named in the text counts like a perfectly similar neighbour.
   const lower = ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
-  const words = queryTerms(text, []);
-  if (words.length) {
-    const rows = store.all<{ label: string; tags: string }>(
-      `select t.label, (select tags from questions where id = t.question_id) as tags from question_tags t
-        where t.label in (${words.map(() => '?').join(',')}) group by t.label`,
-      ...words,
-    );
-    for (const row of rows) {
-      const original = (JSON.parse(row.tags) as string[]).find((l) => l.toLowerCase() === row.label) ?? row.label;
-      if (lower.includes(` ${row.label} `)) add(original, 1);
-    }
+  for (const word of new Set(queryTerms(text, []))) {
+    const tag = store.tags.get(word);
+    if (tag && lower.includes(` ${word} `)) add(tag.label, 1);
   }
-  const excluded = new Set(
-    store.all<{ label: string }>('select lower(label) as label from tags where excluded_from_suggestions = 1').map((r) => r.label),
-  );
   const ranked = [...scores]
-    .filter(([key]) => !excluded.has(key))
+    .filter(([key]) => !store.tags.get(key)?.excluded_from_suggestions)
     .map(([, v]) => v)
     .sort((a, b) => b.score - a.score || a.label.localeCompare(b.label));
   return { total: ranked.length, items: ranked.slice(0, limit).map((r) => r.label) };
 }
 
-/** Titles of visible questions containing every word of the text, the last one as a prefix. */
+const titles = new Accumulator();
+const lastWord = new Accumulator();
+const titleOnly = fieldWeights({ title: 1 });
+/** Autocomplete counts at most this many titles. */
+const MAX_TOTAL = 1000;
+
+/** Titles of visible questions containing every word of the text, the last one as a prefix, best title match first. */
 export function autocomplete(store: SearchStore, text: string, limit: number): { total: number; items: string[] } {
+  const { index } = store;
   const terms = queryTerms(text, ['en']);
   if (!terms.length || limit === 0) return { total: 0, items: [] };
-  const expression = `{title} : (${terms.map((t, i) => (i === terms.length - 1 ? `${phrase(t)}*` : phrase(t))).join(' AND ')})`;
-  const visible = `question_fts match ? and q.is_published = 1 and q.is_deleted = 0
-    and (q.knowledge_space_id is null or not exists (select 1 from spaces s where s.id = q.knowledge_space_id and s.is_closed = 1))`;
-  const items = store
-    .all<{ title: string }>(
-      `select q.title from question_fts f join questions q on q.id = f.rowid where ${visible} order by bm25(question_fts, 1, 0, 0, 0, 0, 0) limit ?`,
-      expression,
-      limit,
-    )
-    .map((r) => r.title);
-  const total =
-    store.get<{ n: number }>(
-      `select count(*) as n from (select 1 from question_fts f join questions q on q.id = f.rowid where ${visible} limit 1000)`,
-      expression,
-    )?.n ?? 0;
-  return { total, items };
+  titles.reset(index.slotCount);
+  const last = terms.length - 1;
+  terms.forEach((term, i) => {
+    const bit = (1 << i) >>> 0;
+    if (i < last) {
+      const id = index.termId(term);
+      if (id >= 0) index.scoreTerm(id, bm25Idf(index.count, index.countMatches(id, titleOnly)), titleOnly, bit, titles);
+    } else
+      scorePhrase(index, index.expand(term), titleOnly, lastWord, (slot, score) => {
+        titles.touch(slot);
+        titles.score[slot]! += score;
+        titles.exact[slot]! |= bit;
+      });
+  });
+  const every = ((1 << terms.length) >>> 0) - 1 || 0xffffffff;
+  let total = 0;
+  for (let k = 0; k < titles.size; k++) {
+    const slot = titles.touched[k]!;
+    const space = index.spaceOf(slot);
+    const visible = titles.exact[slot] === every && !index.isDeleted(slot) && !store.closedSpaces.has(space);
+    if (visible) total++;
+    else titles.score[slot] = -1;
+  }
+  const best = topSlots(index, titles, limit, () => true);
+  return {
+    total: Math.min(total, MAX_TOTAL),
+    items: best.map((b) => store.question(index.questionId(b.slot))!.title),
+  };
 }

@@ -11,18 +11,27 @@ export function createHandlers(deps: { db: Db<SearchSchema>; index: SearchIndex 
   const { db, index } = deps;
   return {
     matchQuestions: async ({ body }) => {
-      const result = matchQuestions(index.store(), body);
-      if (!body.log) return result;
+      const store = index.store();
+      const result = matchQuestions(store, body);
+      const highlights = body.highlight
+        ? highlight(
+            store,
+            result.items.map((i) => i.id),
+            body,
+          )
+        : null;
+      const items = result.items.map((item, i) => (highlights ? { ...item, highlighting: highlights[i] } : item));
+      if (!body.log) return { ...result, items };
       const logged = await db
         .insertInto('search_queries')
         .values({ user_id: body.log.user_id, query: body.query, type: body.log.type })
         .returning('id')
         .executeTakeFirstOrThrow();
-      return { ...result, search_query_id: logged.id };
+      return { ...result, items, search_query_id: logged.id };
     },
     highlightQuestions: async ({ body }) => {
-      const store = index.store();
-      return { items: body.ids.map((id) => ({ id, highlighting: highlight(store, id, body) })) };
+      const highlights = highlight(index.store(), body.ids, body);
+      return { items: body.ids.map((id, i) => ({ id, highlighting: highlights[i]! })) };
     },
     similarQuestions: async ({ body }) => ({ items: similarTo(index.store(), body, body.limit) }),
     autocompleteQuestions: async ({ query }) => autocomplete(index.store(), query.query, query.limit),

@@ -65,9 +65,7 @@ export const questionIndexHandlers: IndexHandlers = {
     store.setPart('attachment', e.data.attachment.id, e.data.attachment.question_id, e.data.attachment.uploader_id, e.data.text),
   'content.attachment.deleted.v1': (store, e) =>
     store.setPart('attachment', e.data.attachment.id, e.data.attachment.question_id, e.data.attachment.uploader_id, null),
-  'content.category.deleted.v1': (store, e) => {
-    for (const id of e.data.question_ids) store.run('update questions set category_id = null where id = ?', id);
-  },
+  'content.category.deleted.v1': (store, e) => store.clearCategory(e.data.question_ids),
   'content.tag.created.v1': (store, e) =>
     store.setTag(e.data.tag.label, { excluded_from_suggestions: e.data.tag.excluded_from_suggestions }),
   'content.tag.updated.v1': (store, e) =>

@@ -46,12 +46,9 @@ export async function startProjector(options: {
     const last = messages[messages.length - 1]!.info.streamSequence;
     store.transaction(() => {
       for (const msg of messages) {
-        store.db.exec('savepoint event');
         try {
-          applyOne(msg);
-          store.db.exec('release event');
+          store.attempt(() => applyOne(msg));
         } catch (err) {
-          store.db.exec('rollback to event; release event');
           // A projection must not stop on one event it cannot apply: it is logged, and a rebuild
           // after the fix applies it.
           log.error({ err, seq: msg.info.streamSequence, subject: msg.subject }, 'event could not be applied to the search index; skipped');

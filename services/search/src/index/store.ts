@@ -1,13 +1,16 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { type Language, languages, termCounts, tokenize, type WeightedText } from '@kn/similarity';
+import { type Language, languages, tokenize } from '@kn/similarity';
+import { type Facets, FIELDS, type Forward, packCounts, TermIndex } from './postings.ts';
 
 /**
- * The search index of one search instance: an SQLite file (node:sqlite, FTS5) rebuilt from the
- * content events. It is a projection, never a source of truth: deleting the file and replaying
- * the streams gives the same index. Stream positions are stored in the same transaction as the
- * changes they caused, so a restart resumes exactly where the index stands.
+ * The search index of one search instance: an SQLite file (node:sqlite) with the questions as the
+ * content events show them, their texts (for highlighting) and their words, plus the in-memory
+ * inverted index built from those words at open. It is a projection, never a source of truth:
+ * deleting the file and replaying the streams gives the same index. Stream positions are stored
+ * in the same transaction as the changes they caused, so a restart resumes exactly where the
+ * index stands.
  */
 
 export type PartKind = 'solution' | 'comment' | 'attachment';
@@ -54,13 +57,13 @@ const schema = `
     is_published integer not null,
     is_deleted integer not null,
     published text,
-    -- Term counts of the whole unit (question, tags, solutions, comments) for similarity: [[term, count], ...]
-    unit_terms text not null default '[]',
-    -- Whether the words and unit_terms are in the index (counted in the frequencies).
-    indexed integer not null default 0
+    -- The question's words with their per-field frequencies (postings.ts Forward, as bytes), and
+    -- its length in words: what the in-memory index is built from. Null when not indexed.
+    terms blob,
+    length integer not null default 0
   );
-  create table if not exists question_tags (label text not null, question_id integer not null, primary key (label, question_id)) without rowid;
-  create index if not exists question_tags_question on question_tags (question_id);
+  -- The ids of the words in questions.terms; never reused.
+  create table if not exists words (id integer primary key, word text not null);
   create table if not exists parts (
     kind text not null,
     id integer not null,
@@ -72,18 +75,16 @@ const schema = `
   create index if not exists parts_question on parts (question_id);
   create table if not exists tags (label text primary key, excluded_from_suggestions integer not null default 0, links text not null default '[]');
   create table if not exists spaces (id integer primary key, is_closed integer not null);
-  -- Contentless: the columns hold the words to match (stop words of the question's language
-  -- removed, diacritics folded); the texts to show are in questions and parts.
-  -- The columns in the order of SearchFieldNames (contracts), which the bm25() weights follow.
-  create virtual table if not exists question_fts using fts5 (
-    title, description, tags, solutions, comments, attachments,
-    content = '', contentless_delete = 1, prefix = '3 4', tokenize = 'unicode61 remove_diacritics 2'
-  );
-  create virtual table if not exists question_vocab using fts5vocab (question_fts, 'row');
 `;
 
 /** Bump when the layout or the word rules change: an index of another version is rebuilt from the streams. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
+
+type SqlValue = string | number | null | Uint8Array;
+
+/** The columns of an IndexedQuestion (not its words: they are in memory). */
+const questionColumns =
+  'id, author_id, language, title, description, tags, category_id, knowledge_space_id, is_published, is_deleted, published';
 
 const isLanguage = (l: string): l is Language => (languages as readonly string[]).includes(l);
 
@@ -92,57 +93,64 @@ export function indexWords(text: string, language: string): string[] {
   return tokenize(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
 }
 
-/**
- * A question with its tags, solutions and comments as one unit for similar-question search: title
- * twice, comments a quarter (the weights that scored best on SemEval-2016 task 3, bench/semeval.ts).
- */
-const unitWeights = { title: 2, comment: 0.25 };
-
-export function unitTerms(
-  q: { title: string; description: string; tags: string[]; language: string },
+/** A question's words with their frequency in each field (per-field counts in FIELDS order), and its length in words. */
+export function questionWords(
+  q: Pick<IndexedQuestion, 'title' | 'description' | 'tags' | 'language'>,
   parts: ReadonlyArray<{ kind: PartKind; text: string }>,
-): Map<string, number> {
-  const texts: WeightedText[] = [{ text: q.title, weight: unitWeights.title }, { text: q.description }, { text: q.tags.join(' ') }];
-  for (const part of parts) {
-    if (part.kind === 'solution') texts.push({ text: part.text });
-    else if (part.kind === 'comment') texts.push({ text: part.text, weight: unitWeights.comment });
-  }
-  return termCounts(texts, { language: isLanguage(q.language) ? q.language : 'en', stem: false, fold: true });
+): { counts: Map<string, number[]>; length: number } {
+  const texts: string[][] = FIELDS.map(() => []);
+  texts[0]!.push(q.title);
+  texts[1]!.push(q.description);
+  texts[2]!.push(q.tags.join(' '));
+  const fieldOf: Record<PartKind, number> = { solution: 3, comment: 4, attachment: 5 };
+  for (const part of parts) texts[fieldOf[part.kind]]!.push(part.text);
+  const counts = new Map<string, number[]>();
+  let length = 0;
+  texts.forEach((list, field) => {
+    for (const text of list)
+      for (const word of indexWords(text, q.language)) {
+        let c = counts.get(word);
+        if (!c) {
+          c = [0, 0, 0, 0, 0, 0];
+          counts.set(word, c);
+        }
+        c[field]!++;
+        length++;
+      }
+  });
+  return { counts, length };
 }
 
-/** What the filters of a search look at, per indexed question, in memory (a join to the rows costs more than the ranking). */
-export interface Facets {
-  is_deleted: boolean;
-  language: string;
-  category_id: number | null;
-  knowledge_space_id: number | null;
-  /** Lower-case labels. */
-  tags: Set<string>;
+export interface KnownTag {
+  label: string;
+  excluded_from_suggestions: boolean;
+  /** Labels of the linked tags. */
+  links: string[];
 }
 
-const facetsOf = (q: Pick<IndexedQuestion, 'is_deleted' | 'language' | 'category_id' | 'knowledge_space_id' | 'tags'>): Facets => ({
-  is_deleted: q.is_deleted,
+const facetsOf = (q: IndexedQuestion): Facets => ({
+  author_id: q.author_id,
   language: q.language,
   category_id: q.category_id,
   knowledge_space_id: q.knowledge_space_id,
-  tags: new Set(q.tags.map((t) => t.toLowerCase())),
+  is_deleted: q.is_deleted,
+  tags: q.tags,
 });
 
 export class SearchStore {
   db: DatabaseSync;
   readonly path: string;
   private statements = new Map<string, StatementSync>();
-  /** Questions in the full-text index (published), for inverse document frequencies. */
-  private indexedCount = 0;
   /** Questions changed in the current transaction: their words are indexed once, at commit. */
   private dirty = new Set<number>();
-  /**
-   * In how many indexed units each term occurs (similarity's IDF), in memory: one similarity
-   * ranking weighs thousands of terms. Loaded at open, kept current by reindex.
-   */
-  private unitFrequencies = new Map<string, number>();
-  /** Facets of every indexed question. */
-  readonly facets = new Map<number, Facets>();
+  /** The inverted index of the published questions (deleted ones too, for administrators). */
+  index = new TermIndex();
+  /** Words of the index's dictionary that are in the file (the rest are written at the next commit). */
+  private savedWords = 0;
+  /** Knowledge spaces that are closed (their questions are left out of autocomplete). */
+  readonly closedSpaces = new Set<number>();
+  /** Every tag the network has (in use or not), by lower-case label. */
+  readonly tags = new Map<string, KnownTag>();
 
   constructor(path: string) {
     this.path = path;
@@ -157,33 +165,42 @@ export class SearchStore {
     this.db.exec('pragma journal_mode = wal; pragma synchronous = normal; pragma temp_store = memory; pragma cache_size = -65536;');
     this.db.exec(schema);
     this.db.exec(`pragma user_version = ${SCHEMA_VERSION}`);
-    this.recount();
+    this.load();
   }
 
-  /** Counts what is in memory again from the file (at open, and after a rolled-back change). */
-  recount() {
-    this.indexedCount = this.get<{ n: number }>('select count(*) as n from questions where indexed = 1')?.n ?? 0;
-    this.unitFrequencies.clear();
-    this.facets.clear();
-    for (const row of this.db.prepare('select * from questions where indexed = 1').iterate() as Iterable<
-      QuestionRow & { unit_terms: string }
-    >) {
-      this.countUnit(row.unit_terms, 1);
-      this.facets.set(row.id, facetsOf(toQuestion(row)));
-    }
+  /** Builds what is in memory from the file (at open). */
+  private load() {
+    this.index = new TermIndex();
+    for (const row of this.db.prepare('select id, word from words order by id').iterate() as Iterable<{ id: number; word: string }>)
+      this.index.defineTerm(row.id, row.word);
+    this.savedWords = this.index.termCount;
+    const rows = this.db.prepare('select * from questions where terms is not null').iterate() as Iterable<
+      QuestionRow & { terms: Uint8Array; length: number }
+    >;
+    this.index.load(
+      (function* () {
+        for (const row of rows) yield { id: row.id, forward: toForward(row.terms), length: row.length, facets: facetsOf(toQuestion(row)) };
+      })(),
+    );
+    this.loadSmallTables();
   }
 
-  private countUnit(unitTermsJson: string, delta: 1 | -1) {
-    for (const [term] of JSON.parse(unitTermsJson) as Array<[string, number]>) {
-      const n = (this.unitFrequencies.get(term) ?? 0) + delta;
-      if (n > 0) this.unitFrequencies.set(term, n);
-      else this.unitFrequencies.delete(term);
-    }
-  }
-
-  /** In how many indexed units (questions with tags, solutions and comments) a term occurs. */
-  unitFrequency(term: string): number {
-    return this.unitFrequencies.get(term) ?? 0;
+  /** Spaces and tags, kept in memory: again after a rollback, which may have undone changes to them. */
+  private loadSmallTables() {
+    this.tags.clear();
+    for (const row of this.db.prepare('select label, excluded_from_suggestions, links from tags').iterate() as Iterable<{
+      label: string;
+      excluded_from_suggestions: number;
+      links: string;
+    }>)
+      this.tags.set(row.label.toLowerCase(), {
+        label: row.label,
+        excluded_from_suggestions: row.excluded_from_suggestions === 1,
+        links: JSON.parse(row.links) as string[],
+      });
+    this.closedSpaces.clear();
+    for (const row of this.db.prepare('select id from spaces where is_closed = 1').iterate() as Iterable<{ id: number }>)
+      this.closedSpaces.add(row.id);
   }
 
   /** Removes the file (and its WAL) of a closed store. */
@@ -198,10 +215,10 @@ export class SearchStore {
   }
 
   get documentCount() {
-    return this.indexedCount;
+    return this.index.count;
   }
 
-  prepare(sqlText: string): StatementSync {
+  private prepare(sqlText: string): StatementSync {
     let statement = this.statements.get(sqlText);
     if (!statement) {
       statement = this.db.prepare(sqlText);
@@ -210,30 +227,54 @@ export class SearchStore {
     return statement;
   }
 
-  get<T>(sqlText: string, ...params: Array<string | number | null>): T | undefined {
+  private get<T>(sqlText: string, ...params: SqlValue[]): T | undefined {
     return this.prepare(sqlText).get(...params) as T | undefined;
   }
 
-  all<T>(sqlText: string, ...params: Array<string | number | null>): T[] {
+  private all<T>(sqlText: string, ...params: SqlValue[]): T[] {
     return this.prepare(sqlText).all(...params) as T[];
   }
 
-  run(sqlText: string, ...params: Array<string | number | null>) {
+  private run(sqlText: string, ...params: SqlValue[]) {
     return this.prepare(sqlText).run(...params);
   }
 
+  /**
+   * Runs changes in one SQLite transaction. The words of every question changed are written at
+   * commit, and the in-memory index follows only once the file has committed, so a failed
+   * transaction leaves both as they were.
+   */
   transaction<T>(work: () => T): T {
     this.db.exec('begin immediate');
+    let result: T;
+    const changes: Array<() => void> = [];
     try {
-      const result = work();
-      for (const id of this.dirty) this.reindex(id);
-      this.dirty.clear();
+      result = work();
+      for (const id of this.dirty) changes.push(this.reindex(id));
+      for (let id = this.savedWords; id < this.index.termCount; id++)
+        this.run('insert into words (id, word) values (?, ?)', id, this.index.term(id));
       this.db.exec('commit');
-      return result;
+      this.savedWords = this.index.termCount;
     } catch (err) {
-      this.dirty.clear();
       this.db.exec('rollback');
-      this.recount();
+      this.loadSmallTables();
+      throw err;
+    } finally {
+      this.dirty.clear();
+    }
+    for (const change of changes) change();
+    return result;
+  }
+
+  /** Runs `work`; when it throws, what it changed in the current transaction is undone (one event that cannot be applied). */
+  attempt(work: () => void) {
+    this.db.exec('savepoint attempt');
+    try {
+      work();
+      this.db.exec('release attempt');
+    } catch (err) {
+      this.db.exec('rollback to attempt; release attempt');
+      this.loadSmallTables();
       throw err;
     }
   }
@@ -247,12 +288,15 @@ export class SearchStore {
   }
 
   question(id: number): IndexedQuestion | undefined {
-    const row = this.get<QuestionRow>('select * from questions where id = ?', id);
+    const row = this.get<QuestionRow>(`select ${questionColumns} from questions where id = ?`, id);
     return row && toQuestion(row);
   }
 
-  parts(questionId: number): Array<{ kind: PartKind; id: number; author_id: number; text: string }> {
-    return this.all('select kind, id, author_id, text from parts where question_id = ? order by kind, id', questionId);
+  /** The solutions, comments and attachments of a question (those of one kind). */
+  parts(questionId: number, kind?: PartKind): Array<{ kind: PartKind; id: number; author_id: number; text: string }> {
+    return kind
+      ? this.all('select kind, id, author_id, text from parts where question_id = ? and kind = ? order by id', questionId, kind)
+      : this.all('select kind, id, author_id, text from parts where question_id = ? order by kind, id', questionId);
   }
 
   /** Stores a question as the latest event shows it and re-indexes its words. */
@@ -276,10 +320,15 @@ export class SearchStore {
       q.is_deleted ? 1 : 0,
       q.published,
     );
-    this.run('delete from question_tags where question_id = ?', q.id);
-    for (const label of new Set(q.tags.map((t) => t.toLowerCase())))
-      this.run('insert or ignore into question_tags (label, question_id) values (?, ?)', label, q.id);
     this.dirty.add(q.id);
+  }
+
+  /** Questions whose category was deleted: uncategorized now. */
+  clearCategory(questionIds: readonly number[]) {
+    for (const id of questionIds) {
+      this.run('update questions set category_id = null where id = ?', id);
+      this.dirty.add(id);
+    }
   }
 
   setPart(kind: PartKind, id: number, questionId: number, authorId: number, text: string | null) {
@@ -297,50 +346,24 @@ export class SearchStore {
     this.dirty.add(questionId);
   }
 
-  /** Rebuilds the full-text row of one question from what the store holds. */
-  private reindex(questionId: number) {
+  /** Writes the words of one question from what the file holds; returns the matching change of the in-memory index. */
+  private reindex(questionId: number): () => void {
     const q = this.question(questionId);
-    const before = this.get<{ unit_terms: string }>('select unit_terms from questions where id = ? and indexed = 1', questionId);
-    if (before) {
-      this.countUnit(before.unit_terms, -1);
-      this.indexedCount--;
-    }
     if (!q?.is_published) {
-      this.run('delete from question_fts where rowid = ?', questionId);
-      this.run('update questions set indexed = 0 where id = ?', questionId);
-      this.facets.delete(questionId);
-      return;
+      this.run('update questions set terms = null, length = 0 where id = ?', questionId);
+      return () => this.index.remove(questionId);
     }
-    const texts: Record<PartKind, string[]> = { solution: [], comment: [], attachment: [] };
-    const parts = this.parts(questionId);
-    for (const part of parts) texts[part.kind].push(part.text);
-    const words = (text: string) => indexWords(text, q.language).join(' ');
-    const unit = JSON.stringify([...unitTerms(q, parts)]);
-    this.run('update questions set unit_terms = ?, indexed = 1 where id = ?', unit, questionId);
-    this.countUnit(unit, 1);
-    this.indexedCount++;
-    this.facets.set(questionId, facetsOf(q));
-    this.run(
-      'insert or replace into question_fts (rowid, title, description, tags, solutions, comments, attachments) values (?, ?, ?, ?, ?, ?, ?)',
-      questionId,
-      words(q.title),
-      words(q.description),
-      words(q.tags.join(' ')),
-      words(texts.solution.join('\n')),
-      words(texts.comment.join('\n')),
-      words(texts.attachment.join('\n')),
-    );
-  }
-
-  /** The unit's term counts for similarity (see unitTerms). */
-  unitTerms(questionId: number): Map<string, number> | null {
-    const row = this.get<{ unit_terms: string }>('select unit_terms from questions where id = ?', questionId);
-    return row ? new Map(JSON.parse(row.unit_terms) as Array<[string, number]>) : null;
-  }
-
-  /** Number of indexed questions a word occurs in. */
-  documentFrequency(word: string): number {
-    return this.get<{ doc: number }>('select doc from question_vocab where term = ?', word)?.doc ?? 0;
+    const { counts, length } = questionWords(q, this.parts(questionId));
+    const forward: Forward = new Int32Array(counts.size * 3);
+    let j = 0;
+    for (const [word, c] of counts) {
+      forward[j] = this.index.internTerm(word);
+      [forward[j + 1], forward[j + 2]] = packCounts(c);
+      j += 3;
+    }
+    this.run('update questions set terms = ?, length = ? where id = ?', new Uint8Array(forward.buffer), length, questionId);
+    const facets = facetsOf(q);
+    return () => this.index.put(questionId, forward, length, facets);
   }
 
   setTag(label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] }) {
@@ -348,6 +371,8 @@ export class SearchStore {
     if (fields.excluded_from_suggestions !== undefined)
       this.run('update tags set excluded_from_suggestions = ? where label = ?', fields.excluded_from_suggestions ? 1 : 0, label);
     if (fields.links !== undefined) this.run('update tags set links = ? where label = ?', JSON.stringify(fields.links), label);
+    const known = this.tags.get(label.toLowerCase()) ?? { label, excluded_from_suggestions: false, links: [] };
+    this.tags.set(label.toLowerCase(), { ...known, ...fields });
   }
 
   setSpace(id: number, isClosed: boolean) {
@@ -356,8 +381,13 @@ export class SearchStore {
       id,
       isClosed ? 1 : 0,
     );
+    if (isClosed) this.closedSpaces.add(id);
+    else this.closedSpaces.delete(id);
   }
 }
+
+/** The Forward of a stored question (a copy: SQLite's bytes need not be aligned for an Int32Array view). */
+const toForward = (bytes: Uint8Array): Forward => new Int32Array(bytes.slice().buffer);
 
 function toQuestion(row: QuestionRow): IndexedQuestion {
   return { ...row, tags: JSON.parse(row.tags) as string[], is_published: row.is_published === 1, is_deleted: row.is_deleted === 1 };

@@ -1,0 +1,89 @@
+import type { Accumulator, FieldWeights, TermIndex } from '../index/postings.ts';
+
+/** FTS5's inverse document frequency (the one its bm25() uses; kept so the calibration carries over). */
+export function bm25Idf(documents: number, frequency: number): number {
+  const value = Math.log((documents - frequency + 0.5) / (frequency + 0.5));
+  return value > 0 ? value : 1e-6;
+}
+
+/**
+ * The `k` best slots an accumulator touched, by their score (negative: not a match), best first
+ * (ties: the newer question, the higher id, first), among those `keep` accepts. A min-heap of k
+ * entries; `keep` is asked only of slots that would enter it.
+ */
+export function topSlots(
+  index: TermIndex,
+  acc: Accumulator,
+  k: number,
+  keep: (slot: number) => boolean,
+): Array<{ slot: number; score: number }> {
+  const heapScore = new Float64Array(k);
+  const heapSlot = new Int32Array(k);
+  let size = 0;
+  // a below b: lower score, or the same score and an older question.
+  const below = (sa: number, ia: number, sb: number, ib: number) => sa < sb || (sa === sb && index.questionId(ia) < index.questionId(ib));
+  const swap = (x: number, y: number) => {
+    const s = heapScore[x]!;
+    heapScore[x] = heapScore[y]!;
+    heapScore[y] = s;
+    const t = heapSlot[x]!;
+    heapSlot[x] = heapSlot[y]!;
+    heapSlot[y] = t;
+  };
+  const { score, touched } = acc;
+  for (let i = 0; i < acc.size && k > 0; i++) {
+    const slot = touched[i]!;
+    const s = score[slot]!;
+    if (s < 0) continue;
+    if (size === k) {
+      if (!below(heapScore[0]!, heapSlot[0]!, s, slot) || !keep(slot)) continue;
+      heapScore[0] = s;
+      heapSlot[0] = slot;
+      for (let at = 0; ; ) {
+        const l = 2 * at + 1;
+        const r = l + 1;
+        let least = at;
+        if (l < size && below(heapScore[l]!, heapSlot[l]!, heapScore[least]!, heapSlot[least]!)) least = l;
+        if (r < size && below(heapScore[r]!, heapSlot[r]!, heapScore[least]!, heapSlot[least]!)) least = r;
+        if (least === at) break;
+        swap(at, least);
+        at = least;
+      }
+    } else {
+      if (!keep(slot)) continue;
+      let at = size++;
+      heapScore[at] = s;
+      heapSlot[at] = slot;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!below(heapScore[at]!, heapSlot[at]!, heapScore[parent]!, heapSlot[parent]!)) break;
+        swap(at, parent);
+        at = parent;
+      }
+    }
+  }
+  const out: Array<{ slot: number; score: number }> = [];
+  for (let i = 0; i < size; i++) out.push({ slot: heapSlot[i]!, score: heapScore[i]! });
+  return out.sort((a, b) => b.score - a.score || index.questionId(b.slot) - index.questionId(a.slot));
+}
+
+/**
+ * Scores a phrase that several words make up (a prefix: the words it begins) as FTS5 scores
+ * `"hop"*`: BM25 of the words' summed frequencies, with the phrase's own document frequency.
+ * Calls `add` with the score of each question that has one of the words.
+ */
+export function scorePhrase(
+  index: TermIndex,
+  words: readonly number[],
+  weights: FieldWeights,
+  scratch: Accumulator,
+  add: (slot: number, score: number) => void,
+) {
+  scratch.reset(index.slotCount);
+  for (const word of words) index.sumFrequencies(word, weights, scratch);
+  const idf = bm25Idf(index.count, scratch.size);
+  for (let k = 0; k < scratch.size; k++) {
+    const slot = scratch.touched[k]!;
+    add(slot, idf * index.saturate(slot, scratch.score[slot]!));
+  }
+}

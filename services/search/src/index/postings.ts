@@ -1,0 +1,588 @@
+import { type SearchField, SearchFieldNames } from '@kn/contracts';
+
+/**
+ * The in-memory inverted index of one search instance: for every word, the questions it occurs in
+ * with its frequency in each field. Ranking reads it word by word into score accumulators (about
+ * 10 ns per posting here, against 0.7 µs for SQLite FTS5's bm25(), which scores through SQL), so a
+ * query scores every match exactly, even a word that is in most questions.
+ *
+ * A question is given as its word ids with their per-field frequencies (`Forward`); the index keeps
+ * a forward list per question (to undo it, and for similarity and highlighting) with the position
+ * of each of its postings, and appends postings per word. When a question changes, its old
+ * postings are marked dead in place and dropped when more than half of a word's postings are
+ * dead. The index is rebuilt from the store's rows at start; it is never the source of anything.
+ */
+
+/** Fields in the order of SearchFieldNames; their frequencies are packed 8 bits each. */
+export const FIELDS = SearchFieldNames;
+
+/**
+ * The words of one question as stored: per word its id, then the frequencies of title,
+ * description, tags, solutions (8 bits each) and of comments, attachments (8 bits each).
+ */
+export type Forward = Int32Array;
+
+const MAX_TF = 255;
+/** Longest question length (in words) BM25's length normalisation tells apart. */
+const MAX_LENGTH = 0xffff;
+
+/** Packs per-field counts (in FIELDS order) into the two numbers of a Forward entry. */
+export function packCounts(counts: ArrayLike<number>): [number, number] {
+  const c = (i: number) => Math.min(MAX_TF, counts[i] ?? 0);
+  return [c(0) | (c(1) << 8) | (c(2) << 16) | (c(3) << 24), c(4) | (c(5) << 8)];
+}
+
+export function unpackCounts(a: number, b: number): number[] {
+  return [a & 255, (a >>> 8) & 255, (a >>> 16) & 255, a >>> 24, b & 255, (b >>> 8) & 255];
+}
+
+/** Per-field weights in FIELDS order (0 leaves a field out). */
+export type FieldWeights = Float64Array;
+
+export function fieldWeights(weights: Partial<Record<SearchField, number>>): FieldWeights {
+  return Float64Array.from(FIELDS, (f) => weights[f] ?? 0);
+}
+
+/**
+ * A question as similar-question search sees it (one unit): title twice, description, tags and
+ * solutions once, comments a quarter, attachments not at all (the weights that scored best on
+ * SemEval-2016 task 3, bench/semeval.ts).
+ */
+const unitWeights = fieldWeights({ title: 2, description: 1, tags: 1, solutions: 1, comments: 0.25 });
+
+const weighted = (a: number, b: number, w: FieldWeights) =>
+  w[0]! * (a & 255) +
+  w[1]! * ((a >>> 8) & 255) +
+  w[2]! * ((a >>> 16) & 255) +
+  w[3]! * (a >>> 24) +
+  w[4]! * (b & 255) +
+  w[5]! * ((b >>> 8) & 255);
+
+/** What the filters of a search look at. */
+export interface Facets {
+  author_id: number;
+  language: string;
+  category_id: number | null;
+  knowledge_space_id: number | null;
+  is_deleted: boolean;
+  /** As written; matched lower-case. */
+  tags: readonly string[];
+}
+
+/**
+ * Posting layout: slot (-1: dead), the Forward's `a`, and its `b` with the question's length in
+ * the upper 16 bits (so scoring reads nothing else about the question).
+ */
+const STRIDE = 3;
+/** In-memory forward layout: word id, a, b, position of the posting in the word's list. */
+const FORWARD_STRIDE = 4;
+/** A word's postings are compacted when more than half are dead (and it has more than COMPACT_MIN). */
+const COMPACT_MIN = 16;
+
+const EMPTY = new Int32Array(0);
+
+function grow<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(array: T, needed: number): T {
+  if (needed <= array.length) return array;
+  const next = new (array.constructor as new (n: number) => T)(Math.max(needed, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/**
+ * Score accumulators over question slots, reused from query to query (one query runs at a time:
+ * ranking is synchronous). `mark` tells which slots the current query touched (its epoch), so
+ * nothing is cleared between queries.
+ */
+export class Accumulator {
+  score = new Float64Array(1024);
+  /** A second score per slot (prefix matches). */
+  extra = new Float64Array(1024);
+  /** Bit i: query word i matched as a whole word / as a whole word or a prefix. */
+  exact = new Uint32Array(1024);
+  any = new Uint32Array(1024);
+  private mark = new Uint32Array(1024);
+  private epoch = 0;
+  touched = new Int32Array(1024);
+  size = 0;
+
+  reset(slots: number) {
+    if (slots > this.mark.length) {
+      const n = Math.max(slots, this.mark.length * 2);
+      this.score = new Float64Array(n);
+      this.extra = new Float64Array(n);
+      this.exact = new Uint32Array(n);
+      this.any = new Uint32Array(n);
+      this.mark = new Uint32Array(n);
+      this.touched = new Int32Array(n);
+      this.epoch = 0;
+    }
+    if (++this.epoch === 0xffffffff) {
+      this.mark.fill(0);
+      this.epoch = 1;
+    }
+    this.size = 0;
+  }
+
+  /** Makes the slot part of this query (zeroed the first time). */
+  touch(slot: number) {
+    if (this.mark[slot] === this.epoch) return;
+    this.mark[slot] = this.epoch;
+    this.score[slot] = 0;
+    this.extra[slot] = 0;
+    this.exact[slot] = 0;
+    this.any[slot] = 0;
+    this.touched[this.size++] = slot;
+  }
+}
+
+export class TermIndex {
+  private readonly termIds = new Map<string, number>();
+  private readonly termTexts: string[] = [];
+  /** Words by their first two and three characters: prefix expansion. */
+  private readonly prefixes = new Map<string, number[]>();
+  private lists: Int32Array[] = [];
+  /** Postings per word, dead ones included. */
+  private sizes = new Int32Array(1024);
+  private dead = new Int32Array(1024);
+  /** Questions a word occurs in (in any field). */
+  private df = new Int32Array(1024);
+  /** Questions a word occurs in as part of their similarity unit (not only in attachments). */
+  private unitDf = new Int32Array(1024);
+
+  private readonly slots = new Map<number, number>();
+  private ids = new Int32Array(1024);
+  private lengths = new Float64Array(1024);
+  private forward: Array<Int32Array | null> = [];
+  private facetList: Array<Facets | null> = [];
+  // Facets that filters test on many slots, in typed arrays (0: none).
+  private languageCodes = new Uint8Array(1024);
+  private deletedFlags = new Uint8Array(1024);
+  private categoryIds = new Int32Array(1024);
+  private spaceIds = new Int32Array(1024);
+  private readonly languageCode = new Map<string, number>();
+  private totalLength = 0;
+  private docs = 0;
+  /** Tags in use: lower-case label → the label as written and how many questions carry it. */
+  readonly tags = new Map<string, { label: string; count: number }>();
+  /**
+   * Similarity's idf per word and the length of each question's unit vector, cached: a word's idf
+   * is computed again when its unit frequency changed, a question's length when it changed, and
+   * all of them when the number of questions has moved by more than 1% (the weights drift that
+   * little meanwhile).
+   */
+  private unitIdfs = new Float64Array(1024);
+  private unitIdfFresh = new Uint8Array(1024);
+  private unitNorms = new Float64Array(1024);
+  private unitNormFresh = new Uint8Array(1024);
+  private idfDocuments = -1;
+
+  /** Indexed questions. */
+  get count() {
+    return this.docs;
+  }
+
+  /** Slots ever allocated (accumulators must cover them). */
+  get slotCount() {
+    return this.forward.length;
+  }
+
+  get averageLength() {
+    return this.docs ? this.totalLength / this.docs : 1;
+  }
+
+  /** Word ids known to the index (for sizing per-word buffers). */
+  get termCount() {
+    return this.termTexts.length;
+  }
+
+  termId(term: string): number {
+    return this.termIds.get(term) ?? -1;
+  }
+
+  term(id: number): string {
+    return this.termTexts[id]!;
+  }
+
+  /** In how many questions a word occurs (-1: unknown word counts 0). */
+  documentFrequency(termId: number): number {
+    return termId < 0 ? 0 : this.df[termId]!;
+  }
+
+  unitFrequency(termId: number): number {
+    return termId < 0 ? 0 : this.unitDf[termId]!;
+  }
+
+  /** The idf of a word in similar-question search, log((N + 1) / (unit frequency + 0.5)); unknown words (-1) as if seen nowhere. */
+  unitIdf(termId: number): number {
+    this.refreshWeights();
+    if (termId < 0) return Math.log((this.idfDocuments + 1) / 0.5);
+    if (!this.unitIdfFresh[termId]) {
+      this.unitIdfs[termId] = Math.log((this.idfDocuments + 1) / (this.unitDf[termId]! + 0.5));
+      this.unitIdfFresh[termId] = 1;
+    }
+    return this.unitIdfs[termId]!;
+  }
+
+  private refreshWeights() {
+    if (Math.abs(this.docs - this.idfDocuments) <= 0.01 * this.idfDocuments) return;
+    this.idfDocuments = this.docs;
+    if (this.unitIdfFresh.length < this.termTexts.length) {
+      this.unitIdfs = new Float64Array(this.termTexts.length * 2);
+      this.unitIdfFresh = new Uint8Array(this.termTexts.length * 2);
+    } else this.unitIdfFresh.fill(0);
+    this.unitNormFresh.fill(0);
+  }
+
+  /** Words that begin with `prefix` (2+ characters), itself included, that some question has. */
+  expand(prefix: string): number[] {
+    if (prefix.length < 2) return [];
+    return (this.prefixes.get(prefix.slice(0, 3)) ?? []).filter((id) => this.df[id]! > 0 && this.termTexts[id]!.startsWith(prefix));
+  }
+
+  slotOf(questionId: number): number {
+    return this.slots.get(questionId) ?? -1;
+  }
+
+  questionId(slot: number): number {
+    return this.ids[slot]!;
+  }
+
+  /** The facets of an indexed question's slot, or null when the slot holds none. */
+  facets(slot: number): Facets | null {
+    return this.facetList[slot] ?? null;
+  }
+
+  /** A small number per language (0: none), for filters that test many slots. */
+  languageOf(slot: number): number {
+    return this.languageCodes[slot]!;
+  }
+
+  codeOfLanguage(language: string): number {
+    return this.languageCode.get(language) ?? 0;
+  }
+
+  /** 1 for a deleted question (indexed for administrators). */
+  isDeleted(slot: number): number {
+    return this.deletedFlags[slot]!;
+  }
+
+  /** isDeleted of every slot, for loops over many (valid until the next change). */
+  get deleted(): Uint8Array {
+    return this.deletedFlags;
+  }
+
+  /** The category id, 0 for none. */
+  categoryOf(slot: number): number {
+    return this.categoryIds[slot]!;
+  }
+
+  /** The knowledge space id, 0 for none. */
+  spaceOf(slot: number): number {
+    return this.spaceIds[slot]!;
+  }
+
+  /** The id of a word, given the next free id when it is new (ids are never reused: the store persists them). */
+  internTerm(term: string): number {
+    const known = this.termIds.get(term);
+    return known ?? this.defineTerm(this.termTexts.length, term);
+  }
+
+  /** Adds a word with its id (ids come in order: the next free one). */
+  defineTerm(id: number, term: string): number {
+    if (id !== this.termTexts.length) throw new Error(`word id ${id} out of order (next is ${this.termTexts.length})`);
+    this.termIds.set(term, id);
+    this.termTexts.push(term);
+    this.lists.push(EMPTY);
+    this.sizes = grow(this.sizes, id + 1);
+    this.dead = grow(this.dead, id + 1);
+    this.df = grow(this.df, id + 1);
+    this.unitDf = grow(this.unitDf, id + 1);
+    this.unitIdfs = grow(this.unitIdfs, id + 1);
+    this.unitIdfFresh = grow(this.unitIdfFresh, id + 1);
+    for (const key of new Set([term.slice(0, 2), term.slice(0, 3)])) {
+      const bucket = this.prefixes.get(key);
+      if (bucket) bucket.push(id);
+      else this.prefixes.set(key, [id]);
+    }
+    return id;
+  }
+
+  /**
+   * Indexes many questions at once (opening an index): the postings of every word are allocated
+   * once, at their final size, instead of growing question by question.
+   */
+  load(questions: Iterable<{ id: number; forward: Forward; length: number; facets: Facets }>) {
+    const all = [...questions];
+    const extra = new Int32Array(this.termTexts.length);
+    for (const q of all) for (let j = 0; j < q.forward.length; j += 3) extra[q.forward[j]!]!++;
+    for (let id = 0; id < extra.length; id++) {
+      const needed = (this.sizes[id]! + extra[id]!) * STRIDE;
+      if (needed > this.lists[id]!.length) {
+        const list = new Int32Array(needed + STRIDE);
+        list.set(this.lists[id]!.subarray(0, this.sizes[id]! * STRIDE));
+        this.lists[id] = list;
+      }
+    }
+    for (const q of all) this.put(q.id, q.forward, q.length, q.facets);
+  }
+
+  private slotFor(questionId: number): number {
+    let slot = this.slots.get(questionId);
+    if (slot !== undefined) return slot;
+    slot = this.forward.length;
+    this.slots.set(questionId, slot);
+    this.forward.push(null);
+    this.facetList.push(null);
+    this.ids = grow(this.ids, slot + 1);
+    this.lengths = grow(this.lengths, slot + 1);
+    this.languageCodes = grow(this.languageCodes, slot + 1);
+    this.deletedFlags = grow(this.deletedFlags, slot + 1);
+    this.categoryIds = grow(this.categoryIds, slot + 1);
+    this.spaceIds = grow(this.spaceIds, slot + 1);
+    this.unitNorms = grow(this.unitNorms, slot + 1);
+    this.unitNormFresh = grow(this.unitNormFresh, slot + 1);
+    this.ids[slot] = questionId;
+    return slot;
+  }
+
+  /** Indexes a question (replacing what the index held of it): its words with their frequencies, its length in words, its facets. */
+  put(questionId: number, words: Forward, length: number, facets: Facets) {
+    const slot = this.slotFor(questionId);
+    this.unindex(slot);
+    const forward = new Int32Array((words.length / 3) * FORWARD_STRIDE);
+    const withLength = Math.min(length, MAX_LENGTH) << 16;
+    for (let i = 0, j = 0; i < words.length; i += 3, j += FORWARD_STRIDE) {
+      const id = words[i]!;
+      const a = words[i + 1]!;
+      const b = words[i + 2]!;
+      let list = this.lists[id]!;
+      const position = this.sizes[id]!;
+      const at = position * STRIDE;
+      if (at + STRIDE > list.length) {
+        list = grow(list, Math.max(at + STRIDE, 2 * STRIDE));
+        this.lists[id] = list;
+      }
+      list[at] = slot;
+      list[at + 1] = a;
+      list[at + 2] = b | withLength;
+      this.sizes[id] = position + 1;
+      this.df[id]!++;
+      if (weighted(a, b, unitWeights) > 0) {
+        this.unitDf[id]!++;
+        this.unitIdfFresh[id] = 0;
+      }
+      forward[j] = id;
+      forward[j + 1] = a;
+      forward[j + 2] = b;
+      forward[j + 3] = position;
+    }
+    this.forward[slot] = forward;
+    this.unitNormFresh[slot] = 0;
+    this.lengths[slot] = length;
+    this.totalLength += length;
+    this.docs++;
+    this.facetList[slot] = facets;
+    let code = this.languageCode.get(facets.language);
+    if (code === undefined) {
+      code = Math.min(255, this.languageCode.size + 1);
+      this.languageCode.set(facets.language, code);
+    }
+    this.languageCodes[slot] = code;
+    this.deletedFlags[slot] = facets.is_deleted ? 1 : 0;
+    this.categoryIds[slot] = facets.category_id ?? 0;
+    this.spaceIds[slot] = facets.knowledge_space_id ?? 0;
+    for (const label of new Set(facets.tags.map((t) => t.toLowerCase()))) {
+      const entry = this.tags.get(label);
+      if (entry) entry.count++;
+      else this.tags.set(label, { label: facets.tags.find((t) => t.toLowerCase() === label)!, count: 1 });
+    }
+  }
+
+  remove(questionId: number) {
+    const slot = this.slots.get(questionId);
+    if (slot !== undefined) this.unindex(slot);
+  }
+
+  private unindex(slot: number) {
+    const forward = this.forward[slot];
+    if (!forward) return;
+    this.forward[slot] = null;
+    const crowded: number[] = [];
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+      const id = forward[j]!;
+      this.lists[id]![forward[j + 3]! * STRIDE] = -1;
+      this.dead[id]!++;
+      this.df[id]!--;
+      if (weighted(forward[j + 1]!, forward[j + 2]!, unitWeights) > 0) {
+        this.unitDf[id]!--;
+        this.unitIdfFresh[id] = 0;
+      }
+      if (this.sizes[id]! > COMPACT_MIN && this.dead[id]! * 2 > this.sizes[id]!) crowded.push(id);
+    }
+    for (const id of crowded) this.compact(id);
+    this.totalLength -= this.lengths[slot]!;
+    this.docs--;
+    this.deletedFlags[slot] = 0;
+    this.categoryIds[slot] = 0;
+    this.spaceIds[slot] = 0;
+    this.languageCodes[slot] = 0;
+    const facets = this.facetList[slot];
+    this.facetList[slot] = null;
+    for (const label of new Set(facets?.tags.map((t) => t.toLowerCase()))) {
+      const entry = this.tags.get(label)!;
+      if (--entry.count === 0) this.tags.delete(label);
+    }
+  }
+
+  /** Drops a word's dead postings; the questions whose postings moved learn their new positions. */
+  private compact(id: number) {
+    const list = this.lists[id]!;
+    const size = this.sizes[id]!;
+    let kept = 0;
+    for (let position = 0; position < size; position++) {
+      const at = position * STRIDE;
+      const slot = list[at]!;
+      if (slot < 0) continue;
+      if (kept !== position) {
+        list.copyWithin(kept * STRIDE, at, at + STRIDE);
+        const forward = this.forward[slot]!;
+        for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
+          if (forward[j] === id) {
+            forward[j + 3] = kept;
+            break;
+          }
+      }
+      kept++;
+    }
+    this.sizes[id] = kept;
+    this.dead[id] = 0;
+    if (list.length > 4 * (kept + 1) * STRIDE) this.lists[id] = list.slice(0, 2 * kept * STRIDE);
+  }
+
+  /**
+   * Adds the weighted frequency of each live posting of a word into the accumulator's score: the
+   * per-question frequency of a phrase that several words make up (a prefix), turned into a score
+   * by the caller.
+   */
+  sumFrequencies(termId: number, weights: FieldWeights, acc: Accumulator) {
+    const list = this.lists[termId]!;
+    const end = this.sizes[termId]! * STRIDE;
+    for (let i = 0; i < end; i += STRIDE) {
+      const slot = list[i]!;
+      if (slot < 0) continue;
+      const f = weighted(list[i + 1]!, list[i + 2]!, weights);
+      if (f <= 0) continue;
+      acc.touch(slot);
+      acc.score[slot]! += f;
+    }
+  }
+
+  /**
+   * BM25 of one word over its live postings, times `idf`, added into the accumulator's score with
+   * bit `bit` set in both word masks (exact, any): idf · f·(k1 + 1) / (f + k1·(1 − b + b·length/avgLength)), f
+   * the weighted frequency (FTS5's bm25() with column weights, so its calibration carries over).
+   */
+  scoreTerm(termId: number, idf: number, weights: FieldWeights, bit: number, acc: Accumulator, k1 = 1.2, b = 0.75) {
+    const list = this.lists[termId]!;
+    const end = this.sizes[termId]! * STRIDE;
+    const lengthFactor = (k1 * b) / this.averageLength;
+    const base = k1 * (1 - b);
+    const top = idf * (k1 + 1);
+    const { score, exact, any } = acc;
+    for (let i = 0; i < end; i += STRIDE) {
+      const slot = list[i]!;
+      if (slot < 0) continue;
+      const packed = list[i + 2]!;
+      const f = weighted(list[i + 1]!, packed, weights);
+      if (f <= 0) continue;
+      acc.touch(slot);
+      score[slot]! += (top * f) / (f + base + lengthFactor * (packed >>> 16));
+      exact[slot]! |= bit;
+      any[slot]! |= bit;
+    }
+  }
+
+  /** How many questions have the word in the weighted fields (its document frequency under a field restriction). */
+  countMatches(termId: number, weights: FieldWeights): number {
+    const list = this.lists[termId]!;
+    const end = this.sizes[termId]! * STRIDE;
+    let n = 0;
+    for (let i = 0; i < end; i += STRIDE) if (list[i]! >= 0 && weighted(list[i + 1]!, list[i + 2]!, weights) > 0) n++;
+    return n;
+  }
+
+  /** The BM25 saturation of a weighted frequency in a slot (for phrases summed with sumFrequencies). */
+  saturate(slot: number, f: number, k1 = 1.2, b = 0.75) {
+    return (f * (k1 + 1)) / (f + k1 * (1 - b + (b * Math.min(this.lengths[slot]!, MAX_LENGTH)) / this.averageLength));
+  }
+
+  /**
+   * Calls `visit(termId, unitCount)` for every word of a question's similarity unit (title twice,
+   * comments a quarter, attachments not at all).
+   */
+  forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void) {
+    const forward = this.forward[slot];
+    if (!forward) return;
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+      const u = weighted(forward[j + 1]!, forward[j + 2]!, unitWeights);
+      if (u > 0) visit(forward[j]!, u);
+    }
+  }
+
+  /** The fields (bit i: FIELDS[i]) in which a question has one of the words. */
+  fieldsWith(slot: number, termIds: ReadonlySet<number>): number {
+    const forward = this.forward[slot];
+    let mask = 0;
+    if (!forward) return mask;
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+      if (!termIds.has(forward[j]!)) continue;
+      unpackCounts(forward[j + 1]!, forward[j + 2]!).forEach((c, field) => {
+        if (c > 0) mask |= 1 << field;
+      });
+    }
+    return mask;
+  }
+
+  /** Whether a question has one of the words in the weighted fields. */
+  hasAnyTerm(slot: number, termIds: ReadonlySet<number>, weights: FieldWeights): boolean {
+    const forward = this.forward[slot];
+    if (!forward) return false;
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
+      if (termIds.has(forward[j]!) && weighted(forward[j + 1]!, forward[j + 2]!, weights) > 0) return true;
+    return false;
+  }
+
+  /** The length of a question's unit vector (its words weighted log(1 + tf) · unitIdf). */
+  private unitNorm(slot: number): number {
+    this.refreshWeights();
+    if (!this.unitNormFresh[slot]) {
+      let norm = 0;
+      this.forEachUnitTerm(slot, (id, u) => {
+        const w = Math.log1p(u) * this.unitIdf(id);
+        if (w > 0) norm += w * w;
+      });
+      this.unitNorms[slot] = Math.sqrt(norm);
+      this.unitNormFresh[slot] = 1;
+    }
+    return this.unitNorms[slot]!;
+  }
+
+  /**
+   * Cosine of a question's unit with a query vector whose weights (unit length) sit at their word
+   * ids in `dense` (0 elsewhere), each word of the unit weighted log(1 + tf) · unitIdf.
+   */
+  unitCosine(slot: number, dense: Float64Array): number {
+    const forward = this.forward[slot];
+    if (!forward) return 0;
+    let dot = 0;
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+      const id = forward[j]!;
+      const q = id < dense.length ? dense[id]! : 0;
+      if (q === 0) continue;
+      const u = weighted(forward[j + 1]!, forward[j + 2]!, unitWeights);
+      if (u > 0) dot += Math.log1p(u) * this.unitIdf(id) * q;
+    }
+    const norm = this.unitNorm(slot);
+    return norm > 0 ? Math.min(1, Math.max(0, dot / norm)) : 0;
+  }
+}

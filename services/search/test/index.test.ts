@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { matchQuestions } from '../src/domain/match.ts';
+import { similarTo } from '../src/domain/similarity.ts';
+import { autocomplete } from '../src/domain/suggest.ts';
+import { Accumulator, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/index/postings.ts';
+import { type IndexedQuestion, SearchStore } from '../src/index/store.ts';
+
+const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [] };
+const all = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
+
+/** A question's Forward from words with their per-field counts. */
+const words = (index: TermIndex, entries: Array<[string, number[]]>) =>
+  Int32Array.from(entries.flatMap(([word, counts]) => [index.internTerm(word), ...packCounts(counts)]));
+
+function scores(index: TermIndex, term: string) {
+  const acc = new Accumulator();
+  acc.reset(index.slotCount);
+  index.scoreTerm(index.termId(term), 1, all, 1, acc);
+  const out: Record<number, number> = {};
+  for (let i = 0; i < acc.size; i++) out[index.questionId(acc.touched[i]!)] = acc.score[acc.touched[i]!]!;
+  return out;
+}
+
+describe('TermIndex', () => {
+  test('packs six field frequencies into two numbers, capped at 255', () => {
+    const [a, b] = packCounts([1, 2, 3, 300, 5, 6]);
+    expect(unpackCounts(a, b)).toEqual([1, 2, 3, 255, 5, 6]);
+  });
+
+  test('a changed question is found by its new words only; counts follow', () => {
+    const index = new TermIndex();
+    index.put(
+      1,
+      words(index, [
+        ['hops', [1, 0, 0, 0, 0, 0]],
+        ['boil', [0, 2, 0, 0, 0, 0]],
+      ]),
+      3,
+      facets,
+    );
+    index.put(2, words(index, [['hops', [0, 1, 0, 0, 0, 0]]]), 1, facets);
+    expect(Object.keys(scores(index, 'hops'))).toEqual(['1', '2']);
+    expect(index.documentFrequency(index.termId('hops'))).toBe(2);
+    index.put(1, words(index, [['yeast', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    expect(Object.keys(scores(index, 'hops'))).toEqual(['2']);
+    expect(Object.keys(scores(index, 'yeast'))).toEqual(['1']);
+    expect(index.documentFrequency(index.termId('boil'))).toBe(0);
+    expect(index.count).toBe(2);
+    index.remove(2);
+    expect(scores(index, 'hops')).toEqual({});
+    expect(index.count).toBe(1);
+  });
+
+  test('stale postings are compacted away and never counted', () => {
+    const index = new TermIndex();
+    for (let round = 0; round < 50; round++)
+      for (let id = 1; id <= 40; id++) index.put(id, words(index, [['beer', [0, round + 1, 0, 0, 0, 0]]]), round + 1, facets);
+    const found = scores(index, 'beer');
+    expect(Object.keys(found)).toHaveLength(40);
+    expect(index.documentFrequency(index.termId('beer'))).toBe(40);
+  });
+
+  test('prefix expansion finds the live words a prefix begins', () => {
+    const index = new TermIndex();
+    index.put(
+      1,
+      words(index, [
+        ['hops', [1, 0, 0, 0, 0, 0]],
+        ['hopping', [1, 0, 0, 0, 0, 0]],
+      ]),
+      2,
+      facets,
+    );
+    index.put(2, words(index, [['hopfen', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    const begun = (p: string) =>
+      index
+        .expand(p)
+        .map((id) => index.term(id))
+        .sort();
+    expect(begun('hop')).toEqual(['hopfen', 'hopping', 'hops']);
+    expect(begun('hopp')).toEqual(['hopping']);
+    index.remove(2);
+    expect(begun('hop')).toEqual(['hopping', 'hops']);
+    expect(index.tags.size).toBe(0);
+  });
+});
+
+describe('SearchStore', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kn-search-store-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const q = (id: number, title: string, fields: Partial<IndexedQuestion> = {}): IndexedQuestion => ({
+    id,
+    author_id: 7,
+    language: 'en',
+    title,
+    description: '',
+    tags: [],
+    category_id: null,
+    knowledge_space_id: null,
+    is_published: true,
+    is_deleted: false,
+    published: null,
+    ...fields,
+  });
+  const search = (store: SearchStore, query: string, operator: 'AND' | 'OR' = 'OR') =>
+    matchQuestions(store, {
+      query,
+      operator,
+      fields: ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'],
+      stop_languages: ['en'],
+      filter: { tag_operator: 'AND', include_uncategorized: false, include_deleted: false },
+      offset: 0,
+      limit: 10,
+    });
+
+  test('the in-memory index is rebuilt from the file at open and follows committed changes only', () => {
+    const path = join(dir, 'index.sqlite');
+    let store = new SearchStore(path);
+    store.transaction(() => {
+      store.upsertQuestion(q(1, 'When should I add hops to the boil?', { tags: ['Hops'] }));
+      store.upsertQuestion(q(2, 'Which yeast for a lager?'));
+      store.setPart('solution', 10, 2, 8, 'Use a clean lager yeast and ferment cold.');
+      store.upsertQuestion(q(3, 'A draft about hops', { is_published: false }));
+    });
+    expect(search(store, 'hops').items.map((i) => i.id)).toEqual([1]);
+    expect(search(store, 'ferment').items.map((i) => i.id)).toEqual([2]);
+    expect(() =>
+      store.transaction(() => {
+        store.upsertQuestion(q(4, 'Rolled back question about hops'));
+        throw new Error('fails');
+      }),
+    ).toThrow('fails');
+    expect(search(store, 'hops').items.map((i) => i.id)).toEqual([1]);
+    store.close();
+
+    store = new SearchStore(path);
+    expect(store.documentCount).toBe(2);
+    expect(search(store, 'hops').items.map((i) => i.id)).toEqual([1]);
+    expect(store.index.tags.get('hops')).toEqual({ label: 'Hops', count: 1 });
+    expect(search(store, 'lager yeast', 'AND').items[0]!.id).toBe(2);
+    expect(autocomplete(store, 'which ye', 4)).toEqual({ total: 1, items: ['Which yeast for a lager?'] });
+    store.transaction(() => store.upsertQuestion(q(1, 'When should I add hops to the boil?', { is_deleted: true })));
+    expect(search(store, 'hops').items).toEqual([]);
+    store.close();
+  });
+
+  test('similar questions: the closest topic first, the question itself never', () => {
+    const store = new SearchStore(join(dir, 'index.sqlite'));
+    store.transaction(() => {
+      store.upsertQuestion(q(1, 'Sulfur smell from lager yeast fermentation', { description: 'cold fermentation of lager' }));
+      store.upsertQuestion(q(2, 'Lager fermentation smells of sulfur', { description: 'my lager yeast at cold temperature' }));
+      store.upsertQuestion(q(3, 'How much priming sugar for bottling?', { description: 'bottles are flat' }));
+    });
+    const similar = similarTo(store, { question_id: 1 }, 10);
+    expect(similar.map((s) => s.id)).toEqual([2]);
+    expect(similar[0]!.score).toBeGreaterThan(0.3);
+    expect(similar[0]!.score).toBeLessThanOrEqual(1);
+    store.close();
+  });
+});
