@@ -9,7 +9,7 @@ import { dumpFiles, parseRow, readRows } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import pg from 'pg';
 
-export async function seedContent(databaseUrl: string, options: { questions: number; solutionsPerQuestion?: number }) {
+export async function seedContent(databaseUrl: string, options: { questions: number; solutionsPerQuestion?: number; users?: number }) {
   const beer = sharedData('stackexchange-beer');
   const titles: string[] = [];
   const sentences: string[] = [];
@@ -24,6 +24,8 @@ export async function seedContent(databaseUrl: string, options: { questions: num
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const per = options.solutionsPerQuestion ?? 3;
+  // Authors are users 2 … users + 1 (the administrator is 1).
+  const users = options.users ?? 5000;
   try {
     await client.query('set search_path to content');
     await client.query('begin');
@@ -42,7 +44,7 @@ export async function seedContent(databaseUrl: string, options: { questions: num
     await client.query(`
       insert into questions (author_id, is_published, published, language, title, slug, description, description_text,
                              category_id, solution_count, view_count, created, updated, content_updated, last_activity)
-      select 2 + g % 5000, true, ts, 'en', left(t.t || ' (' || g || ')', 100), 'q-' || g, '<p>' || body || '</p>', body,
+      select 2 + g % ${users}, true, ts, 'en', left(t.t || ' (' || g || ')', 100), 'q-' || g, '<p>' || body || '</p>', body,
              case when g % 5 = 0 then 1 + g % 5 end, ${per}, (g * 7919) % 5000, ts, ts, ts, ts + interval '1 hour'
       from generate_series(1, ${options.questions}) g
       cross join lateral (select now() - (g || ' minutes')::interval as ts, ${para('g', 3)} as body) b
@@ -54,13 +56,13 @@ export async function seedContent(databaseUrl: string, options: { questions: num
     await client.query(`
       insert into solutions (question_id, author_id, description, text, language, is_published, published, rating, rating_count,
                              upvote_count, created, updated, content_updated)
-      select q.id, 2 + (q.id * 13 + k) % 5000, '<p>' || body || '</p>', body, 'en', true, q.published + (k || ' minutes')::interval,
+      select q.id, 2 + (q.id * 13 + k) % ${users}, '<p>' || body || '</p>', body, 'en', true, q.published + (k || ' minutes')::interval,
              1 + (q.id + k) % 5, 1 + k, k, q.published, q.published, q.published
       from questions q cross join generate_series(1, ${per}) k
       cross join lateral (select ${para('q.id * 3 + k', 4)} as body) b`);
     await client.query(`
       insert into comments (question_id, solution_id, author_id, description, text, language, created, updated, content_updated)
-      select q.id, null, 2 + q.id % 5000, s.s, s.s, 'en', q.published, q.published, q.published
+      select q.id, null, 2 + q.id % ${users}, s.s, s.s, 'en', q.published, q.published, q.published
       from questions q join bench_sentences s on s.i = q.id % ${ns}`);
     await client.query('commit');
     await client.query('analyze');

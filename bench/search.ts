@@ -1,7 +1,8 @@
-// Question search on a large network (100,000 questions, 300,000 solutions by default;
-// QUESTIONS=10000 for a quick run): index catch-up from the event stream, a full rebuild, and
-// GET /questions?query= with one-, two- and four-word queries at 16 connections, through the
-// gateway, content and search services as separate processes. Run: pnpm bench:search
+// Question search and expert search on a large network (100,000 questions, 300,000 solutions,
+// 10,000 users by default; QUESTIONS=10000 for a quick run): index catch-up from the event
+// stream, a full rebuild, GET /questions?query= with one-, two- and four-word queries and
+// POST /search/experts with a question's text, at 16 connections, through the gateway, content,
+// search and users services as separate processes. Run: pnpm bench:search
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { connectBus } from '@kn/bus';
@@ -15,6 +16,7 @@ import { seedContent } from './content-seed.ts';
 import { load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
+const USERS = Number(process.env.USERS ?? 10_000);
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const id = randomBytes(3).toString('hex');
@@ -29,6 +31,20 @@ const env = {
   HOST: '127.0.0.1',
   SEARCH_INDEX_PATH: indexPath,
 };
+
+/** USERS users (ids 2 …) beside the administrator, written as the users service would keep them. */
+async function seedUsers() {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`
+      insert into users.users (email, firstname, lastname, language, roles, search_text)
+      select 'user' || g || '@bench.invalid', 'User', 'Number ' || g, 'en', '{user,api_user}', ' user number ' || g || ' '
+      from generate_series(1, ${USERS}) g`);
+  } finally {
+    await client.end();
+  }
+}
 
 /** One `content.question.imported.v1` event per seeded question (with its solutions and comment), written to the outbox as the importer would. */
 async function writeImportEvents() {
@@ -98,8 +114,11 @@ const peakRss = () => {
 
 try {
   let started = Date.now();
-  await seedContent(databaseUrl, { questions: QUESTIONS });
-  console.log(`seeded ${QUESTIONS} questions, ${QUESTIONS * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await seedUsers();
+  await seedContent(databaseUrl, { questions: QUESTIONS, users: USERS });
+  console.log(
+    `seeded ${USERS} users, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   started = Date.now();
   await writeImportEvents();
   console.log(`wrote ${QUESTIONS} import events to the outbox in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -119,7 +138,11 @@ try {
   // Query words: content words of the seeded titles, as users would type them.
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const titles = (await client.query<{ title: string }>('select title from content.questions order by random() limit 2000')).rows;
+  const titles = (
+    await client.query<{ title: string; description_text: string }>(
+      'select title, description_text from content.questions order by random() limit 2000',
+    )
+  ).rows;
   await client.end();
   const words = [...new Set(titles.flatMap((t) => tokenize(t.title, { stem: false })).filter((w) => w.length >= 4 && !/\d/.test(w)))];
   const pick = () => words[Math.floor(Math.random() * words.length)]!;
@@ -139,25 +162,42 @@ try {
   const body = (await sample.json()) as { total: number };
   console.log(`sample query: ${sample.status}, total ${body.total}`);
   await load({ url: base, connections: CONNECTIONS, seconds: 2, headers, requests: queries(1) });
+  // Expert search asked with a question's title and description, as publishing asks it.
+  const expertQueries: autocannon.Request[] = [
+    {
+      method: 'POST',
+      path: '/api/v1/search/experts',
+      headers: { ...headers, 'content-type': 'application/json' },
+      setupRequest: (req) => {
+        const t = titles[Math.floor(Math.random() * titles.length)]!;
+        return { ...req, body: JSON.stringify({ query: `${t.title}\n${t.description_text}`.slice(0, 1000) }) };
+      },
+    },
+  ];
+  const expertSample = await fetch(`${base}/api/v1/search/experts`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: titles[0]!.title }),
+  });
+  const experts = (await expertSample.json()) as { tags: string[]; experts: unknown[] };
+  console.log(`sample expert search: ${expertSample.status}, ${experts.tags.length} tags, ${experts.experts.length} experts`);
+  const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
   const rows = [];
   for (const n of [1, 2, 4])
     rows.push({
       request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
-      ...(await load({
-        url: base,
-        connections: CONNECTIONS,
-        seconds: SECONDS,
-        headers,
-        requests: queries(n),
-        processes: { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! },
-      })),
+      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: queries(n), processes })),
     });
+  rows.push({
+    request: 'POST /search/experts (a question)',
+    ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: expertQueries, processes })),
+  });
   report(
-    `Question search, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${rebuild.toFixed(1)} s`,
+    `Question and expert search, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${rebuild.toFixed(1)} s`,
     'pnpm bench:search',
     rows,
   );
-  console.log(`search RSS peak ${peakRss()}; targets: p99 < 100 ms, rebuild < 2 min`);
+  console.log(`search RSS peak ${peakRss()}; targets: search p99 < 100 ms, experts p99 < 150 ms, rebuild < 2 min`);
 } finally {
   await bus.close();
   await stopProcess(gateway);

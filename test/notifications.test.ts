@@ -82,6 +82,8 @@ beforeAll(async () => {
     OUTBOX_POLL_MS: '100',
     WEBHOOK_TIMEOUT_MS: '500',
     WEBHOOK_SECRET_TTL_MS: '100',
+    // Questions are not routed to experts here (test/experts.test.ts): each test names who gets what.
+    ROUTING_EXPERTS: '0',
   });
   const settings = await system.api
     .put(`${API}/settings`)

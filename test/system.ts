@@ -82,10 +82,17 @@ export async function startSystem(overrides: Record<string, string> = {}) {
       search: searchService,
       exports: exportsService,
     },
-    /** Waits until every content change so far is in the search index. */
+    /** Waits until every content and user change so far is in the search index. */
     async searchCaughtUp() {
+      await Promise.all([contentService.runtime.relay.flush(), usersService.runtime.relay.flush()]);
+      await searchService.backend.caughtUp();
+    },
+    /** Waits until every question published so far is routed and its experts are notified. */
+    async routed() {
       await contentService.runtime.relay.flush();
-      await searchService.index.caughtUp();
+      await searchService.routing.caughtUp();
+      await searchService.runtime.relay.flush();
+      await notificationsService.consumers.search.caughtUp();
     },
     adminToken,
     login,

@@ -5,6 +5,7 @@ import { exportsEvents } from './exports.ts';
 import { importEvents } from './imports.ts';
 import { notificationsEvents } from './notifications.ts';
 import { questionsEvents } from './questions.ts';
+import { searchEvents } from './search.ts';
 import { solutionsEvents } from './solutions.ts';
 import { usersEvents } from './users.ts';
 
@@ -21,6 +22,7 @@ export const events = {
   ...importEvents,
   ...notificationsEvents,
   ...exportsEvents,
+  ...searchEvents,
 } as const;
 
 export type EventSubject = keyof typeof events;

@@ -283,14 +283,6 @@ export const questionsOperations = {
     http: { method: 'DELETE', path: '/questions/:id/follow', status: 200, auth: 'user', tag },
     params: IdParams,
   }),
-  getQuestionExperts: operation({
-    service: 'content',
-    summary: 'Experts for a published question (empty until expert search exists)',
-    http: { method: 'GET', path: '/questions/:id/experts', auth: 'user', tag },
-    params: IdParams,
-    response: z.object({ total: z.number().int(), items: z.array(z.unknown()) }),
-  }),
-
   listCategories: operation({
     service: 'content',
     summary: 'All categories',

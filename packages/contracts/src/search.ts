@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Id, Limit, Offset } from './common.ts';
 import { operation } from './endpoint.ts';
 import { Question, TagLabel } from './questions.ts';
+import { User } from './users.ts';
 
 export const SearchFieldNames = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
 export const SearchField = z.enum(SearchFieldNames);
@@ -38,6 +39,41 @@ const Highlighting = z.object({
   start: z.boolean(),
   end: z.boolean(),
 });
+
+/** An expert and their record on the tags of the search (interface: Expert search result). */
+export const ExpertResult = z
+  .object({
+    user: User,
+    details: z.object({
+      /** Published solutions on questions with any of the tags. */
+      solution_count: z.number().int(),
+      /** Mean of the ratings of those solutions, null without ratings. */
+      average_rating: z.number().nullable(),
+      /** Forwards to the user of questions with any of the tags, also of questions deleted since. */
+      recommendation_count: z.number().int(),
+      /** The tags of the search the user has a record on. */
+      expert_tags: z.array(z.object({ label: TagLabel })),
+    }),
+  })
+  .meta({ id: 'ExpertResult' });
+export type ExpertResult = z.infer<typeof ExpertResult>;
+
+const ExpertsFound = z.object({ tags: z.array(TagLabel), experts: z.array(ExpertResult) });
+
+/** A question as routing needs it: its text, its tags, who asked it. */
+const RoutedQuestion = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  /** The description as plain text. */
+  text: z.string(),
+  tags: z.array(z.string()),
+  language: z.string(),
+  author_id: z.number().int(),
+  knowledge_space_id: z.number().int().nullable(),
+});
+export type RoutedQuestion = z.infer<typeof RoutedQuestion>;
+
+export const RoutingReason = z.enum(['published', 'validation']);
 
 /** Operations of the search service. The similar-question endpoints answer with Questions, so the content service owns them. */
 export const searchOperations = {
@@ -112,6 +148,33 @@ export const searchOperations = {
     }),
     response: z.object({ total: z.number().int(), items: z.array(TagLabel) }),
   }),
+  findExperts: operation({
+    service: 'search',
+    summary: 'Experts on what a text is about, best first, with the existing tags used (both empty when no tag fits)',
+    http: { method: 'POST', path: '/search/experts', auth: 'user', tag },
+    body: z.object({ query: z.string().trim().min(1).max(1000), limit: z.number().int().min(0).max(100).default(10) }),
+    response: ExpertsFound,
+  }),
+  expertsForQuestion: operation({
+    service: 'search',
+    summary: 'Internal: the experts on a question (its text and tags; never its poser)',
+    body: z.object({ question: RoutedQuestion, limit: z.number().int().min(0).max(100).default(10) }),
+    response: ExpertsFound,
+  }),
+  routeQuestion: operation({
+    service: 'search',
+    summary:
+      'Internal: the routing decision for a published question or a validation request (once per event: asked again, it answers the same)',
+    body: z.object({
+      /** The content event that asks for the routing; the decision is kept under its id. */
+      event_id: z.string().uuid(),
+      reason: RoutingReason,
+      question: RoutedQuestion,
+      /** Who asked for a validation (null on publishing). */
+      requested_by: z.number().int().nullable(),
+    }),
+    response: z.object({ experts: z.array(z.object({ user_id: z.number().int(), score: z.number() })) }),
+  }),
   indexStatus: operation({
     service: 'search',
     summary: 'Internal: whether this instance has caught up, and its stream positions',
@@ -120,6 +183,31 @@ export const searchOperations = {
       questions: z.number().int(),
       streams: z.record(z.string(), z.object({ applied: z.number().int(), target: z.number().int() })),
     }),
+  }),
+} as const;
+
+/**
+ * Events of the search service (subjects `search.*`). `experts.found` is a routing decision: the
+ * experts a question was sent to, with their scores, when it was published (`new_question`) or a
+ * validation was requested (`validation_new_expert`: only experts not sent it before).
+ */
+export const searchEvents = {
+  'search.experts.found.v1': z.object({
+    routing_id: z.number().int(),
+    reason: RoutingReason,
+    /** The content event that caused the decision. */
+    source_event_id: z.string().uuid(),
+    question: z.object({
+      id: z.number().int(),
+      title: z.string(),
+      author_id: z.number().int(),
+      knowledge_space_id: z.number().int().nullable(),
+    }),
+    /** Who asked for the validation; null on publishing. */
+    requested_by: z.number().int().nullable(),
+    /** The existing tags the decision used. */
+    tags: z.array(z.string()),
+    experts: z.array(z.object({ user_id: z.number().int(), score: z.number(), expert_tags: z.array(z.string()) })),
   }),
 } as const;
 
@@ -139,5 +227,13 @@ export const similarOperations = {
     http: { method: 'GET', path: '/search/questions-similar', auth: 'user', tag },
     query: SimilarQuery.extend({ query: z.string().trim().min(1).max(10000) }),
     response: SimilarPage,
+  }),
+  getQuestionExperts: operation({
+    service: 'content',
+    summary: 'Experts on a published question (its text and tags), best first; 404 for a missing or unpublished question',
+    http: { method: 'GET', path: '/questions/:id/experts', auth: 'user', tag },
+    params: z.object({ id: Id }),
+    query: z.object({ limit: Limit(10, 100) }),
+    response: z.object({ total: z.number().int(), items: z.array(ExpertResult) }),
   }),
 } as const;

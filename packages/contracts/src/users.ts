@@ -357,6 +357,13 @@ export const usersOperations = {
     body: z.object({ users: z.array(ImportedUser).min(1).max(1000) }),
     response: z.object({ ids: z.record(z.string(), z.number().int()), created: z.number().int() }),
   }),
+  /** Internal: users as the caller sees them (email disguise included), by id; unknown ids are left out. */
+  getUsers: operation({
+    service: 'users',
+    summary: 'Users by id, as the caller sees them',
+    body: z.object({ ids: z.array(z.number().int()).max(1000) }),
+    response: z.object({ items: z.array(User) }),
+  }),
   /** Internal, for the notifications service: the webhook secret (write-only in the API, never in events). */
   getWebhookSecret: operation({
     service: 'users',

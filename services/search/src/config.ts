@@ -7,6 +7,10 @@ export const SearchConfig = BaseConfig.extend({
    * instances on one host need two paths.
    */
   SEARCH_INDEX_PATH: z.string().min(1).default('data/search/index.sqlite'),
+  /** How many experts a published question (or a validation request) is sent to. */
+  ROUTING_EXPERTS: z.coerce.number().int().min(0).max(100).default(10),
+  /** Questions published (validations requested) longer ago than this are not routed (first start on a long stream); one day. */
+  ROUTING_MAX_EVENT_AGE_MS: z.coerce.number().int().min(1).default(86_400_000),
 });
 export type SearchConfig = z.infer<typeof SearchConfig>;
 

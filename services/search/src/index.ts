@@ -1,11 +1,14 @@
 import { type Bus, call, serveOperations } from '@kn/bus';
 import { searchOperations } from '@kn/contracts';
 import { startRuntime } from '@kn/service';
+import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
+import { startRoutingConsumer } from './consumers/content.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
 import { createHandlers } from './handlers/index.ts';
-import { questionIndexHandlers } from './index/events.ts';
+import { indexHandlers } from './index/events.ts';
+import { LocalBackend } from './index/local-backend.ts';
 import { SearchIndex } from './index/search-index.ts';
 
 export { loadConfig, SearchConfig } from './config.ts';
@@ -24,26 +27,34 @@ export const indexStatus = (bus: Bus) =>
     url: '',
   });
 
-/** Starts the search service: its index (caught up from the streams in the background) and its operations. */
+/** Starts the search service: its index (caught up from the streams in the background), its operations and the routing of questions to experts. */
 export async function start(config: SearchConfig) {
   const runtime = await startRuntime<SearchSchema>({ service: 'search', config, migrations });
   const { db, bus, logger } = runtime;
-  const index = new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams: ['content'], handlers: questionIndexHandlers });
-  await index.open();
+  const index = new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams: ['content', 'users'], handlers: indexHandlers });
+  const backend: SearchBackend = new LocalBackend(index);
+  await backend.open();
   const rpc = serveOperations({
     bus,
     service: 'search',
     operations: searchOperations,
-    handlers: createHandlers({ db, index }),
-    ready: () => index.ready,
+    handlers: createHandlers({ db, bus, backend, config }),
+    ready: () => backend.ready,
+  });
+  const routing = await startRoutingConsumer({
+    bus,
+    db,
+    backend,
+    experts: config.ROUTING_EXPERTS,
+    maxEventAgeMs: config.ROUTING_MAX_EVENT_AGE_MS,
   });
   const rebuild = bus.nc.subscribe(bus.subject(REBUILD_SUBJECT), {
     callback: (_err, msg) => {
       logger.info('search index rebuild requested');
       const started = Date.now();
       msg.respond(JSON.stringify({ started: true }));
-      index.rebuild().then(
-        () => index.caughtUp().then(() => logger.info({ ms: Date.now() - started }, 'search index rebuilt')),
+      backend.rebuild().then(
+        () => backend.caughtUp().then(() => logger.info({ ms: Date.now() - started }, 'search index rebuilt')),
         (err) => logger.error({ err }, 'search index rebuild failed'),
       );
     },
@@ -51,12 +62,16 @@ export async function start(config: SearchConfig) {
   logger.info('search service ready (index catching up)');
   return {
     runtime,
+    backend,
+    /** The local index (tests look inside it). */
     index,
+    routing,
     stop: async () => {
       try {
         rebuild.unsubscribe();
         await rpc.stop();
-        await index.close();
+        await routing.stop();
+        await backend.close();
       } finally {
         await runtime.stop();
       }

@@ -373,7 +373,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
     },
 
     async publish(id: number, actor: Actor, requestId: string) {
-      return db.transaction().execute(async (tx) => {
+      const published = await db.transaction().execute(async (tx) => {
         const row = await findVisibleQuestion(tx, id, actor, true);
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may publish a question');
         if (row.is_deleted) throw conflict('the question is deleted');
@@ -406,14 +406,35 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeEvent(
+        return writeEvent(
           tx,
           'content.question.published.v1',
           { question: await questionSnapshot(tx, updated), followers: await followersOf(tx, id) },
           { actorId: actor.id },
         );
-        return { number_of_experts: 0 };
       });
+      // The question is published: now it goes to the experts (the search service's routing
+      // consumer makes the same decision from the event if this call does not get through).
+      const { id: eventId, data } = published;
+      const experts = await search.route(
+        {
+          event_id: eventId,
+          reason: 'published',
+          requested_by: null,
+          question: {
+            id,
+            title: data.question.title,
+            text: data.question.description_text,
+            tags: data.question.tags.map((t) => t.label),
+            language: data.question.language,
+            author_id: data.question.author_id,
+            knowledge_space_id: data.question.knowledge_space?.id ?? null,
+          },
+        },
+        actor,
+        requestId,
+      );
+      return { number_of_experts: experts.length };
     },
 
     async remove(id: number, actor: Actor) {
@@ -498,12 +519,6 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
           { actorId: actor.id },
         );
       });
-    },
-
-    async experts(id: number, actor: Actor) {
-      const row = await findVisibleQuestion(db, id, actor);
-      if (!row.is_published || row.is_deleted) throw notFound('question');
-      return { total: 0, items: [] };
     },
   };
 }

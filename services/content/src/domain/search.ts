@@ -10,7 +10,9 @@ type BodyOf<K extends keyof Ops> = Ops[K] extends { body: infer B extends z.ZodT
 
 /** The content service's calls to the search service (ranking lives there; visibility and paging here). */
 export function searchClient(bus: Bus, logger: Logger) {
-  const ask = <K extends 'matchQuestions' | 'highlightQuestions' | 'similarQuestions' | 'suggestTags'>(
+  const ask = <
+    K extends 'matchQuestions' | 'highlightQuestions' | 'similarQuestions' | 'suggestTags' | 'routeQuestion' | 'expertsForQuestion',
+  >(
     name: K,
     body: BodyOf<K>,
     actor: Actor | null,
@@ -34,6 +36,20 @@ export function searchClient(bus: Bus, logger: Logger) {
     match: (body: BodyOf<'matchQuestions'>, actor: Actor, requestId: string) => ask('matchQuestions', body, actor, requestId),
     highlight: (body: BodyOf<'highlightQuestions'>, actor: Actor, requestId: string) => ask('highlightQuestions', body, actor, requestId),
     similar: (body: BodyOf<'similarQuestions'>, actor: Actor, requestId: string) => ask('similarQuestions', body, actor, requestId),
+    experts: (body: BodyOf<'expertsForQuestion'>, actor: Actor, requestId: string) => ask('expertsForQuestion', body, actor, requestId),
+    /**
+     * Sends a published question to its experts; the experts it went to. When search cannot
+     * answer, nobody is told now: the search service routes the question from its event as soon
+     * as it can, and the publish answers 0 experts.
+     */
+    async route(body: BodyOf<'routeQuestion'>, actor: Actor, requestId: string) {
+      try {
+        return (await ask('routeQuestion', body, actor, requestId)).experts;
+      } catch (err) {
+        logger.warn({ err: (err as Error).message, question_id: body.question.id }, 'no routing now: search did not answer');
+        return [];
+      }
+    },
     /**
      * Tags for a draft published without any. Publishing must not fail because search is down,
      * still loading or cannot take the text: the question is then published without suggested tags.

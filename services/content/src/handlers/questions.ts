@@ -38,7 +38,6 @@ export function questionHandlers(deps: ContentDeps): Handlers<typeof questionsOp
       await questions.follow(params.id, actor, false);
       return undefined;
     },
-    getQuestionExperts: async ({ params, actor }) => questions.experts(params.id, actor),
 
     listCategories: async () => categories.list(),
     createCategory: async ({ body, actor }) => categories.create(body, actor),

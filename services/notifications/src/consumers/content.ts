@@ -15,18 +15,6 @@ type Comment = {
   updated: string;
 };
 
-/**
- * Expert search (issue 7) plugs in here: the experts selected for a newly published question get
- * `new_question` (and users who might solve it `new_question_random_user`, tag subscribers
- * `tag_subscription`); experts newly found on a validation request get `validation_new_expert`.
- * Until then nobody is selected.
- */
-export interface ExpertHooks {
-  expertsForNewQuestion(question: QuestionSnapshot): Promise<Draft[]>;
-  expertsForValidation(question: EventQuestion): Promise<Draft[]>;
-}
-export const noExperts: ExpertHooks = { expertsForNewQuestion: async () => [], expertsForValidation: async () => [] };
-
 const MENTION = /data-mention-user-id="(\d+)"/g;
 const mentionsIn = (html: string | null) => new Set([...(html ?? '').matchAll(MENTION)].map((m) => Number(m[1])));
 
@@ -96,11 +84,12 @@ async function rememberSolution(tx: T, s: EventSolution) {
  * Turns content events into notifications (see docs/notifications.md for the table of who gets
  * what). `content.question.imported.*` is deliberately not handled: bulk imports notify nobody.
  */
-export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExperts): EventHandlers {
+export function contentHandlers(hooks: NotifyHooks): EventHandlers {
   return {
     'content.question.published.v1': async (tx, { id, occurred_at, actor_id, data: { question } }) => {
       const actor = actor_id ?? question.author_id;
-      const drafts = [...(await experts.expertsForNewQuestion(question)), ...each(question.mentions, 'mention_in_question')];
+      // The experts hear of it from the search service's routing (consumers/search.ts).
+      const drafts = each(question.mentions, 'mention_in_question');
       const q = { ...question, knowledge_space_id: question.knowledge_space?.id ?? null };
       await notify(tx as T, cause({ id, occurred_at }, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
     },
@@ -221,7 +210,6 @@ export function contentHandlers(hooks: NotifyHooks, experts: ExpertHooks = noExp
             target_object: { id: s.id, question_id: question.id, author_id: s.author_id },
           },
         })),
-        ...(await experts.expertsForValidation(question)),
       ];
       const anonymous = requested_by === question.author_id;
       await notify(tx as T, cause({ id, occurred_at }, requested_by, question, eventQuestionTarget(question), anonymous), drafts, hooks);
@@ -287,12 +275,12 @@ async function upsertSpace(tx: T, s: { id: number; is_closed: boolean; member_id
     .execute();
 }
 
-export function startContentConsumer(options: { bus: Bus; db: Db<NotificationsSchema>; hooks: NotifyHooks; experts?: ExpertHooks }) {
+export function startContentConsumer(options: { bus: Bus; db: Db<NotificationsSchema>; hooks: NotifyHooks }) {
   return startConsumer({
     bus: options.bus,
     db: options.db,
     durable: 'notifications-content',
     stream: 'content',
-    handlers: contentHandlers(options.hooks, options.experts),
+    handlers: contentHandlers(options.hooks),
   });
 }

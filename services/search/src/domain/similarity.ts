@@ -13,6 +13,14 @@ import { bm25Idf, topSlots } from './ranking.ts';
 /** Candidates: the questions sharing the most informative words of the unit, by BM25. */
 const CANDIDATES = 200;
 const CANDIDATE_TERMS = 24;
+/**
+ * Candidates come from at least this many words, and from more while their postings fit
+ * CANDIDATE_POSTINGS: a long text's common words would cost milliseconds and bring candidates
+ * whose cosine is low anyway (expert search at 100,000 questions: p50 6.3 → 2.3 ms, same quality
+ * on the beer site).
+ */
+const CANDIDATE_MIN_TERMS = 4;
+const CANDIDATE_POSTINGS = 20_000;
 const allFields = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
 const candidates = new Accumulator();
 
@@ -95,7 +103,14 @@ export function similarTo(
     .slice(0, CANDIDATE_TERMS);
   candidates.reset(index.slotCount);
   const n = index.count;
-  for (const { id } of informative) index.scoreTerm(id, bm25Idf(n, index.documentFrequency(id)), allFields, 1, candidates);
+  // The most informative words first, until the budget of postings is spent (at least a few words).
+  let postings = 0;
+  for (const [k, { id }] of informative.entries()) {
+    const frequency = index.documentFrequency(id);
+    if (k >= CANDIDATE_MIN_TERMS && postings + frequency > CANDIDATE_POSTINGS) continue;
+    postings += frequency;
+    index.scoreTerm(id, bm25Idf(n, frequency), allFields, 1, candidates);
+  }
   const slots = topSlots(index, candidates, CANDIDATES, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
   const scores = cosines(index, slots, vector);
   return slots

@@ -24,13 +24,9 @@ export function suggestTags(store: SearchStore, text: string, limit: number): { 
   for (const s of similarTo(store, { text }, NEIGHBOURS))
     for (const label of index.facets(index.slotOf(s.id))?.tags ?? []) add(label, s.score);
   // A label named in the text counts like a perfectly similar neighbour.
-  const lower = ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
-  for (const word of new Set(queryTerms(text, []))) {
-    const tag = store.tags.get(word);
-    if (tag && lower.includes(` ${word} `)) add(tag.label, 1);
-  }
+  for (const key of store.tagsNamedIn(text)) add(store.tag(key)!.label, 1);
   const ranked = [...scores]
-    .filter(([key]) => !store.tags.get(key)?.excluded_from_suggestions)
+    .filter(([key]) => !store.tag(key)?.excluded_from_suggestions)
     .map(([, v]) => v)
     .sort((a, b) => b.score - a.score || a.label.localeCompare(b.label));
   return { total: ranked.length, items: ranked.slice(0, limit).map((r) => r.label) };

@@ -23,12 +23,31 @@ const question = (store: SearchStore, q: QuestionSnapshot) => {
   if (q.knowledge_space) store.setSpace(q.knowledge_space.id, q.knowledge_space.is_closed);
 };
 
-/** Drafts and deleted solutions are not searchable: only published, live solutions are. */
-const solution = (store: SearchStore, s: EventSolution) =>
-  store.setPart('solution', s.id, s.question_id, s.author_id, s.is_published && !s.is_deleted ? s.text : null);
+/**
+ * A solution's text (drafts and deleted solutions are not searchable) and its facts for expertise
+ * (ratings, acceptance and upvotes change without the text changing).
+ */
+const solution = (store: SearchStore, s: EventSolution) => {
+  const live = s.is_published && !s.is_deleted;
+  store.setPart('solution', s.id, s.question_id, s.author_id, live ? s.text : null);
+  store.setSolution({
+    id: s.id,
+    question_id: s.question_id,
+    author_id: s.author_id,
+    live,
+    time: s.published ?? s.created,
+    rating: s.rating,
+    rating_count: s.rating_count,
+    upvotes: s.upvote_count,
+    accepted: s.accepted_by_question_poser !== null,
+  });
+};
 
-/** How each content event changes the question index. */
-export const questionIndexHandlers: IndexHandlers = {
+const space = (store: SearchStore, s: { id: number; is_closed: boolean; member_ids: number[] }) =>
+  store.setSpace(s.id, s.is_closed, s.member_ids);
+
+/** How each event changes the index. */
+export const indexHandlers: IndexHandlers = {
   'content.question.created.v1': (store, e) => question(store, e.data.question),
   'content.question.updated.v1': (store, e) => question(store, e.data.question),
   'content.question.published.v1': (store, e) => question(store, e.data.question),
@@ -45,6 +64,11 @@ export const questionIndexHandlers: IndexHandlers = {
   'content.solution.published.v1': (store, e) => solution(store, e.data.solution),
   'content.solution.deleted.v1': (store, e) => solution(store, e.data.solution),
   'content.solution.restored.v1': (store, e) => solution(store, e.data.solution),
+  'content.solution.rated.v1': (store, e) => solution(store, e.data.solution),
+  'content.solution.accepted.v1': (store, e) => solution(store, e.data.solution),
+  'content.solution.upvoted.v1': (store, e) => solution(store, e.data.solution),
+  'content.solution.upvote-removed.v1': (store, e) => solution(store, e.data.solution),
+  'content.question.forwarded.v1': (store, e) => store.addForward(e.data.question.id, e.data.recipient_id),
   'content.comment.created.v1': (store, e) =>
     store.setPart('comment', e.data.comment.id, e.data.comment.question_id, e.data.comment.author_id, e.data.comment.text),
   'content.comment.updated.v1': (store, e) =>
@@ -71,6 +95,10 @@ export const questionIndexHandlers: IndexHandlers = {
   'content.tag.updated.v1': (store, e) =>
     store.setTag(e.data.tag.label, { excluded_from_suggestions: e.data.tag.excluded_from_suggestions }),
   'content.tag.links-updated.v1': (store, e) => store.setTag(e.data.tag.label, { links: e.data.links }),
-  'content.knowledge-space.created.v1': (store, e) => store.setSpace(e.data.knowledge_space.id, e.data.knowledge_space.is_closed),
-  'content.knowledge-space.updated.v1': (store, e) => store.setSpace(e.data.knowledge_space.id, e.data.knowledge_space.is_closed),
+  'content.knowledge-space.created.v1': (store, e) => space(store, e.data.knowledge_space),
+  'content.knowledge-space.updated.v1': (store, e) => space(store, e.data.knowledge_space),
+  'users.user.created.v1': (store, e) => store.setUserDeleted(e.data.user.id, e.data.user.is_deleted),
+  'users.user.updated.v1': (store, e) => store.setUserDeleted(e.data.user.id, e.data.user.is_deleted),
+  'users.user.deleted.v1': (store, e) => store.setUserDeleted(e.data.user_id, true),
+  'users.network-settings.updated.v1': (store, e) => store.setMinExperts(e.data.settings.min_experts),
 };

@@ -1,7 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { type Language, languages, tokenize } from '@kn/similarity';
+import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
+import { foldDiacritics, type Language, languages, stopWords, tokenize } from '@kn/similarity';
+import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, FIELDS, type Forward, packCounts, TermIndex } from './postings.ts';
 
 /**
@@ -74,11 +76,30 @@ const schema = `
   ) without rowid;
   create index if not exists parts_question on parts (question_id);
   create table if not exists tags (label text primary key, excluded_from_suggestions integer not null default 0, links text not null default '[]');
-  create table if not exists spaces (id integer primary key, is_closed integer not null);
+  create table if not exists spaces (id integer primary key, is_closed integer not null, members text not null default '[]');
+  -- What expertise counts (expertise.ts): every solution's facts, every forward, deleted users, settings.
+  create table if not exists solutions (
+    id integer primary key,
+    question_id integer not null,
+    author_id integer not null,
+    live integer not null,
+    time integer not null,
+    rating real,
+    rating_count integer not null,
+    upvotes integer not null,
+    accepted integer not null
+  );
+  create index if not exists solutions_question on solutions (question_id);
+  create index if not exists solutions_author on solutions (author_id);
+  create table if not exists forwards (question_id integer not null, recipient_id integer not null);
+  create index if not exists forwards_question on forwards (question_id);
+  create index if not exists forwards_recipient on forwards (recipient_id);
+  create table if not exists deleted_users (id integer primary key);
+  create table if not exists settings (name text primary key, value text not null);
 `;
 
 /** Bump when the layout or the word rules change: an index of another version is rebuilt from the streams. */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 type SqlValue = string | number | null | Uint8Array;
 
@@ -87,6 +108,12 @@ const questionColumns =
   'id, author_id, language, title, description, tags, category_id, knowledge_space_id, is_published, is_deleted, published';
 
 const isLanguage = (l: string): l is Language => (languages as readonly string[]).includes(l);
+
+/** The words of a tag label or a text for matching labels: lower case, diacritics folded, split at anything but letters and digits. */
+const labelWords = (text: string) =>
+  foldDiacritics(text.toLowerCase())
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 /** The words of a text as the index holds them: stop words of its language removed, diacritics folded. */
 export function indexWords(text: string, language: string): string[] {
@@ -147,10 +174,17 @@ export class SearchStore {
   index = new TermIndex();
   /** Words of the index's dictionary that are in the file (the rest are written at the next commit). */
   private savedWords = 0;
-  /** Knowledge spaces that are closed (their questions are left out of autocomplete). */
-  readonly closedSpaces = new Set<number>();
+  /** Knowledge spaces that are closed, with their members (only they see, find and are sent its questions). */
+  readonly closedSpaces = new Map<number, ReadonlySet<number>>();
   /** Every tag the network has (in use or not), by lower-case label. */
   readonly tags = new Map<string, KnownTag>();
+  /** Who knows what (expertise.ts). */
+  expertise = new Expertise();
+  /** Questions whose expertise changes in the current transaction, with what they contributed before. */
+  private expertiseBefore = new Map<number, QuestionFacts>();
+  readonly deletedUsers = new Set<number>();
+  /** The network's min_experts setting (the users service's default until it says otherwise). */
+  minExperts = NETWORK_SETTINGS_DEFAULTS.min_experts;
 
   constructor(path: string) {
     this.path = path;
@@ -182,11 +216,52 @@ export class SearchStore {
         for (const row of rows) yield { id: row.id, forward: toForward(row.terms), length: row.length, facets: facetsOf(toQuestion(row)) };
       })(),
     );
+    this.loadExpertise();
     this.loadSmallTables();
   }
 
-  /** Spaces and tags, kept in memory: again after a rollback, which may have undone changes to them. */
+  /** Expertise of every question with solutions or forwards, from three scans. */
+  private loadExpertise() {
+    this.expertise = new Expertise();
+    const solutions = new Map<number, SolutionFacts[]>();
+    for (const row of this.db.prepare('select * from solutions').iterate() as Iterable<SolutionRow>) {
+      const list = solutions.get(row.question_id) ?? [];
+      list.push(toSolutionFacts(row));
+      solutions.set(row.question_id, list);
+    }
+    const recipients = new Map<number, number[]>();
+    for (const row of this.db.prepare('select question_id, recipient_id from forwards').iterate() as Iterable<{
+      question_id: number;
+      recipient_id: number;
+    }>) {
+      const list = recipients.get(row.question_id) ?? [];
+      list.push(row.recipient_id);
+      recipients.set(row.question_id, list);
+    }
+    for (const row of this.db.prepare('select id, tags, is_published, is_deleted from questions').iterate() as Iterable<
+      Pick<QuestionRow, 'id' | 'tags' | 'is_published' | 'is_deleted'>
+    >) {
+      if (!solutions.has(row.id) && !recipients.has(row.id)) continue;
+      this.expertise.apply(
+        {
+          id: row.id,
+          tags: JSON.parse(row.tags) as string[],
+          live: row.is_published === 1 && row.is_deleted === 0,
+          solutions: solutions.get(row.id) ?? [],
+          recipients: recipients.get(row.id) ?? [],
+        },
+        1,
+      );
+    }
+  }
+
+  /** Spaces, tags, users and settings, kept in memory: again after a rollback, which may have undone changes to them. */
   private loadSmallTables() {
+    this.tagLookup = null;
+    this.deletedUsers.clear();
+    for (const row of this.db.prepare('select id from deleted_users').iterate() as Iterable<{ id: number }>) this.deletedUsers.add(row.id);
+    const minExperts = this.get<{ value: string }>("select value from settings where name = 'min_experts'");
+    this.minExperts = minExperts ? Number(minExperts.value) : NETWORK_SETTINGS_DEFAULTS.min_experts;
     this.tags.clear();
     for (const row of this.db.prepare('select label, excluded_from_suggestions, links from tags').iterate() as Iterable<{
       label: string;
@@ -199,8 +274,11 @@ export class SearchStore {
         links: JSON.parse(row.links) as string[],
       });
     this.closedSpaces.clear();
-    for (const row of this.db.prepare('select id from spaces where is_closed = 1').iterate() as Iterable<{ id: number }>)
-      this.closedSpaces.add(row.id);
+    for (const row of this.db.prepare('select id, members from spaces where is_closed = 1').iterate() as Iterable<{
+      id: number;
+      members: string;
+    }>)
+      this.closedSpaces.set(row.id, new Set(JSON.parse(row.members) as number[]));
   }
 
   /** Removes the file (and its WAL) of a closed store. */
@@ -251,6 +329,13 @@ export class SearchStore {
     try {
       result = work();
       for (const id of this.dirty) changes.push(this.reindex(id));
+      for (const [id, before] of this.expertiseBefore) {
+        const after = this.factsOf(id);
+        changes.push(() => {
+          this.expertise.apply(before, -1);
+          this.expertise.apply(after, 1);
+        });
+      }
       for (let id = this.savedWords; id < this.index.termCount; id++)
         this.run('insert into words (id, word) values (?, ?)', id, this.index.term(id));
       this.db.exec('commit');
@@ -261,6 +346,7 @@ export class SearchStore {
       throw err;
     } finally {
       this.dirty.clear();
+      this.expertiseBefore.clear();
     }
     for (const change of changes) change();
     return result;
@@ -301,6 +387,7 @@ export class SearchStore {
 
   /** Stores a question as the latest event shows it and re-indexes its words. */
   upsertQuestion(q: IndexedQuestion) {
+    this.expertiseChanges(q.id);
     this.run(
       `insert into questions (id, author_id, language, title, description, tags, category_id, knowledge_space_id, is_published, is_deleted, published)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -366,6 +453,178 @@ export class SearchStore {
     return () => this.index.put(questionId, forward, length, facets);
   }
 
+  private tagLookup: { byFirstWord: Map<string, Array<{ key: string; words: string[] }>>; linked: Map<string, Set<string>> } | null = null;
+
+  /** Tag labels as word sequences by their first word, and links both ways; rebuilt after a tag changes. */
+  private tagLookups() {
+    if (this.tagLookup) return this.tagLookup;
+    const byFirstWord = new Map<string, Array<{ key: string; words: string[] }>>();
+    const linked = new Map<string, Set<string>>();
+    const link = (a: string, b: string) => {
+      if (a === b) return;
+      if (!linked.has(a)) linked.set(a, new Set());
+      linked.get(a)!.add(b);
+    };
+    for (const [key, tag] of this.tags) {
+      const words = labelWords(key);
+      if (words.length && !words.every((w) => stopWords.en.has(w))) {
+        const list = byFirstWord.get(words[0]!) ?? [];
+        list.push({ key, words });
+        byFirstWord.set(words[0]!, list);
+      }
+      for (const other of tag.links) {
+        link(key, other.toLowerCase());
+        link(other.toLowerCase(), key);
+      }
+    }
+    this.tagLookup = { byFirstWord, linked };
+    return this.tagLookup;
+  }
+
+  /** A tag by its lower-case label: one the network announced, or one a question carries. */
+  tag(key: string): KnownTag | undefined {
+    const known = this.tags.get(key);
+    if (known) return known;
+    const used = this.index.tags.get(key);
+    return used && { label: used.label, excluded_from_suggestions: false, links: [] };
+  }
+
+  /** Lower-case labels of the known tags whose words occur in the text, in a row ("pale-ale" in "a pale ale"). */
+  tagsNamedIn(text: string): Set<string> {
+    const { byFirstWord } = this.tagLookups();
+    const words = labelWords(text);
+    const named = new Set<string>();
+    words.forEach((word, i) => {
+      for (const tag of byFirstWord.get(word) ?? []) if (tag.words.every((w, k) => words[i + k] === w)) named.add(tag.key);
+    });
+    return named;
+  }
+
+  /** Lower-case labels of the tags linked to a tag, in either direction. */
+  linkedTags(key: string): ReadonlySet<string> {
+    return this.tagLookups().linked.get(key) ?? new Set();
+  }
+
+  /** Records a solution's facts for expertise (its text is a part: setPart). */
+  setSolution(s: Omit<SolutionFacts, 'time'> & { time: string }) {
+    this.expertiseChanges(s.question_id);
+    this.run(
+      `insert into solutions (id, question_id, author_id, live, time, rating, rating_count, upvotes, accepted)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (id) do update set question_id = excluded.question_id, author_id = excluded.author_id, live = excluded.live,
+         time = excluded.time, rating = excluded.rating, rating_count = excluded.rating_count, upvotes = excluded.upvotes,
+         accepted = excluded.accepted`,
+      s.id,
+      s.question_id,
+      s.author_id,
+      s.live ? 1 : 0,
+      Date.parse(s.time),
+      s.rating,
+      s.rating_count,
+      s.upvotes,
+      s.accepted ? 1 : 0,
+    );
+  }
+
+  /** A question was forwarded to a user: a recommendation of them for its tags. */
+  addForward(questionId: number, recipientId: number) {
+    this.expertiseChanges(questionId);
+    this.run('insert into forwards (question_id, recipient_id) values (?, ?)', questionId, recipientId);
+  }
+
+  setUserDeleted(userId: number, deleted: boolean) {
+    if (deleted) this.run('insert or ignore into deleted_users (id) values (?)', userId);
+    else this.run('delete from deleted_users where id = ?', userId);
+    if (deleted) this.deletedUsers.add(userId);
+    else this.deletedUsers.delete(userId);
+  }
+
+  setMinExperts(value: number) {
+    this.run(
+      "insert into settings (name, value) values ('min_experts', ?) on conflict (name) do update set value = excluded.value",
+      String(value),
+    );
+    this.minExperts = value;
+  }
+
+  /** Called before a change to a question's expertise facts: remembers what it contributed until now. */
+  private expertiseChanges(questionId: number) {
+    if (!this.expertiseBefore.has(questionId)) this.expertiseBefore.set(questionId, this.factsOf(questionId));
+  }
+
+  /** What a question contributes to expertise, as the file holds it. */
+  private factsOf(questionId: number): QuestionFacts {
+    const q = this.get<Pick<QuestionRow, 'tags' | 'is_published' | 'is_deleted'>>(
+      'select tags, is_published, is_deleted from questions where id = ?',
+      questionId,
+    );
+    return {
+      id: questionId,
+      tags: q ? (JSON.parse(q.tags) as string[]) : [],
+      live: q?.is_published === 1 && q.is_deleted === 0,
+      solutions: this.all<SolutionRow>('select * from solutions where question_id = ?', questionId).map(toSolutionFacts),
+      recipients: this.all<{ recipient_id: number }>('select recipient_id from forwards where question_id = ?', questionId).map(
+        (r) => r.recipient_id,
+      ),
+    };
+  }
+
+  /** The live solutions on these live questions, by question. */
+  solutionsOn(questionIds: readonly number[]): Map<number, SolutionFacts[]> {
+    const byQuestion = new Map<number, SolutionFacts[]>();
+    if (!questionIds.length) return byQuestion;
+    const rows = this.db
+      .prepare(
+        `select s.* from solutions s join questions q on q.id = s.question_id
+          where s.question_id in (${questionIds.map(() => '?').join(',')}) and s.live = 1 and q.is_published = 1 and q.is_deleted = 0`,
+      )
+      .all(...questionIds) as unknown as SolutionRow[];
+    for (const row of rows) byQuestion.set(row.question_id, [...(byQuestion.get(row.question_id) ?? []), toSolutionFacts(row)]);
+    return byQuestion;
+  }
+
+  /**
+   * A user's record on a set of tags (lower-case), each solution and recommendation counted once
+   * however many of the tags its question has, and which of the tags they have a record on.
+   */
+  expertRecord(user: number, tags: ReadonlySet<string>) {
+    const on = (questionTags: string) => (JSON.parse(questionTags) as string[]).map((t) => t.toLowerCase()).filter((t) => tags.has(t));
+    const expertTags = new Set<string>();
+    let solutions = 0;
+    let ratingSum = 0;
+    let ratingCount = 0;
+    for (const row of this.all<{ tags: string; rating: number | null; rating_count: number }>(
+      `select q.tags, s.rating, s.rating_count from solutions s join questions q on q.id = s.question_id
+        where s.author_id = ? and s.live = 1 and q.is_published = 1 and q.is_deleted = 0`,
+      user,
+    )) {
+      const matched = on(row.tags);
+      if (!matched.length) continue;
+      solutions++;
+      if (row.rating !== null && row.rating_count > 0) {
+        ratingSum += row.rating * row.rating_count;
+        ratingCount += row.rating_count;
+      }
+      for (const t of matched) expertTags.add(t);
+    }
+    let recommendations = 0;
+    for (const row of this.all<{ tags: string }>(
+      'select q.tags from forwards f join questions q on q.id = f.question_id where f.recipient_id = ?',
+      user,
+    )) {
+      const matched = on(row.tags);
+      if (!matched.length) continue;
+      recommendations++;
+      for (const t of matched) expertTags.add(t);
+    }
+    return {
+      solution_count: solutions,
+      average_rating: ratingCount ? Math.round((ratingSum / ratingCount) * 100) / 100 : null,
+      recommendation_count: recommendations,
+      expert_tags: [...expertTags],
+    };
+  }
+
   setTag(label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] }) {
     this.run('insert or ignore into tags (label) values (?)', label);
     if (fields.excluded_from_suggestions !== undefined)
@@ -373,18 +632,37 @@ export class SearchStore {
     if (fields.links !== undefined) this.run('update tags set links = ? where label = ?', JSON.stringify(fields.links), label);
     const known = this.tags.get(label.toLowerCase()) ?? { label, excluded_from_suggestions: false, links: [] };
     this.tags.set(label.toLowerCase(), { ...known, ...fields });
+    this.tagLookup = null;
   }
 
-  setSpace(id: number, isClosed: boolean) {
+  /** A knowledge space: whether it is closed, and (when the event says) its members. */
+  setSpace(id: number, isClosed: boolean, members?: readonly number[]) {
     this.run(
       'insert into spaces (id, is_closed) values (?, ?) on conflict (id) do update set is_closed = excluded.is_closed',
       id,
       isClosed ? 1 : 0,
     );
-    if (isClosed) this.closedSpaces.add(id);
+    if (members) this.run('update spaces set members = ? where id = ?', JSON.stringify(members), id);
+    const known =
+      members ?? (JSON.parse(this.get<{ members: string }>('select members from spaces where id = ?', id)!.members) as number[]);
+    if (isClosed) this.closedSpaces.set(id, new Set(known));
     else this.closedSpaces.delete(id);
   }
 }
+
+interface SolutionRow {
+  id: number;
+  question_id: number;
+  author_id: number;
+  live: number;
+  time: number;
+  rating: number | null;
+  rating_count: number;
+  upvotes: number;
+  accepted: number;
+}
+
+const toSolutionFacts = (row: SolutionRow): SolutionFacts => ({ ...row, live: row.live === 1, accepted: row.accepted === 1 });
 
 /** The Forward of a stored question (a copy: SQLite's bytes need not be aligned for an Int32Array view). */
 const toForward = (bytes: Uint8Array): Forward => new Int32Array(bytes.slice().buffer);

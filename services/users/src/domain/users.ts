@@ -16,7 +16,7 @@ import type { z } from 'zod';
 import type { UsersConfig } from '../config.ts';
 import type { UserRow, UsersSchema } from '../db/schema.ts';
 import { hashPassword } from './passwords.ts';
-import { isUserAdmin, present, toSnapshot } from './present.ts';
+import { isUserAdmin, present, toSnapshot, type Viewer } from './present.ts';
 import { queryTerms, searchText } from './search.ts';
 import type { NetworkSettingsStore } from './settings.ts';
 
@@ -183,6 +183,19 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
         }
         return { ids, created };
       });
+    },
+
+    /** Users by id as the actor sees them, in the order asked; unknown ids are left out. */
+    async getMany(ids: readonly number[], actor: Viewer) {
+      if (!ids.length) return [];
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', 'in', [...new Set(ids)])
+        .execute();
+      const network = await settings.get();
+      const byId = new Map(rows.map((r) => [r.id, present(r, actor, { anonymize: network.anonymize_users_email })]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
     async get(id: number, actor: Actor) {

@@ -1,7 +1,9 @@
 import type { Migration } from '@kn/db';
 import * as m2026112260 from './2026112260_init.ts';
+import * as m2026112261 from './2026112261_routings.ts';
 
 /** Applied in key order. `pnpm migration:new search <name>` adds a file and its line here. */
 export const migrations: Record<string, Migration> = {
   '2026112260_init': m2026112260,
+  '2026112261_routings': m2026112261,
 };

@@ -1,0 +1,56 @@
+import type { RoutedQuestion, SearchField } from '@kn/contracts';
+import type { FoundExperts } from './domain/experts.ts';
+import type { Highlighting } from './domain/highlight.ts';
+import type { Match, MatchRequest } from './domain/match.ts';
+
+/** How far an index has followed the streams. */
+export interface IndexStatus {
+  ready: boolean;
+  questions: number;
+  streams: Record<string, { applied: number; target: number }>;
+}
+
+/** A query's words and where to look for them, for highlighting. */
+export interface HighlightRequest {
+  query: string;
+  fields: SearchField[];
+  stop_languages: string[];
+}
+
+/**
+ * What the search service's operations ask of an index. Two backends answer it: the local one
+ * (`local-backend.ts`, the default: an in-memory index over an SQLite file per instance) and
+ * Elasticsearch (`elasticsearch/`, when `ELASTICSEARCH_URL` is set: one index shared by every
+ * instance, for networks that outgrow one machine). Both are fed from the same events and pass the
+ * same contract tests (test/search.test.ts, test/experts.test.ts).
+ *
+ * Every query fails with `SearchIndexLoading` until the backend has caught up with the streams.
+ */
+export interface SearchBackend {
+  /** Starts following the events; the catch-up runs in the background. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** True once the index has caught up with the streams as they were at open (or rebuild). */
+  readonly ready: boolean;
+  status(): IndexStatus;
+  /** Resolves once every event in the streams at call time is in the index (tests, benchmarks). */
+  caughtUp(): Promise<void>;
+  /** Drops the index and builds it again from the streams; queries answer SearchIndexLoading meanwhile. */
+  rebuild(): Promise<void>;
+
+  /** The best matches of a full-text query: `total` (at most 1,000) and the page asked for, highlighted when asked. */
+  match(
+    request: MatchRequest & { highlight: boolean },
+  ): Promise<{ total: number; items: Array<Match & { highlighting?: Highlighting | null }> }>;
+  highlight(request: HighlightRequest, ids: readonly number[]): Promise<Array<Highlighting | null>>;
+  /** Published, live questions similar to a question or a text, cosine in [0, 1], best first. */
+  similar(source: { question_id?: number; text?: string; language?: string }, limit: number): Promise<Array<{ id: number; score: number }>>;
+  autocomplete(text: string, limit: number): Promise<{ total: number; items: string[] }>;
+  suggestTags(text: string, limit: number): Promise<{ total: number; items: string[] }>;
+  /** The experts on a free text. */
+  experts(query: { text: string; limit: number }): Promise<FoundExperts>;
+  /** The experts on a question (its own tags certainly; never its poser nor `exclude`; members only for a closed space). */
+  expertsOn(question: RoutedQuestion, limit: number, exclude?: readonly number[]): Promise<FoundExperts>;
+  /** A question as the index knows it (for routing a validation request), or undefined. */
+  question(id: number): Promise<RoutedQuestion | undefined>;
+}

@@ -1,0 +1,59 @@
+import { type Bus, type EventHandlers, startConsumer } from '@kn/bus';
+import type { Db, Tx } from '@kn/db';
+import type { SearchBackend } from '../backend.ts';
+import type { SearchSchema } from '../db/schema.ts';
+import { routeQuestion } from '../domain/routing.ts';
+
+/**
+ * Routes every published question and validation request (durable consumer `search-routing`,
+ * shared by the instances): the safety net behind the content service's call at publishing, and
+ * the only path for validation requests. Until this instance's index has caught up the event is
+ * retried (SearchIndexLoading); events older than `maxEventAgeMs` route nothing.
+ */
+export function startRoutingConsumer(options: {
+  bus: Bus;
+  db: Db<SearchSchema>;
+  backend: SearchBackend;
+  experts: number;
+  maxEventAgeMs: number;
+}) {
+  const { backend, experts, maxEventAgeMs } = options;
+  const recent = (occurredAt: string) => Date.now() - Date.parse(occurredAt) <= maxEventAgeMs;
+  const handlers: EventHandlers = {
+    'content.question.published.v1': async (tx, { id, occurred_at, data: { question } }) => {
+      if (!recent(occurred_at)) return;
+      await routeQuestion(
+        tx as Tx<SearchSchema>,
+        backend,
+        {
+          event_id: id,
+          reason: 'published',
+          requested_by: null,
+          question: {
+            id: question.id,
+            title: question.title,
+            text: question.description_text,
+            tags: question.tags.map((t) => t.label),
+            language: question.language,
+            author_id: question.author_id,
+            knowledge_space_id: question.knowledge_space?.id ?? null,
+          },
+        },
+        experts,
+      );
+    },
+    'content.question.validation-requested.v1': async (tx, { id, occurred_at, data: { question, requested_by } }) => {
+      if (!recent(occurred_at)) return;
+      const indexed = await backend.question(question.id);
+      // Published before it was asked to be validated: this instance will know it in a moment.
+      if (!indexed) throw new Error(`question ${question.id} is not in the index yet`);
+      await routeQuestion(
+        tx as Tx<SearchSchema>,
+        backend,
+        { event_id: id, reason: 'validation', requested_by, question: indexed },
+        experts,
+      );
+    },
+  };
+  return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', handlers });
+}
