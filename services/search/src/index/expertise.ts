@@ -104,8 +104,8 @@ export class Expertise {
     const solutions = facts.live ? facts.solutions.filter((s) => s.live) : [];
     if (!solutions.length && !facts.recipients.length) return;
     for (const tag of new Set(facts.tags.map((t) => t.toLowerCase()))) {
-      let table = this.tables.get(tag);
-      if (!table) this.tables.set(tag, (table = new TagTable()));
+      const table = this.tables.get(tag) ?? new TagTable();
+      this.tables.set(tag, table);
       const touched = new Set<number>();
       for (const s of solutions) {
         const at = table.row(s.author_id) * STATS;
