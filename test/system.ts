@@ -33,6 +33,8 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     PORT: '0',
     HOST: '127.0.0.1',
     SEARCH_INDEX_PATH: join(indexDir, 'index.sqlite'),
+    // Every service of the file runs in this process: each serves its metrics on a free port.
+    METRICS_PORT: '0',
     ...overrides,
   };
   // What started is stopped again if a later part fails to start: no loop may outlive the file.
@@ -75,6 +77,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     env,
     api,
     url: gateway.url,
+    gateway,
     services: {
       users: usersService,
       content: contentService,

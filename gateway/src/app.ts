@@ -40,7 +40,16 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   app.set('query parser', 'simple');
   app.set('trust proxy', true);
 
+  const httpMetrics = bus.metrics.http;
   app.use((req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      // The route's template (`/questions/:id`), not the path: one series per endpoint.
+      const route = (res.locals.route as string | undefined) ?? 'unmatched';
+      const labels = { method: req.method, route };
+      httpMetrics.requests.inc({ ...labels, status: String(res.statusCode) });
+      httpMetrics.duration.observe(labels, (performance.now() - started) / 1000);
+    });
     const incoming = req.get('x-request-id');
     req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.id);
@@ -89,6 +98,10 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     if (!op.http) continue;
     const { http } = op;
     const method = http.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    router[method](http.path, (_req, res, next) => {
+      res.locals.route = `${BASE}${http.path}`;
+      next();
+    });
     if (http.upload || http.download) {
       // Multipart upload and binary download stream through files.ts instead of JSON.
       router[method](http.path, files.handler(name, op));

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectBus } from '@kn/bus';
-import { createLogger, initTracing } from '@kn/telemetry';
+import { createLogger, createMetrics, initTracing, serveMetrics } from '@kn/telemetry';
 import { createApp } from './app.ts';
 import type { GatewayConfig } from './config.ts';
 
@@ -11,18 +11,22 @@ export { GatewayConfig, loadConfig } from './config.ts';
 export async function start(config: GatewayConfig) {
   const logger = createLogger('gateway', config.LOG_LEVEL);
   initTracing('gateway', { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
-  const bus = await connectBus({ url: config.NATS_URL, namespace: config.NATS_NAMESPACE, name: 'gateway', logger });
+  const metrics = createMetrics('gateway');
+  const bus = await connectBus({ url: config.NATS_URL, namespace: config.NATS_NAMESPACE, name: 'gateway', logger, metrics });
   const app = createApp({ bus, config, logger });
+  const metricsServer = await serveMetrics(metrics, config.METRICS_PORT);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
   });
   server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
-  logger.info({ url: `${url}/api/v1` }, 'gateway listening');
+  const metricsUrl = `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`;
+  logger.info({ url: `${url}/api/v1`, metrics: metricsUrl }, 'gateway listening');
   return {
     app,
     url,
+    metricsUrl,
     stop: async () => {
       // Stop accepting connections, let requests under way finish, then leave NATS.
       await new Promise<void>((resolve) => {
@@ -30,6 +34,7 @@ export async function start(config: GatewayConfig) {
         server.closeIdleConnections();
       });
       await bus.close();
+      await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { type ServiceName, streams } from '@kn/contracts';
-import type { Logger } from '@kn/telemetry';
+import { createMetrics, type Logger, type Metrics } from '@kn/telemetry';
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
 
@@ -12,6 +12,8 @@ export interface BusOptions {
   /** JetStream stream replicas: 1 on a developer machine, 3 on a cluster. */
   replicas?: number;
   logger: Logger;
+  /** Where requests and consumers record what they do; a registry of its own when not given. */
+  metrics?: Metrics;
 }
 
 export interface Bus {
@@ -25,6 +27,7 @@ export interface Bus {
   streamName(service: ServiceName): string;
   replicas: number;
   logger: Logger;
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     streamName: (service) => `${options.namespace ? `${options.namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : ''}${streams[service].name}`,
     replicas: options.replicas ?? 1,
     logger: options.logger,
+    metrics: options.metrics ?? createMetrics(options.name),
     close: async () => {
       if (!nc.isClosed()) await nc.drain();
     },

@@ -55,6 +55,15 @@ export async function startConsumer(options: {
       });
   }
 
+  bus.metrics.gauge(
+    'kn_consumer_pending_events',
+    'Events of a durable consumer not yet handled (delivered and unacknowledged included): its lag',
+    ['consumer'],
+    async (set) => {
+      const info = await bus.jsm.consumers.info(stream, options.durable);
+      set({ consumer: options.durable }, info.num_pending + info.num_ack_pending);
+    },
+  );
   let stopped = false;
   let lastHandledSeq = 0;
   let waiters: Array<{ seq: number; resolve: () => void }> = [];

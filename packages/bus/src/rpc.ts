@@ -63,7 +63,9 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
     }),
   );
 
+  const { rpcServer } = bus.metrics;
   async function answer(name: string, op: Operation, handler: (r: OperationRequest<Operation>) => Promise<unknown>, msg: Msg) {
+    const started = performance.now();
     const reply = await withRemoteSpan(
       `rpc ${service}.${name}`,
       SpanKind.SERVER,
@@ -89,6 +91,8 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
     const h = natsHeaders();
     h.set(STATUS_HEADER, String(reply.status));
     msg.respond(reply.data, { headers: h });
+    rpcServer.requests.inc({ operation: name, status: String(reply.status) });
+    rpcServer.duration.observe({ operation: name }, (performance.now() - started) / 1000);
   }
 
   function errorReply(err: unknown, context: Record<string, unknown>): { status: number; data: string } {
@@ -134,6 +138,12 @@ export async function callJson<O extends Operation>(
   const h = natsHeaders();
   injectTraceContext((k, v) => h.set(k, v));
   h.set('x-request-id', request.requestId);
+  const started = performance.now();
+  const labels = { service: op.service, operation: name };
+  const done = (status: number) => {
+    bus.metrics.rpcClient.requests.inc({ ...labels, status: String(status) });
+    bus.metrics.rpcClient.duration.observe(labels, (performance.now() - started) / 1000);
+  };
   let msg: Msg;
   try {
     msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), encoder.encode(JSON.stringify(request)), {
@@ -141,6 +151,7 @@ export async function callJson<O extends Operation>(
       headers: h,
     });
   } catch (err) {
+    done(503);
     const message = (err as Error).message ?? '';
     if (/no responders/i.test(message) || (err as { isNoResponders?: () => boolean }).isNoResponders?.())
       throw serviceUnavailable(`the ${op.service} service is not running`);
@@ -149,6 +160,7 @@ export async function callJson<O extends Operation>(
     throw serviceUnavailable(`the ${op.service} service cannot be reached: ${message}`);
   }
   const status = Number(msg.headers?.get(STATUS_HEADER) ?? 0);
+  done(status || 503);
   if (status === 200) return msg.data.length ? msg.string() : null;
   if (!status) throw serviceUnavailable(`the ${op.service} service answered without a status`);
   const reply = msg.json<ErrorReply>();

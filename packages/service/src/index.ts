@@ -2,8 +2,8 @@ import { type Bus, connectBus, ensureStream, type OutboxRelay, startOutboxRelay 
 import type { ServiceName } from '@kn/contracts';
 import type { Migration } from '@kn/db';
 import { createDb, ensureDatabase, migrate } from '@kn/db';
-import { createLogger, initTracing, type Logger, shutdownTracing } from '@kn/telemetry';
-import type { Kysely } from 'kysely';
+import { createLogger, createMetrics, initTracing, type Logger, type Metrics, serveMetrics, shutdownTracing } from '@kn/telemetry';
+import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 
 /** Settings every service and the gateway share. Each service extends it with its own. */
@@ -20,6 +20,8 @@ export const BaseConfig = z.object({
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** Where `GET /metrics` (Prometheus) listens; 0: any free port (logged). Instances on one host need their own. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 
@@ -39,6 +41,9 @@ export interface Runtime<S> {
   bus: Bus;
   relay: OutboxRelay;
   logger: Logger;
+  /** This instance's Prometheus metrics (services add their own gauges), served at `metricsUrl`. */
+  metrics: Metrics;
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -63,25 +68,37 @@ export async function startRuntime<S>(options: {
     onError: (err) => logger.warn({ err: err.message }, 'idle database connection lost'),
   });
   await migrate(db as Kysely<unknown>, service, options.migrations);
+  const metrics = createMetrics(service);
   const bus = await connectBus({
     url: config.NATS_URL,
     namespace: config.NATS_NAMESPACE,
     name: service,
     replicas: config.NATS_REPLICAS,
     logger,
+    metrics,
   });
   await ensureStream(bus, service);
+  metrics.gauge('kn_outbox_pending_events', 'Events written and not yet published to NATS: the outbox backlog', [], async (set) => {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from outbox`.execute(db);
+    set({}, rows[0]?.n ?? 0);
+  });
+  const server = await serveMetrics(metrics, config.METRICS_PORT);
+  const metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+  logger.info({ metrics: metricsUrl }, 'metrics served');
   const runtime: Runtime<S> = {
     service,
     db,
     bus,
     relay: startOutboxRelay({ db: db as Kysely<unknown>, bus, databaseUrl: config.DATABASE_URL, schema: service }),
     logger,
+    metrics,
+    metricsUrl,
     stop: async () => {
       // The relay in force now: a test (or an operator tool) may have replaced it.
       await runtime.relay.stop();
       await bus.close();
       await db.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
   return runtime;

@@ -102,4 +102,7 @@ export async function withRemoteSpan<T>(
   });
 }
 
+/** Keeps finished spans in memory: what a test hands to `initTracing` to look at a trace. */
+export { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+export { createMetrics, type Metrics, serveMetrics } from './metrics.ts';
 export { context, SpanKind, trace };

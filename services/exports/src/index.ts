@@ -16,6 +16,14 @@ export { CONTENT_EXPORT_NAMESPACE, CONTENT_EXPORT_XSD } from './domain/xsd.ts';
 export async function start(config: ExportsConfig) {
   const runtime = await startRuntime<ExportsSchema>({ service: 'exports', config, migrations });
   const { db, bus, logger } = runtime;
+  runtime.metrics.gauge('kn_export_jobs', 'Export jobs by status (processing: the queue)', ['status'], async (set) => {
+    const rows = await db
+      .selectFrom('export_jobs')
+      .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    for (const status of ['processing', 'success', 'error']) set({ status }, Number(rows.find((r) => r.status === status)?.n ?? 0));
+  });
   try {
     const files = exportFiles(bus, logger);
     const schema = await files.ensureSchema();

@@ -1,5 +1,5 @@
 import { type Bus, call, serveOperations } from '@kn/bus';
-import { searchOperations } from '@kn/contracts';
+import { type ServiceName, searchOperations } from '@kn/contracts';
 import { startRuntime } from '@kn/service';
 import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
@@ -34,6 +34,17 @@ export async function start(config: SearchConfig) {
   const index = new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams: ['content', 'users'], handlers: indexHandlers });
   const backend: SearchBackend = new LocalBackend(index);
   await backend.open();
+  runtime.metrics.gauge(
+    'kn_search_index_lag_events',
+    'Events of a stream this instance has not applied to its index yet',
+    ['stream'],
+    async (set) => {
+      for (const [stream, { applied }] of Object.entries(backend.status().streams)) {
+        const info = await bus.jsm.streams.info(bus.streamName(stream as ServiceName));
+        set({ stream }, Math.max(0, info.state.last_seq - applied));
+      }
+    },
+  );
   const rpc = serveOperations({
     bus,
     service: 'search',
