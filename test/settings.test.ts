@@ -126,6 +126,8 @@ describe('network settings', () => {
       webhook_url: null,
       webhook_secret_set: false,
       min_experts: 3,
+      rate_limit_per_minute: 1200,
+      login_attempts_per_minute: 10,
     });
     const res = await system.api
       .put('/api/v1/settings')

@@ -7,9 +7,11 @@ import {
   type Operation,
   operations,
   payloadTooLarge,
+  rateLimited,
   rpcSubject,
   type ServiceName,
   unsupportedMediaType,
+  validationError,
 } from '@kn/contracts';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -17,6 +19,7 @@ import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { authenticator } from './auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { fileRoutes } from './files.ts';
+import { idempotency, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
 import { docsPage, openApiDocument } from './openapi.ts';
 import { authorize, parsePart } from './request.ts';
 
@@ -85,6 +88,22 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
 
   const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS });
+  const limits = networkLimits(bus);
+  const takeRate = rateLimiter(bus);
+  const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS });
+  /** Counts a request against a limit: RateLimit-* headers on the answer, 429 RateLimited beyond it. */
+  const limit = async (res: Response, name: string, perMinute: number) => {
+    const decision = await takeRate(name, perMinute);
+    if (!decision) return;
+    res.set(rateLimitHeaders(decision));
+    if (!decision.allowed) throw rateLimited(decision.retryAfter);
+  };
+  // Every authenticated request counts against its token's limit.
+  const authenticate = async (req: Request, requestId: string) => {
+    const actor = await auth.authenticate(req, requestId);
+    await limit(req.res!, `token:${actor.token_id ?? actor.id}`, limits.get().rate_limit_per_minute);
+    return actor;
+  };
   const json = express.json({ limit: config.BODY_LIMIT, strict: true });
   const router = express.Router();
   const files = fileRoutes({
@@ -92,7 +111,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     logger,
     maxBytes: config.ATTACHMENT_MAX_BYTES,
     rpcTimeoutMs: config.RPC_TIMEOUT_MS,
-    authenticate: (req, requestId) => auth.authenticate(req, requestId),
+    authenticate,
   });
   for (const [name, op] of Object.entries(operations) as Array<[string, Operation]>) {
     if (!op.http) continue;
@@ -114,7 +133,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
         (k) => req.get(k),
         async (span) => {
           span.setAttribute('http.request_id', req.id);
-          const actor = await authorize(auth.authenticate, req, op);
+          const actor = await authorize(authenticate, req, op);
           const params = parsePart(op.params, req.params, 'params');
           const query = parsePart(op.query, req.query, 'query');
           let body: unknown;
@@ -122,15 +141,40 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
             if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
             body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
           }
-          const result = await callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
-            timeoutMs: config.RPC_TIMEOUT_MS,
-          });
-          if (result === null) res.status(http.status ?? 204).end();
-          else
-            res
-              .status(http.status ?? 200)
-              .type('json')
-              .send(result);
+          // Logging in is limited per email address (password guessing), everything else per token.
+          if (name === 'login')
+            await limit(res, `login:${(body as { email: string }).email.trim().toLowerCase()}`, limits.get().login_attempts_per_minute);
+          const send = (status: number, json: string | null) => {
+            if (json === null) res.status(status === 200 ? (http.status ?? 204) : status).end();
+            else res.status(status).type('json').send(json);
+          };
+          const run = () =>
+            callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
+              timeoutMs: config.RPC_TIMEOUT_MS,
+            });
+          const key = http.method === 'POST' ? idempotencyKey(req) : undefined;
+          if (key === undefined) {
+            send(http.status ?? 200, await run());
+            return;
+          }
+          const claim = await keys.begin(`${actor?.id ?? 'public'} ${http.method} ${http.path}`, key, { url: req.originalUrl, body });
+          if (claim.replay) {
+            res.set('Idempotent-Replayed', 'true');
+            send(claim.replay.status, claim.replay.body);
+            return;
+          }
+          let status: number;
+          let answer: string | null;
+          try {
+            answer = await run();
+            status = http.status ?? 200;
+          } catch (err) {
+            // A client error is the answer to keep; anything else frees the key for another try.
+            await (err instanceof AppError ? claim.finish(err.status, JSON.stringify(err.toBody())) : claim.finish(500, null));
+            throw err;
+          }
+          await claim.finish(status, answer);
+          send(status, answer);
         },
       );
     });
@@ -146,6 +190,17 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     res.status(error.status).json(error.toBody());
   });
   return app;
+}
+
+/** The Idempotency-Key header: up to 255 visible ASCII characters; undefined when not sent. */
+function idempotencyKey(req: Request): string | undefined {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key))
+    throw validationError('Idempotency-Key must be 1 to 255 visible ASCII characters', [
+      { path: 'Idempotency-Key', code: 'invalid_format', message: '1 to 255 visible ASCII characters' },
+    ]);
+  return key;
 }
 
 /** Maps anything thrown while handling a request to the contract's error. */

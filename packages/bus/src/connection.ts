@@ -25,6 +25,8 @@ export interface Bus {
   /** A subject on the wire back to its catalogue name. */
   unprefix(s: string): string;
   streamName(service: ServiceName): string;
+  /** A key-value or object-store bucket's name with the namespace: `ratelimits` → `<ns>_ratelimits`. */
+  bucketName(name: string): string;
   replicas: number;
   logger: Logger;
   metrics: Metrics;
@@ -33,6 +35,7 @@ export interface Bus {
 
 export async function connectBus(options: BusOptions): Promise<Bus> {
   const ns = options.namespace ? `${options.namespace}.` : '';
+  const prefix = options.namespace ? `${options.namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '';
   const nc = await connect({
     servers: options.url,
     name: options.name,
@@ -55,7 +58,8 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     jsm,
     subject: (s) => `${ns}${s}`,
     unprefix: (s) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
-    streamName: (service) => `${options.namespace ? `${options.namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : ''}${streams[service].name}`,
+    streamName: (service) => `${prefix}${streams[service].name}`,
+    bucketName: (name) => `${prefix}${name}`,
     replicas: options.replicas ?? 1,
     logger: options.logger,
     metrics: options.metrics ?? createMetrics(options.name),

@@ -1,5 +1,6 @@
 export * from './connection.ts';
 export * from './consumer.ts';
+export * from './key-value.ts';
 export * from './object-store.ts';
 export * from './outbox.ts';
 export * from './rpc.ts';

@@ -180,6 +180,11 @@ export const NetworkSettings = z
     webhook_url: z.string().nullable(),
     webhook_secret_set: z.boolean().describe('webhook_secret itself is write-only'),
     min_experts: z.number().int(),
+    rate_limit_per_minute: z
+      .number()
+      .int()
+      .describe('requests one token may send per minute (as a burst, then one per 60/limit seconds); 0: no limit'),
+    login_attempts_per_minute: z.number().int().describe('POST /auth/login attempts per email address per minute; 0: no limit'),
   })
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;
@@ -199,6 +204,8 @@ export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_se
   webhook_enabled: false,
   webhook_url: null,
   min_experts: 3,
+  rate_limit_per_minute: 1200,
+  login_attempts_per_minute: 10,
 };
 
 export const NetworkSettingsUpdate = z
@@ -217,6 +224,8 @@ export const NetworkSettingsUpdate = z
       .nullable(),
     webhook_secret: z.string().min(16).max(256).nullable(),
     min_experts: z.number().int().min(0).max(100),
+    rate_limit_per_minute: z.number().int().min(0).max(1_000_000),
+    login_attempts_per_minute: z.number().int().min(0).max(10_000),
   })
   .partial();
 

@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import { type Bus, call, type KV, keyValue } from '@kn/bus';
+import { AppError, conflict, NETWORK_SETTINGS_DEFAULTS, type NetworkSettings, serviceUnavailable, usersOperations } from '@kn/contracts';
+
+type Limits = Pick<NetworkSettings, 'rate_limit_per_minute' | 'login_attempts_per_minute'>;
+
+/**
+ * The network's limits (settings of the users service): read at start and every half minute,
+ * and at once when `users.network-settings.updated.v1` passes (a plain subscription to the event's
+ * subject; the gateway keeps no stream position).
+ */
+export function networkLimits(bus: Bus) {
+  let current: Limits = {
+    rate_limit_per_minute: NETWORK_SETTINGS_DEFAULTS.rate_limit_per_minute,
+    login_attempts_per_minute: NETWORK_SETTINGS_DEFAULTS.login_attempts_per_minute,
+  };
+  const take = (settings: Partial<Limits>) => {
+    current = {
+      rate_limit_per_minute: settings.rate_limit_per_minute ?? current.rate_limit_per_minute,
+      login_attempts_per_minute: settings.login_attempts_per_minute ?? current.login_attempts_per_minute,
+    };
+  };
+  const refresh = () =>
+    call(bus, 'getNetworkSettings', usersOperations.getNetworkSettings, {
+      actor: null,
+      params: undefined,
+      query: undefined,
+      body: undefined,
+      requestId: `limits-${Date.now()}`,
+      url: '',
+    } as never)
+      .then(take)
+      .catch((err) => bus.logger.warn({ err: (err as Error).message }, 'network limits not refreshed; keeping the last ones'));
+  const timer = setInterval(refresh, 30_000);
+  timer.unref();
+  const sub = bus.nc.subscribe(bus.subject('users.network-settings.updated.v1'), {
+    callback: (_err, msg) => {
+      try {
+        take(msg.json<{ data: { settings: Partial<Limits> } }>().data.settings);
+      } catch {}
+    },
+  });
+  return {
+    ready: refresh(),
+    get: () => current,
+    stop() {
+      clearInterval(timer);
+      sub.unsubscribe();
+    },
+  };
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the caller could send `limit` requests at once again. */
+  reset: number;
+  /** Seconds to wait before the next request is allowed (denied requests). */
+  retryAfter: number;
+}
+
+/** The IETF RateLimit header fields of a decision. */
+export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
+  'RateLimit-Limit': String(d.limit),
+  'RateLimit-Remaining': String(d.remaining),
+  'RateLimit-Reset': String(d.reset),
+});
+
+/**
+ * Rate limits shared by every gateway instance: a generic cell rate algorithm (GCRA) per key in
+ * one JetStream key-value bucket (memory storage). A key's value is its theoretical arrival time;
+ * a request is allowed when it lands at most one minute ahead of now, so a caller may send `limit`
+ * requests at once and then one per 60/limit seconds. Each decision is one compare-and-set on the
+ * key: this instance remembers the revision it wrote last, and reads the key again only when
+ * another instance wrote in between. When the bucket cannot be reached the request is let through
+ * (limits protect the service; they must not take it down).
+ */
+export function rateLimiter(bus: Bus) {
+  const bucket = keyValue(bus, 'ratelimits', { ttlMs: 2 * 60_000, memory: true });
+  const known = new Map<string, { tat: number; revision: number }>();
+  const window = 60_000;
+
+  async function read(kv: KV, key: string) {
+    const entry = await kv.get(key);
+    return entry && entry.operation === 'PUT' ? { tat: Number(entry.string()), revision: entry.revision } : { tat: 0, revision: 0 };
+  }
+
+  return async function take(name: string, limit: number): Promise<RateDecision | null> {
+    if (limit <= 0) return null;
+    const key = createHash('sha256').update(name).digest('hex');
+    const interval = window / limit;
+    let kv: KV;
+    try {
+      kv = await bucket();
+    } catch (err) {
+      bus.logger.warn({ err: (err as Error).message }, 'rate limits unavailable; request let through');
+      return null;
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const state = known.get(key) ?? (await read(kv, key));
+        const now = Date.now();
+        const next = Math.max(state.tat, now) + interval;
+        const ahead = next - now;
+        if (ahead > window)
+          return {
+            allowed: false,
+            limit,
+            remaining: 0,
+            reset: Math.ceil((ahead - interval) / 1000),
+            retryAfter: Math.ceil((ahead - window) / 1000),
+          };
+        const revision = state.revision ? await kv.update(key, String(next), state.revision) : await kv.create(key, String(next));
+        if (known.size > 100_000) known.clear();
+        known.set(key, { tat: next, revision });
+        return { allowed: true, limit, remaining: Math.floor((window - ahead) / interval), reset: Math.ceil(ahead / 1000), retryAfter: 0 };
+      } catch (err) {
+        // Another instance wrote the key (or it expired): read it again.
+        known.delete(key);
+        if (attempt === 4) bus.logger.warn({ err: (err as Error).message }, 'rate limit not decided; request let through');
+      }
+    }
+    return null;
+  };
+}
+
+/** What an idempotency key holds: the request's fingerprint and, once answered, the answer. */
+interface Remembered {
+  fingerprint: string;
+  started: number;
+  response?: { status: number; body: string | null };
+}
+
+/**
+ * `Idempotency-Key` on POST requests, for every gateway instance (a JetStream key-value bucket,
+ * answers kept 24 hours): the first request with a key runs and its answer is kept; a repeat with
+ * the same body gets that answer again (header `Idempotent-Replayed: true`) and changes nothing; the
+ * same key with another body, or while the first is still running, is a 409 Conflict. Answers of
+ * 5xx are not kept (the client may try again), nor answers too large for the bucket.
+ */
+export function idempotency(bus: Bus, options: { inFlightMs: number }) {
+  const bucket = keyValue(bus, 'idempotency', { ttlMs: 24 * 60 * 60_000 });
+  const largest = 512 * 1024;
+
+  return {
+    /** Claims the key for a request; answers a replay when it was answered before. */
+    async begin(
+      scope: string,
+      key: string,
+      body: unknown,
+    ): Promise<{ replay?: Remembered['response']; finish(status: number, body: string | null): Promise<void> }> {
+      try {
+        return await claim(scope, key, body);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        // Without the store the request might run twice: refuse it rather than risk that.
+        throw serviceUnavailable(`idempotency keys cannot be checked now: ${(err as Error).message}`);
+      }
+    },
+  };
+
+  async function claim(scope: string, key: string, body: unknown) {
+    const kv = await bucket();
+    const name = createHash('sha256').update(`${scope}\n${key}`).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify(body ?? null))
+      .digest('hex');
+    const claimed: Remembered = { fingerprint, started: Date.now() };
+    let revision: number;
+    try {
+      revision = await kv.create(name, JSON.stringify(claimed));
+    } catch {
+      const entry = await kv.get(name);
+      const held = entry?.operation === 'PUT' ? (entry.json() as Remembered) : null;
+      if (held && held.fingerprint !== fingerprint) throw conflict('this Idempotency-Key was used for another request');
+      if (held?.response) return { replay: held.response, finish: async (_status: number, _body: string | null) => {} };
+      // Running elsewhere, unless it started so long ago that it died on the way.
+      if (held && Date.now() - held.started < options.inFlightMs) throw conflict('a request with this Idempotency-Key is still running');
+      revision = entry ? await kv.update(name, JSON.stringify(claimed), entry.revision) : await kv.create(name, JSON.stringify(claimed));
+    }
+    return {
+      finish: async (status: number, responseBody: string | null) => {
+        const kept = status < 500 && (responseBody?.length ?? 0) <= largest;
+        try {
+          if (kept) await kv.update(name, JSON.stringify({ ...claimed, response: { status, body: responseBody } }), revision);
+          else await kv.delete(name);
+        } catch (err) {
+          // The answer stands; only a repeat of the request would run again.
+          bus.logger.warn({ err: (err as Error).message }, 'idempotency key not updated');
+        }
+      },
+    };
+  }
+}
