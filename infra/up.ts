@@ -1,9 +1,10 @@
 // Starts every service (services/*/src/main.ts) and then the gateway as separate processes, the way
 // they run in production, prints where the API listens and how to log in, and stops them all on
 // Ctrl-C. Configuration comes from the environment (see README "Configuration").
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { run, stop, waitReady } from './processes.ts';
 
 const root = process.cwd();
 const port = process.env.PORT ?? '8080';
@@ -17,69 +18,10 @@ const services = readdirSync(path.join(root, 'services'))
   .filter((name) => existsSync(path.join(root, 'services', name, 'src', 'main.ts')))
   .sort((a, b) => (a === 'users' ? -1 : b === 'users' ? 1 : a.localeCompare(b)));
 
-const children: ChildProcess[] = [];
-const colours = [36, 32, 35, 33, 34, 31];
-
-function run(name: string, entry: string, index: number) {
-  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const label = `\x1b[${colours[index % colours.length]}m${name.padEnd(13)}\x1b[0m`;
-  const print = (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) {
-      try {
-        const entryLine = JSON.parse(line);
-        const level = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' }[entryLine.level as number] ?? '';
-        const { msg, level: _l, time: _t, pid: _p, hostname: _h, name: _n, ...rest } = entryLine;
-        const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
-        console.log(`${label} ${level.padEnd(5)} ${msg}${extra}`);
-      } catch {
-        console.log(`${label} ${line}`);
-      }
-    }
-  };
-  child.stdout?.on('data', print);
-  child.stderr?.on('data', print);
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${name} exited (${signal ?? code}); stopping everything`);
-      void stop(1);
-    }
-  });
-  children.push(child);
-}
-
-let stopping = false;
-async function stop(code = 0) {
-  if (stopping) return;
-  stopping = true;
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
-  process.exit(code);
-}
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
-
-async function waitReady(url: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url);
-      if (res.ok) return true;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  return false;
-}
-
-for (const [i, name] of services.entries()) run(name, path.join('services', name, 'src', 'main.ts'), i);
-run('gateway', path.join('gateway', 'src', 'main.ts'), services.length);
+// Each process serves its Prometheus metrics on a port of its own: 9100 the gateway, 9101… the services.
+for (const [i, name] of services.entries())
+  run(name, path.join('services', name, 'src', 'main.ts'), { ...env, METRICS_PORT: String(9101 + i) });
+run('gateway', path.join('gateway', 'src', 'main.ts'), { ...env, METRICS_PORT: '9100' });
 
 // `--demo`: once the system is ready, import the Beer, Wine & Spirits Stack Exchange dump (CC BY-SA,
 // docs/import.md) as demo data; `--demo=<folder>` imports another dump folder.

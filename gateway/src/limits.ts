@@ -73,10 +73,11 @@ export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
  * a request is allowed when it lands at most one minute ahead of now, so a caller may send `limit`
  * requests at once and then one per 60/limit seconds. Each decision is one compare-and-set on the
  * key: this instance remembers the revision it wrote last, and reads the key again only when
- * another instance wrote in between. When the bucket cannot be reached the request is let through
+ * another instance wrote in between. When the bucket cannot be reached, or does not answer within
+ * half a second, the request is let through
  * (limits protect the service; they must not take it down).
  */
-export function rateLimiter(bus: Bus) {
+export function rateLimiter(bus: Bus, decisionBudgetMs = 500) {
   const bucket = keyValue(bus, 'ratelimits', { ttlMs: 2 * 60_000, memory: true });
   const known = new Map<string, { tat: number; revision: number }>();
   const window = 60_000;
@@ -88,6 +89,23 @@ export function rateLimiter(bus: Bus) {
 
   return async function take(name: string, limit: number): Promise<RateDecision | null> {
     if (limit <= 0) return null;
+    // A bucket whose stream is electing a new leader answers after seconds: let the request through
+    // rather than make it wait that long (the write goes on in the background).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => {
+        bus.logger.warn('rate limit not decided in time; request let through');
+        resolve(null);
+      }, decisionBudgetMs);
+    });
+    try {
+      return await Promise.race([decide(name, limit), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  async function decide(name: string, limit: number): Promise<RateDecision | null> {
     const key = createHash('sha256').update(name).digest('hex');
     const interval = window / limit;
     let kv: KV;
@@ -122,7 +140,7 @@ export function rateLimiter(bus: Bus) {
       }
     }
     return null;
-  };
+  }
 }
 
 /** What an idempotency key holds: the request's fingerprint and, once answered, the answer. */

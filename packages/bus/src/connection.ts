@@ -51,7 +51,11 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     }
   })();
   const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
+  // JetStream may not answer yet (a cluster electing its leader): do not leave the connection behind.
+  const jsm = await jetstreamManager(nc).catch(async (err) => {
+    await nc.close();
+    throw err;
+  });
   return {
     nc,
     js,

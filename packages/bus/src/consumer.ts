@@ -1,6 +1,6 @@
 import { EventEnvelope, type EventSubject, events, type ServiceName, streams } from '@kn/contracts';
 import { SpanKind, withRemoteSpan } from '@kn/telemetry';
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Kysely, Transaction } from 'kysely';
 import { type Bus, ensureStream } from './connection.ts';
@@ -14,6 +14,30 @@ export interface Consumer {
   /** Resolves once every event in the stream at call time has been handled. */
   caughtUp(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * Ends a `consume()` whose pulls may be lost, so that the caller's loop consumes again from its own
+ * position: after the connection moved to another server (the client's own recovery can stall
+ * when the node that held the consumer is gone) and after two missed heartbeats.
+ */
+export function stopWhenStale(bus: Bus, messages: ConsumerMessages): void {
+  const connection = bus.nc.status() as AsyncIterable<{ type: string }> & { stop(): void };
+  void messages.closed().then(() => connection.stop());
+  void (async () => {
+    for await (const s of connection)
+      if (s.type === 'reconnect') {
+        messages.stop();
+        return;
+      }
+  })();
+  void (async () => {
+    for await (const s of messages.status())
+      if (s.type === 'heartbeats_missed' && s.count >= 2) {
+        messages.stop();
+        return;
+      }
+  })();
 }
 
 /**
@@ -64,6 +88,8 @@ export async function startConsumer(options: {
       set({ consumer: options.durable }, info.num_pending + info.num_ack_pending);
     },
   );
+  const counted = (outcome: 'handled' | 'duplicate' | 'failed' | 'rejected') =>
+    bus.metrics.events.inc({ consumer: options.durable, outcome });
   let stopped = false;
   let lastHandledSeq = 0;
   let waiters: Array<{ seq: number; resolve: () => void }> = [];
@@ -80,6 +106,7 @@ export async function startConsumer(options: {
     } catch (err) {
       log.error({ err, seq: msg.seq }, 'event is not an envelope; terminated');
       msg.term();
+      counted('rejected');
       return;
     }
     const subject = envelope.subject as EventSubject;
@@ -92,6 +119,7 @@ export async function startConsumer(options: {
     if (!parsed?.success) {
       log.error({ subject, id: envelope.id, issues: parsed?.error.issues }, 'event payload does not match the catalogue; terminated');
       msg.term();
+      counted('rejected');
       return;
     }
     envelope.data = parsed.data;
@@ -109,10 +137,12 @@ export async function startConsumer(options: {
               .returning('event_id')
               .executeTakeFirst();
             if (first) await handler(tx, envelope);
+            return first ? 'handled' : 'duplicate';
           }),
-      );
+      ).then(counted);
       msg.ack();
     } catch (err) {
+      counted('failed');
       const delay = Math.min(500 * 2 ** (msg.info.deliveryCount - 1), 30_000);
       log.warn({ err, subject, id: envelope.id, attempt: msg.info.deliveryCount, delay }, 'event handling failed; will retry');
       msg.nak(delay);
@@ -124,7 +154,11 @@ export async function startConsumer(options: {
     while (!stopped) {
       try {
         const consumer = await bus.js.consumers.get(stream, options.durable);
-        const messages = await consumer.consume({ max_messages: 100 });
+        // Small pulls: the instances sharing the durable take turns (a large pull would hold every
+        // event of a quiet stream for one instance), and a stopped instance leaves few messages to
+        // redeliver. Short ones: a pull lost with a cluster node is noticed (missed heartbeats) in seconds.
+        const messages = await consumer.consume({ max_messages: 10, expires: 5_000 });
+        stopWhenStale(bus, messages);
         stopConsuming = () => messages.stop();
         for await (const msg of messages) {
           await handle(msg);

@@ -12,6 +12,8 @@ export interface Metrics {
   rpcServer: { requests: Counter<'operation' | 'status'>; duration: Histogram<'operation'> };
   /** Requests this process sent to other services over NATS. */
   rpcClient: { requests: Counter<'service' | 'operation' | 'status'>; duration: Histogram<'service' | 'operation'> };
+  /** Events a durable consumer of this process handled (`handled`, `duplicate`, `failed`, `rejected`). */
+  events: Counter<'consumer' | 'outcome'>;
   /** HTTP requests (gateway). */
   http: { requests: Counter<'method' | 'route' | 'status'>; duration: Histogram<'method' | 'route'> };
   /**
@@ -68,6 +70,12 @@ export function createMetrics(process: string): Metrics {
         registers,
       }),
     },
+    events: new Counter({
+      name: 'kn_consumer_events_total',
+      help: 'Events handled by a durable consumer of this process, by outcome (handled, duplicate, failed and retried, rejected)',
+      labelNames: ['consumer', 'outcome'],
+      registers,
+    }),
     http: {
       requests: new Counter({
         name: 'kn_http_requests_total',

@@ -72,7 +72,7 @@ export async function startNatsServer() {
         new Promise<boolean>((resolve) => {
           const socket = connect(port, '127.0.0.1');
           socket.once('connect', () => {
-            socket.end();
+            socket.destroy();
             resolve(true);
           });
           socket.once('error', () => resolve(false));
@@ -98,6 +98,58 @@ export async function startNatsServer() {
     },
     destroy: async () => {
       await down();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A three-node NATS cluster of the test's own (JetStream on every node, stores in temporary
+ * folders): `url` names all three; `stopNode(i)` takes one down and `startNode(i)` brings it back.
+ */
+export async function startNatsCluster() {
+  const clients = [await freePort(), await freePort(), await freePort()];
+  const routes = [await freePort(), await freePort(), await freePort()];
+  const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-cluster-'));
+  const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+  const nodes: Array<ChildProcess | undefined> = [];
+  const routeList = routes.map((p) => `nats://127.0.0.1:${p}`).join(',');
+  const reachable = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+
+  async function startNode(i: number) {
+    nodes[i] = spawn(
+      binary,
+      [
+        ...['--name', `node-${i}`, '-a', '127.0.0.1', '-p', String(clients[i]), '-js', '-sd', path.join(storeDir, `node-${i}`)],
+        ...['--cluster_name', 'kn-test', '--cluster', `nats://127.0.0.1:${routes[i]}`, '--routes', routeList],
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitFor(() => reachable(clients[i]!), { what: `nats node ${i}` });
+  }
+  async function stopNode(i: number) {
+    const node = nodes[i];
+    if (!node || node.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      node.once('exit', () => resolve());
+      node.kill('SIGTERM');
+    });
+  }
+  await Promise.all([0, 1, 2].map(startNode));
+  return {
+    url: clients.map((p) => `nats://127.0.0.1:${p}`).join(','),
+    startNode,
+    stopNode,
+    destroy: async () => {
+      await Promise.all([0, 1, 2].map(stopNode));
       rmSync(storeDir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,4 @@
-import { type Bus, ensureStream } from '@kn/bus';
+import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
 import { EventEnvelope, type EventSubject, events, type ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { IndexHandler, IndexHandlers } from './events.ts';
@@ -76,7 +76,10 @@ export async function startProjector(options: {
     while (!stopped) {
       try {
         const consumer = await bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: entry.applied + 1 });
-        const messages = await consumer.consume({ max_messages: BATCH * 2 });
+        // Short pulls: when the node that holds this ephemeral consumer stops (a cluster), the missed
+        // heartbeats (every expires/2) make the client recreate it within seconds, not half a minute.
+        const messages = await consumer.consume({ max_messages: BATCH * 2, expires: 5_000 });
+        stopWhenStale(bus, messages);
         entry.stop = () => messages.stop();
         let batch: JsMsg[] = [];
         for await (const msg of messages) {
