@@ -121,7 +121,11 @@ export interface TagDocument {
   link_keys: string[];
 }
 
-export const tagDocument = (label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] } = {}, known?: TagDocument): TagDocument => {
+export const tagDocument = (
+  label: string,
+  fields: { excluded_from_suggestions?: boolean; links?: string[] } = {},
+  known?: TagDocument,
+): TagDocument => {
   const links = fields.links ?? known?.links ?? [];
   return {
     type: 'tag',
