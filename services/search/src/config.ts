@@ -9,9 +9,10 @@ export const SearchConfig = BaseConfig.extend({
   SEARCH_INDEX_PATH: z.string().min(1).default('data/search/index.sqlite'),
   /**
    * An Elasticsearch 8 node (`http://host:9200`): when set, every instance searches one shared
-   * index there instead of its own file (docs/search.md, "Elasticsearch backend").
+   * index there instead of its own file (docs/search.md, "Elasticsearch backend"). Empty counts as
+   * unset (docker-compose passes it through either way).
    */
-  ELASTICSEARCH_URL: z.url().optional(),
+  ELASTICSEARCH_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().optional()),
   /** The prefix of the Elasticsearch indices (`<prefix>-questions`, `-state`, `-control`): one per network. */
   ELASTICSEARCH_INDEX_PREFIX: z
     .string()
