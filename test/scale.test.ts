@@ -113,7 +113,7 @@ test('an instance stopped in the middle of traffic drains: every request answere
   expect(created).toHaveLength(30);
   // The events of those writes reach the search index (the first content instance relays what the second left).
   await system.searchCaughtUp();
-  expect(system.services.search.index.store().documentCount).toBeGreaterThanOrEqual(20);
+  expect(system.services.search.backend.status().questions).toBeGreaterThanOrEqual(20);
   const events = await system.services.content.runtime.db.selectFrom('outbox').select('id').execute();
   expect(events).toHaveLength(0);
 });

@@ -35,7 +35,15 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     SEARCH_INDEX_PATH: join(indexDir, 'index.sqlite'),
     // Every service of the file runs in this process: each serves its metrics on a free port.
     METRICS_PORT: '0',
+    // With ELASTICSEARCH_URL in the environment the search service runs on Elasticsearch, in
+    // indices of this file's own (dropped at stop).
+    ...(process.env.ELASTICSEARCH_URL
+      ? { ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL, ELASTICSEARCH_INDEX_PREFIX: `kn-test-${namespace}` }
+      : {}),
     ...overrides,
+  };
+  const dropSearchIndices = async () => {
+    if (env.ELASTICSEARCH_URL) await search.dropElasticsearchIndices(env.ELASTICSEARCH_URL, env.ELASTICSEARCH_INDEX_PREFIX!);
   };
   // What started is stopped again if a later part fails to start: no loop may outlive the file.
   const started: Array<{ stop(): Promise<void> }> = [];
@@ -60,6 +68,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   } catch (err) {
     for (const part of started) await part.stop().catch(() => {});
     await dropDatabase(databaseUrl).catch(() => {});
+    await dropSearchIndices().catch(() => {});
     rmSync(indexDir, { recursive: true, force: true });
     throw err;
   }
@@ -129,7 +138,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
           usersService.stop(),
         ])),
       );
-      results.push(...(await Promise.allSettled([dropDatabase(databaseUrl)])));
+      results.push(...(await Promise.allSettled([dropDatabase(databaseUrl), dropSearchIndices()])));
       rmSync(indexDir, { recursive: true, force: true });
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;

@@ -6,12 +6,14 @@ import type { SearchConfig } from './config.ts';
 import { startRoutingConsumer } from './consumers/content.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
+import { ElasticsearchBackend } from './elasticsearch/backend.ts';
 import { createHandlers } from './handlers/index.ts';
 import { indexHandlers } from './index/events.ts';
 import { LocalBackend } from './index/local-backend.ts';
 import { SearchIndex } from './index/search-index.ts';
 
 export { loadConfig, SearchConfig } from './config.ts';
+export { dropElasticsearchIndices } from './elasticsearch/backend.ts';
 
 /** Subject every search instance listens on (no queue group): `pnpm search:rebuild` rebuilds them all. */
 export const REBUILD_SUBJECT = 'search.control.rebuild';
@@ -31,8 +33,19 @@ export const indexStatus = (bus: Bus) =>
 export async function start(config: SearchConfig) {
   const runtime = await startRuntime<SearchSchema>({ service: 'search', config, migrations });
   const { db, bus, logger } = runtime;
-  const index = new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams: ['content', 'users'], handlers: indexHandlers });
-  const backend: SearchBackend = new LocalBackend(index);
+  const streams: ServiceName[] = ['content', 'users'];
+  const index = config.ELASTICSEARCH_URL
+    ? null
+    : new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams, handlers: indexHandlers });
+  const backend: SearchBackend = index
+    ? new LocalBackend(index)
+    : new ElasticsearchBackend({
+        url: config.ELASTICSEARCH_URL!,
+        prefix: config.ELASTICSEARCH_INDEX_PREFIX,
+        bus,
+        streams,
+        handlers: indexHandlers,
+      });
   await backend.open();
   runtime.metrics.gauge(
     'kn_search_index_lag_events',
@@ -74,7 +87,7 @@ export async function start(config: SearchConfig) {
   return {
     runtime,
     backend,
-    /** The local index (tests look inside it). */
+    /** The local index (tests look inside it); null with Elasticsearch. */
     index,
     routing,
     stop: async () => {

@@ -73,6 +73,49 @@ function fragment(text: string, found: Hit[], whole: boolean) {
   return { fragment: out.trim(), start: from === 0, end: to === text.length };
 }
 
+/** A question's texts as highlighting reads them: the parts with their ids. */
+export interface HighlightSource {
+  id: number;
+  title: string;
+  description: string;
+  tags: readonly string[];
+  parts: (kind: PartKind) => Array<{ id: number; text: string }>;
+}
+
+/** The texts of one field of a question. */
+function fieldTexts(q: HighlightSource, field: SearchField): Array<{ id: number; text: string }> {
+  if (field === 'title') return [{ id: q.id, text: q.title }];
+  if (field === 'tags') return [{ id: q.id, text: q.tags.join(', ') }];
+  if (field === 'description') return [{ id: q.id, text: q.description }];
+  return q.parts(fieldPart[field]!);
+}
+
+/** The highlight from the first of `fields` with a match: for parts, the best matching one. */
+export function highlightFields(q: HighlightSource, fields: readonly SearchField[], terms: readonly string[]): Highlighting | null {
+  for (const field of fields) {
+    let best: { id: number; text: string; found: Hit[] } | null = null;
+    for (const t of fieldTexts(q, field)) {
+      const found = hits(t.text, terms);
+      if (found.length && (!best || strength(found) > strength(best.found))) best = { ...t, found };
+    }
+    if (best) return { query_field: field, id: best.id, ...fragment(best.text, best.found, field === 'title' || field === 'tags') };
+  }
+  return null;
+}
+
+/**
+ * The highlight of a question read from its stored texts, for an index that cannot say which
+ * fields hold a word (Elasticsearch): fields with a whole-word match first, in ranking order, then
+ * those with a prefix match, as `highlight` decides.
+ */
+export function highlightSource(q: HighlightSource, query: { query: string; fields: SearchField[]; stop_languages: string[] }) {
+  const terms = queryTerms(query.query, query.stop_languages);
+  if (!terms.length) return null;
+  const allowed = order.filter((f) => query.fields.includes(f));
+  const whole = allowed.filter((f) => fieldTexts(q, f).some((t) => hits(t.text, terms).some((h) => h.exact)));
+  return highlightFields(q, [...new Set([...whole, ...allowed])], terms);
+}
+
 /**
  * The highlights of questions for a query: each from the most weighted field with a match (within
  * the allowed fields), and for solutions, comments and attachments from the best matching one.
@@ -95,22 +138,6 @@ export function highlight(
     const q = slot >= 0 && terms.length ? store.question(id) : undefined;
     if (!q) return null;
     const candidates = [...new Set([...inFields(index.fieldsWith(slot, exact)), ...inFields(index.fieldsWith(slot, prefixed))])];
-    for (const field of candidates) {
-      const texts =
-        field === 'title'
-          ? [{ id, text: q.title }]
-          : field === 'tags'
-            ? [{ id, text: q.tags.join(', ') }]
-            : field === 'description'
-              ? [{ id, text: q.description }]
-              : store.parts(id, fieldPart[field]);
-      let best: { id: number; text: string; found: Hit[] } | null = null;
-      for (const t of texts) {
-        const found = hits(t.text, terms);
-        if (found.length && (!best || strength(found) > strength(best.found))) best = { ...t, found };
-      }
-      if (best) return { query_field: field, id: best.id, ...fragment(best.text, best.found, field === 'title' || field === 'tags') };
-    }
-    return null;
+    return highlightFields({ ...q, parts: (kind) => store.parts(id, kind) }, candidates, terms);
   });
 }

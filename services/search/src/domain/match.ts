@@ -24,14 +24,14 @@ export const PREFIX_WEIGHT = 0.1;
 /** Weight of the similarity (cosine in [0, 1]) added to the calibrated text score. */
 export const SIMILARITY_WEIGHT = 0.15;
 /** How many of the best text matches get the similarity added. */
-const SIMILARITY_DEPTH = 20;
+export const SIMILARITY_DEPTH = 20;
 /** Scores at or above this count as relevant; they also decide when weak matches are left out. */
 export const RELEVANT_SCORE = 0.8;
 /** When at least a page of results is relevant, results below this score are left out. */
-const WEAK_SCORE = 0.25;
-const PAGE = 10;
+export const WEAK_SCORE = 0.25;
+export const PAGE = 10;
 /** A question found only by similarity needs at least this cosine. */
-const SIMILAR_ONLY_MIN = 0.1;
+export const SIMILAR_ONLY_MIN = 0.1;
 
 export interface MatchFilter {
   languages?: string[];

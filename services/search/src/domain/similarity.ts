@@ -119,3 +119,32 @@ export function similarTo(
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, limit);
 }
+
+/** Similar-question search's idf of a word in `unitFrequency` of `documents` units (TermIndex.unitIdf). */
+export const unitIdf = (documents: number, unitFrequency: number) => Math.log((documents + 1) / (unitFrequency + 0.5));
+
+/**
+ * A bag of words as a unit-length topic vector by word (log(1 + tf) · idf), for an index that
+ * keeps words as strings (Elasticsearch); words of weight 0 or less are left out.
+ */
+export function topicVector(counts: Iterable<readonly [string, number]>, idf: (word: string) => number): Map<string, number> {
+  const vector = new Map<string, number>();
+  let norm = 0;
+  for (const [word, count] of counts) {
+    const w = Math.log1p(count) * idf(word);
+    if (w <= 0) continue;
+    vector.set(word, w);
+    norm += w * w;
+  }
+  const length = Math.sqrt(norm);
+  if (length > 0) for (const [word, w] of vector) vector.set(word, w / length);
+  return vector;
+}
+
+/** The cosine of two unit-length topic vectors, in [0, 1]. */
+export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let dot = 0;
+  for (const [word, w] of small) dot += w * (large.get(word) ?? 0);
+  return Math.min(1, Math.max(0, dot));
+}

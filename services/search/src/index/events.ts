@@ -1,10 +1,49 @@
-import type { EventEnvelope, EventSolution, EventSubject, QuestionSnapshot } from '@kn/contracts';
-import type { IndexedQuestion, SearchStore } from './store.ts';
+import { EventEnvelope, type EventSolution, type EventSubject, events, type QuestionSnapshot } from '@kn/contracts';
+import type { SolutionFacts } from './expertise.ts';
+import type { IndexedQuestion, PartKind } from './store.ts';
 
-export type IndexHandler<S extends EventSubject> = (store: SearchStore, event: EventEnvelope<S>) => void;
+/**
+ * The changes an event makes to a search index, whatever keeps it: the local store (store.ts)
+ * writes them to its SQLite file, the Elasticsearch feed (elasticsearch/feed.ts) to documents. Both
+ * backends decode and interpret the events here, so they cannot drift apart.
+ */
+export interface IndexWriter {
+  /** Stores a question as the latest event shows it. */
+  upsertQuestion(q: IndexedQuestion): void;
+  /** A solution's, comment's or attachment's searchable text; null: not searchable (any more). */
+  setPart(kind: PartKind, id: number, questionId: number, authorId: number, text: string | null): void;
+  /** A solution's facts for expertise (its text is a part). */
+  setSolution(s: Omit<SolutionFacts, 'time'> & { time: string }): void;
+  /** A question was forwarded to a user: a recommendation of them for its tags. */
+  addForward(questionId: number, recipientId: number): void;
+  /** Questions whose category was deleted: uncategorized now. */
+  clearCategory(questionIds: readonly number[]): void;
+  setTag(label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] }): void;
+  /** A knowledge space: whether it is closed, and (when the event says) its members. */
+  setSpace(id: number, isClosed: boolean, members?: readonly number[]): void;
+  setUserDeleted(userId: number, deleted: boolean): void;
+  setMinExperts(value: number): void;
+}
+
+export type IndexHandler<S extends EventSubject> = (store: IndexWriter, event: EventEnvelope<S>) => void;
 export type IndexHandlers = { [S in EventSubject]?: IndexHandler<S> };
 
-const fromSnapshot = (q: QuestionSnapshot): IndexedQuestion => ({
+/**
+ * Applies one stream message (its JSON) to an index; events the index does not follow change
+ * nothing. Throws when the message is not an event of the catalogue.
+ */
+export function applyEvent(handlers: IndexHandlers, writer: IndexWriter, json: unknown) {
+  const parsed = EventEnvelope.safeParse(json);
+  if (!parsed.success) throw new Error('not an event envelope');
+  const envelope = parsed.data as EventEnvelope;
+  const handler = handlers[envelope.subject as EventSubject] as IndexHandler<EventSubject> | undefined;
+  if (!handler) return;
+  const payload = events[envelope.subject as EventSubject].safeParse(envelope.data);
+  if (!payload.success) throw new Error(`payload of ${envelope.subject} does not match the catalogue`);
+  handler(writer, { ...envelope, data: payload.data } as EventEnvelope);
+}
+
+export const fromSnapshot = (q: QuestionSnapshot): IndexedQuestion => ({
   id: q.id,
   author_id: q.author_id,
   language: q.language,
@@ -18,7 +57,7 @@ const fromSnapshot = (q: QuestionSnapshot): IndexedQuestion => ({
   published: q.published,
 });
 
-const question = (store: SearchStore, q: QuestionSnapshot) => {
+const question = (store: IndexWriter, q: QuestionSnapshot) => {
   store.upsertQuestion(fromSnapshot(q));
   if (q.knowledge_space) store.setSpace(q.knowledge_space.id, q.knowledge_space.is_closed);
 };
@@ -27,7 +66,7 @@ const question = (store: SearchStore, q: QuestionSnapshot) => {
  * A solution's text (drafts and deleted solutions are not searchable) and its facts for expertise
  * (ratings, acceptance and upvotes change without the text changing).
  */
-const solution = (store: SearchStore, s: EventSolution) => {
+const solution = (store: IndexWriter, s: EventSolution) => {
   const live = s.is_published && !s.is_deleted;
   store.setPart('solution', s.id, s.question_id, s.author_id, live ? s.text : null);
   store.setSolution({
@@ -43,7 +82,7 @@ const solution = (store: SearchStore, s: EventSolution) => {
   });
 };
 
-const space = (store: SearchStore, s: { id: number; is_closed: boolean; member_ids: number[] }) =>
+const space = (store: IndexWriter, s: { id: number; is_closed: boolean; member_ids: number[] }) =>
   store.setSpace(s.id, s.is_closed, s.member_ids);
 
 /** How each event changes the index. */

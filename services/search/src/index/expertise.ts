@@ -49,7 +49,7 @@ export function solutionValue(s: Pick<SolutionFacts, 'accepted' | 'upvotes' | 'r
   return Math.max(0.2, 1 + (s.accepted ? 2 : 0) + 0.5 * Math.log1p(s.upvotes) + 0.5 * rating);
 }
 
-const timeWeight = (time: number) => 2 ** ((time - DAY_ZERO) / DAY / HALF_LIFE_DAYS);
+export const timeWeight = (time: number) => 2 ** ((time - DAY_ZERO) / DAY / HALF_LIFE_DAYS);
 
 /** A solution's value faded to `now`. */
 export const fadedValue = (s: SolutionFacts, now: number) => solutionValue(s) * timeWeight(s.time) * fading(now);

@@ -48,7 +48,15 @@ export function fieldWeights(weights: Partial<Record<SearchField, number>>): Fie
  * solutions once, comments a quarter, attachments not at all (the weights that scored best on
  * SemEval-2016 task 3, bench/semeval.ts).
  */
-const unitWeights = fieldWeights({ title: 2, description: 1, tags: 1, solutions: 1, comments: 0.25 });
+export const unitFieldWeights: Record<SearchField, number> = {
+  title: 2,
+  description: 1,
+  tags: 1,
+  solutions: 1,
+  comments: 0.25,
+  attachments: 0,
+};
+const unitWeights = fieldWeights(unitFieldWeights);
 
 const weighted = (a: number, b: number, w: FieldWeights) =>
   w[0]! * (a & 255) +

@@ -1,7 +1,7 @@
 import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
-import { EventEnvelope, type EventSubject, events, type ServiceName } from '@kn/contracts';
+import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
-import type { IndexHandler, IndexHandlers } from './events.ts';
+import { applyEvent, type IndexHandlers } from './events.ts';
 import type { SearchStore } from './store.ts';
 
 /** Events applied in one SQLite transaction during catch-up. */
@@ -47,7 +47,7 @@ export async function startProjector(options: {
     store.transaction(() => {
       for (const msg of messages) {
         try {
-          store.attempt(() => applyOne(msg));
+          store.attempt(() => applyEvent(options.handlers, store, msg.json()));
         } catch (err) {
           // A projection must not stop on one event it cannot apply: it is logged, and a rebuild
           // after the fix applies it.
@@ -58,17 +58,6 @@ export async function startProjector(options: {
     });
     state.get(stream)!.applied = last;
     settle();
-  }
-
-  function applyOne(msg: JsMsg) {
-    const parsed = EventEnvelope.safeParse(msg.json());
-    if (!parsed.success) throw new Error('not an event envelope');
-    const envelope = parsed.data as EventEnvelope;
-    const handler = options.handlers[envelope.subject as EventSubject] as IndexHandler<EventSubject> | undefined;
-    if (!handler) return;
-    const payload = events[envelope.subject as EventSubject].safeParse(envelope.data);
-    if (!payload.success) throw new Error(`payload of ${envelope.subject} does not match the catalogue`);
-    handler(store, { ...envelope, data: payload.data } as EventEnvelope);
   }
 
   async function follow(stream: ServiceName) {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { foldDiacritics, type Language, languages, stopWords, tokenize } from '@kn/similarity';
+import type { IndexWriter } from './events.ts';
 import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, FIELDS, type Forward, packCounts, TermIndex } from './postings.ts';
 
@@ -110,7 +111,7 @@ const questionColumns =
 const isLanguage = (l: string): l is Language => (languages as readonly string[]).includes(l);
 
 /** The words of a tag label or a text for matching labels: lower case, diacritics folded, split at anything but letters and digits. */
-const labelWords = (text: string) =>
+export const labelWords = (text: string) =>
   foldDiacritics(text.toLowerCase())
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
@@ -164,7 +165,7 @@ const facetsOf = (q: IndexedQuestion): Facets => ({
   tags: q.tags,
 });
 
-export class SearchStore {
+export class SearchStore implements IndexWriter {
   db: DatabaseSync;
   readonly path: string;
   private statements = new Map<string, StatementSync>();

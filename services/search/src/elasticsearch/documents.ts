@@ -1,0 +1,175 @@
+import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { type SolutionFacts, solutionValue, timeWeight } from '../index/expertise.ts';
+import { unitFieldWeights } from '../index/postings.ts';
+import { type IndexedQuestion, indexWords, labelWords, type PartKind, questionWords } from '../index/store.ts';
+
+/** A solution's, comment's or attachment's searchable text. */
+export interface PartSource {
+  id: number;
+  author_id: number;
+  text: string;
+}
+
+/** A solution's facts as stored, with its value for expertise (solutionValue · time weight, unfaded). */
+export type SolutionSource = SolutionFacts & { value: number };
+
+/**
+ * A question document: the question as the events show it, its parts' texts (for highlighting),
+ * the words of each searchable field, its similarity unit, and the facts expert search counts.
+ * A `stub` holds only parts or facts whose question event has not come (yet).
+ */
+export interface QuestionDocument extends IndexedQuestion {
+  stub: boolean;
+  tag_keys: string[];
+  /** Published and not deleted. */
+  live: boolean;
+  parts: Record<PartKind, PartSource[]>;
+  /** Space-separated words per field; empty for drafts (not searchable). */
+  words: Record<SearchField, string>;
+  /** Similar-question search's unit: word → weighted count (title twice, comments a quarter). */
+  unit: Record<string, number>;
+  unit_terms: string[];
+  solutions: SolutionSource[];
+  /** One entry per forward, with the stream sequence of its event (applying an event twice adds nothing). */
+  forwards: Array<{ recipient_id: number; seq: number }>;
+}
+
+export const emptyWords = (): Record<SearchField, string> =>
+  Object.fromEntries(SearchFieldNames.map((f) => [f, ''])) as Record<SearchField, string>;
+
+export const stubQuestion = (id: number): QuestionDocument => ({
+  id,
+  stub: true,
+  author_id: 0,
+  language: 'en',
+  title: '',
+  description: '',
+  tags: [],
+  tag_keys: [],
+  category_id: null,
+  knowledge_space_id: null,
+  is_published: false,
+  is_deleted: false,
+  live: false,
+  published: null,
+  parts: { solution: [], comment: [], attachment: [] },
+  words: emptyWords(),
+  unit: {},
+  unit_terms: [],
+  solutions: [],
+  forwards: [],
+});
+
+/**
+ * The fields computed from the rest (words, unit, flags, solution values): the same words the
+ * local store indexes (store.ts questionWords), only for published questions.
+ */
+export function withDerived(doc: QuestionDocument): QuestionDocument {
+  const live = doc.is_published && !doc.is_deleted;
+  const solutions = doc.solutions.map((s) => ({ ...s, value: solutionValue(s) * timeWeight(s.time) }));
+  const base = { ...doc, live, solutions, tag_keys: [...new Set(doc.tags.map((t) => t.toLowerCase()))] };
+  if (doc.stub || !doc.is_published) return { ...base, words: emptyWords(), unit: {}, unit_terms: [] };
+  const parts = (['solution', 'comment', 'attachment'] as const).flatMap((kind) => doc.parts[kind].map((p) => ({ kind, text: p.text })));
+  const texts: Record<SearchField, string[]> = {
+    title: [doc.title],
+    description: [doc.description],
+    tags: [doc.tags.join(' ')],
+    solutions: doc.parts.solution.map((p) => p.text),
+    comments: doc.parts.comment.map((p) => p.text),
+    attachments: doc.parts.attachment.map((p) => p.text),
+  };
+  const words = Object.fromEntries(
+    SearchFieldNames.map((f) => [f, texts[f].flatMap((t) => indexWords(t, doc.language)).join(' ')]),
+  ) as Record<SearchField, string>;
+  const unit: Record<string, number> = {};
+  for (const [word, counts] of questionWords(doc, parts).counts) {
+    const u = SearchFieldNames.reduce((sum, f, i) => sum + unitFieldWeights[f] * counts[i]!, 0);
+    if (u > 0) unit[word] = u;
+  }
+  return { ...base, words, unit, unit_terms: Object.keys(unit) };
+}
+
+/** The question as the events last showed it (its derived fields kept: they are recomputed at write). */
+export const applyQuestion = (doc: QuestionDocument, q: IndexedQuestion): QuestionDocument => ({ ...doc, ...q, stub: false });
+
+export function applyPart(doc: QuestionDocument, kind: PartKind, part: PartSource, text: string | null): QuestionDocument {
+  const others = doc.parts[kind].filter((p) => p.id !== part.id);
+  const list = text === null ? others : [...others, { ...part, text }].sort((a, b) => a.id - b.id);
+  return { ...doc, parts: { ...doc.parts, [kind]: list } };
+}
+
+export function applySolution(doc: QuestionDocument, s: Omit<SolutionFacts, 'time'> & { time: string }): QuestionDocument {
+  const facts: SolutionSource = { ...s, time: Date.parse(s.time), value: 0 };
+  return { ...doc, solutions: [...doc.solutions.filter((x) => x.id !== s.id), facts].sort((a, b) => a.id - b.id) };
+}
+
+export function applyForward(doc: QuestionDocument, recipientId: number, seq: number): QuestionDocument {
+  if (doc.forwards.some((f) => f.seq === seq && f.recipient_id === recipientId)) return doc;
+  return { ...doc, forwards: [...doc.forwards, { recipient_id: recipientId, seq }] };
+}
+
+/** A tag of the network: announced by a tag event, or carried by a question. */
+export interface TagDocument {
+  type: 'tag';
+  key: string;
+  label: string;
+  /** The first word of the label (tagsNamedIn looks tags up by the words of a text). */
+  first_word: string | null;
+  excluded_from_suggestions: boolean;
+  /** Labels of the linked tags, and the same lower-case (for links the other way). */
+  links: string[];
+  link_keys: string[];
+}
+
+export const tagDocument = (
+  label: string,
+  fields: { excluded_from_suggestions?: boolean; links?: string[] } = {},
+  known?: TagDocument,
+): TagDocument => {
+  const links = fields.links ?? known?.links ?? [];
+  return {
+    type: 'tag',
+    key: label.toLowerCase(),
+    label: known?.label ?? label,
+    first_word: labelWords(label.toLowerCase())[0] ?? null,
+    excluded_from_suggestions: fields.excluded_from_suggestions ?? known?.excluded_from_suggestions ?? false,
+    links,
+    link_keys: links.map((l) => l.toLowerCase()),
+  };
+};
+
+export interface SpaceDocument {
+  type: 'space';
+  space_id: number;
+  is_closed: boolean;
+  members: number[];
+}
+
+export interface UserDocument {
+  type: 'user';
+  user_id: number;
+  deleted: boolean;
+}
+
+export interface SettingDocument {
+  type: 'setting';
+  key: string;
+  value: number;
+}
+
+export interface PositionDocument {
+  type: 'position';
+  key: string;
+  seq: number;
+}
+
+export type StateDocument = TagDocument | SpaceDocument | UserDocument | SettingDocument | PositionDocument;
+
+/** Ids of the state documents. */
+export const stateId = {
+  tag: (key: string) => `tag:${key}`,
+  space: (id: number) => `space:${id}`,
+  user: (id: number) => `user:${id}`,
+  setting: (name: string) => `setting:${name}`,
+  position: (stream: string) => `position:${stream}`,
+};

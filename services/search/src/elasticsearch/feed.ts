@@ -1,0 +1,425 @@
+import { hostname } from 'node:os';
+import { type Client, errors, type estypes } from '@elastic/elasticsearch';
+import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
+import type { ServiceName } from '@kn/contracts';
+import type { JsMsg } from '@nats-io/jetstream';
+import { applyEvent, type IndexHandlers, type IndexWriter } from '../index/events.ts';
+import type { SolutionFacts } from '../index/expertise.ts';
+import type { IndexedQuestion, PartKind } from '../index/store.ts';
+import {
+  applyForward,
+  applyPart,
+  applyQuestion,
+  applySolution,
+  type PositionDocument,
+  type QuestionDocument,
+  type SpaceDocument,
+  type StateDocument,
+  stateId,
+  stubQuestion,
+  type TagDocument,
+  tagDocument,
+  withDerived,
+} from './documents.ts';
+import { controlIndex, type IndexNames, physicalIndex, questionsIndex, stateIndex } from './mappings.ts';
+
+/** Events applied in one bulk request during catch-up. */
+const BATCH = 500;
+/** The feed's lease: renewed every LEASE_RENEW_MS, another instance takes over LEASE_TTL_MS after the last renewal. */
+const LEASE_TTL_MS = 15_000;
+const LEASE_RENEW_MS = 3_000;
+const LEASE_ID = 'feed';
+
+export type Change =
+  | { kind: 'question'; question: IndexedQuestion }
+  | { kind: 'part'; part: PartKind; id: number; question_id: number; author_id: number; text: string | null }
+  | { kind: 'solution'; solution: Omit<SolutionFacts, 'time'> & { time: string } }
+  | { kind: 'forward'; question_id: number; recipient_id: number; seq: number }
+  | { kind: 'category-cleared'; question_ids: readonly number[] }
+  | { kind: 'tag'; label: string; fields: { excluded_from_suggestions?: boolean; links?: string[] } }
+  | { kind: 'space'; id: number; is_closed: boolean; members?: readonly number[] }
+  | { kind: 'user'; user_id: number; deleted: boolean }
+  | { kind: 'min-experts'; value: number };
+
+/**
+ * The changes of a batch of events, recorded as the shared handlers (index/events.ts) make them:
+ * the documents they touch are read from Elasticsearch once for the whole batch, then changed.
+ */
+export class RecordedChanges implements IndexWriter {
+  readonly changes: Change[] = [];
+  /** The stream sequence of the event being applied (forwards remember it). */
+  seq = 0;
+
+  upsertQuestion(question: IndexedQuestion) {
+    this.changes.push({ kind: 'question', question });
+  }
+  setPart(part: PartKind, id: number, question_id: number, author_id: number, text: string | null) {
+    this.changes.push({ kind: 'part', part, id, question_id, author_id, text });
+  }
+  setSolution(solution: Omit<SolutionFacts, 'time'> & { time: string }) {
+    this.changes.push({ kind: 'solution', solution });
+  }
+  addForward(question_id: number, recipient_id: number) {
+    this.changes.push({ kind: 'forward', question_id, recipient_id, seq: this.seq });
+  }
+  clearCategory(question_ids: readonly number[]) {
+    this.changes.push({ kind: 'category-cleared', question_ids });
+  }
+  setTag(label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] }) {
+    this.changes.push({ kind: 'tag', label, fields });
+  }
+  setSpace(id: number, is_closed: boolean, members?: readonly number[]) {
+    this.changes.push({ kind: 'space', id, is_closed, members });
+  }
+  setUserDeleted(user_id: number, deleted: boolean) {
+    this.changes.push({ kind: 'user', user_id, deleted });
+  }
+  setMinExperts(value: number) {
+    this.changes.push({ kind: 'min-experts', value });
+  }
+
+  /** The documents the changes read: questions, tags (by lower-case label) and spaces. */
+  touched() {
+    const questions = new Set<number>();
+    const tags = new Set<string>();
+    const spaces = new Set<number>();
+    for (const c of this.changes) {
+      if (c.kind === 'question') {
+        questions.add(c.question.id);
+        for (const t of c.question.tags) tags.add(t.toLowerCase());
+      } else if (c.kind === 'part') questions.add(c.question_id);
+      else if (c.kind === 'solution') questions.add(c.solution.question_id);
+      else if (c.kind === 'forward') questions.add(c.question_id);
+      else if (c.kind === 'category-cleared') for (const id of c.question_ids) questions.add(id);
+      else if (c.kind === 'tag') tags.add(c.label.toLowerCase());
+      else if (c.kind === 'space') spaces.add(c.id);
+    }
+    return { questions, tags, spaces };
+  }
+}
+
+export interface Loaded {
+  questions: Map<number, QuestionDocument>;
+  tags: Map<string, TagDocument>;
+  spaces: Map<number, SpaceDocument>;
+}
+
+/**
+ * Applies recorded changes to the documents they touch; answers the documents to write: the
+ * questions changed (derived fields computed again) and the state documents (by id).
+ */
+export function applyChanges(changes: readonly Change[], loaded: Loaded) {
+  const questions = new Map<number, QuestionDocument>();
+  const state = new Map<string, StateDocument>();
+  const question = (id: number) => questions.get(id) ?? loaded.questions.get(id) ?? stubQuestion(id);
+  const tag = (label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] } = {}, onlyNew = false) => {
+    const key = label.toLowerCase();
+    const known = loaded.tags.get(key);
+    if (onlyNew && known) return;
+    const doc = tagDocument(label, fields, known);
+    loaded.tags.set(key, doc);
+    state.set(stateId.tag(key), doc);
+  };
+  const space = (id: number, is_closed: boolean, members?: readonly number[]) => {
+    const doc: SpaceDocument = { type: 'space', space_id: id, is_closed, members: [...(members ?? loaded.spaces.get(id)?.members ?? [])] };
+    loaded.spaces.set(id, doc);
+    state.set(stateId.space(id), doc);
+  };
+  for (const c of changes) {
+    if (c.kind === 'question') {
+      questions.set(c.question.id, applyQuestion(question(c.question.id), c.question));
+      // A tag a question carries is a tag of the network (the local index knows it from its postings).
+      for (const t of c.question.tags) tag(t, {}, true);
+    } else if (c.kind === 'part')
+      questions.set(c.question_id, applyPart(question(c.question_id), c.part, { id: c.id, author_id: c.author_id, text: '' }, c.text));
+    else if (c.kind === 'solution') questions.set(c.solution.question_id, applySolution(question(c.solution.question_id), c.solution));
+    else if (c.kind === 'forward') questions.set(c.question_id, applyForward(question(c.question_id), c.recipient_id, c.seq));
+    else if (c.kind === 'category-cleared') for (const id of c.question_ids) questions.set(id, { ...question(id), category_id: null });
+    else if (c.kind === 'tag') tag(c.label, c.fields);
+    else if (c.kind === 'space') space(c.id, c.is_closed, c.members);
+    else if (c.kind === 'user') state.set(stateId.user(c.user_id), { type: 'user', user_id: c.user_id, deleted: c.deleted });
+    else if (c.kind === 'min-experts') state.set(stateId.setting('min_experts'), { type: 'setting', key: 'min_experts', value: c.value });
+  }
+  return { questions: [...questions.values()].map(withDerived), state };
+}
+
+const isStatus = (err: unknown, status: number) => err instanceof errors.ResponseError && err.statusCode === status;
+
+/** Creates an index unless it exists (another instance may create it at the same time). */
+async function createIndex(client: Client, request: estypes.IndicesCreateRequest) {
+  try {
+    await client.indices.create(request);
+  } catch (err) {
+    if (!(err instanceof errors.ResponseError && err.body?.error?.type === 'resource_already_exists_exception')) throw err;
+  }
+}
+
+interface Lease {
+  owner: string;
+  expires_at: number;
+  generation: number;
+}
+
+/**
+ * Feeds the shared index from the event streams. Every instance runs one, but only the holder of
+ * the lease (a document of the control index, taken and renewed with optimistic concurrency)
+ * applies events; the others take over when it stops renewing. The holder follows each stream with
+ * an ordered consumer from the position stored in the state index, applies batches as bulk
+ * requests and writes the new position after them, so a restart (of any instance) resumes where
+ * the index stands; an event applied twice changes nothing.
+ */
+export class ElasticsearchFeed {
+  readonly instance = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  /** The generation this instance writes (when it holds the lease). */
+  private generation = 0;
+  private holding = false;
+  private following: { stop: () => Promise<void> } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> = Promise.resolve();
+  private readonly log: Bus['logger'];
+
+  private readonly options: { client: Client; names: IndexNames; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers };
+
+  constructor(options: { client: Client; names: IndexNames; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers }) {
+    this.options = options;
+    this.log = options.bus.logger.child({ component: 'search-elasticsearch-feed' });
+  }
+
+  get isHolder() {
+    return this.holding;
+  }
+
+  async start() {
+    const { client, names, bus, streams } = this.options;
+    for (const stream of streams) await ensureStream(bus, stream);
+    await createIndex(client, { index: names.control, ...controlIndex });
+    await this.tick();
+    this.timer = setInterval(() => {
+      this.ticking = this.ticking
+        .then(() => this.tick())
+        .catch((err) => this.log.warn({ err: (err as Error).message }, 'lease renewal failed'));
+    }, LEASE_RENEW_MS);
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+    await this.unfollow();
+    if (this.holding) await this.release();
+  }
+
+  /** Stream positions the index has applied (0 before the first event, or before the indices exist). */
+  async positions(): Promise<Record<string, number>> {
+    const { client, names, bus, streams } = this.options;
+    const ids = streams.map((s) => stateId.position(bus.streamName(s)));
+    const out: Record<string, number> = Object.fromEntries(streams.map((s) => [s, 0]));
+    try {
+      const { docs } = await client.mget<PositionDocument>({ index: names.state, ids });
+      docs.forEach((d, i) => {
+        if ('found' in d && d.found && d._source) out[streams[i]!] = d._source.seq;
+      });
+    } catch (err) {
+      if (!isStatus(err, 404)) throw err;
+    }
+    return out;
+  }
+
+  private async readLease(): Promise<{ lease: Lease; seq_no: number; primary_term: number } | null> {
+    try {
+      const doc = await this.options.client.get<Lease>({ index: this.options.names.control, id: LEASE_ID });
+      return doc._source ? { lease: doc._source, seq_no: doc._seq_no!, primary_term: doc._primary_term! } : null;
+    } catch (err) {
+      if (isStatus(err, 404)) return null;
+      throw err;
+    }
+  }
+
+  /** Writes the lease when it still is as read (null: not there); false when another instance wrote first. */
+  private async writeLease(lease: Lease, read: { seq_no: number; primary_term: number } | null) {
+    try {
+      await this.options.client.index({
+        index: this.options.names.control,
+        id: LEASE_ID,
+        document: lease,
+        refresh: true,
+        ...(read ? { if_seq_no: read.seq_no, if_primary_term: read.primary_term } : { op_type: 'create' as const }),
+      });
+      return true;
+    } catch (err) {
+      if (isStatus(err, 409)) return false;
+      throw err;
+    }
+  }
+
+  /** Takes or renews the lease when free or ours; starts or stops following accordingly. */
+  private async tick() {
+    const read = await this.readLease();
+    const now = Date.now();
+    const ours = read?.lease.owner === this.instance;
+    const free = !read || read.lease.expires_at < now;
+    let holding = false;
+    let generation = read?.lease.generation ?? 1;
+    if (ours || free) {
+      holding = await this.writeLease({ owner: this.instance, expires_at: now + LEASE_TTL_MS, generation }, read);
+      if (holding && !read) generation = 1;
+    }
+    if (holding && (!this.holding || generation !== this.generation)) {
+      await this.unfollow();
+      this.generation = generation;
+      this.holding = true;
+      await this.ensureIndices(generation);
+      this.follow();
+    } else if (!holding && this.holding) {
+      this.log.info('search feed lease lost');
+      this.holding = false;
+      await this.unfollow();
+    }
+  }
+
+  private async release() {
+    const read = await this.readLease();
+    if (read?.lease.owner === this.instance) await this.writeLease({ ...read.lease, expires_at: 0 }, read);
+    this.holding = false;
+  }
+
+  /** The generation's indices, created with the aliases when missing (a first start). */
+  private async ensureIndices(generation: number) {
+    const { client, names } = this.options;
+    await createIndex(client, { index: physicalIndex(names.questions, generation), ...questionsIndex, aliases: { [names.questions]: {} } });
+    await createIndex(client, { index: physicalIndex(names.state, generation), ...stateIndex, aliases: { [names.state]: {} } });
+  }
+
+  /**
+   * Drops the index: a new generation (empty indices, the aliases moved to them at once, the old
+   * ones deleted), fed from the streams' start by this instance, which takes the lease; a holder
+   * elsewhere notices at its next renewal and stops (it writes to its own generation only).
+   */
+  async rebuild() {
+    const { client, names } = this.options;
+    await this.ticking;
+    for (;;) {
+      const read = await this.readLease();
+      const generation = (read?.lease.generation ?? 0) + 1;
+      if (await this.writeLease({ owner: this.instance, expires_at: Date.now() + LEASE_TTL_MS, generation }, read)) {
+        await this.unfollow();
+        this.holding = true;
+        this.generation = generation;
+        break;
+      }
+    }
+    const questions = physicalIndex(names.questions, this.generation);
+    const state = physicalIndex(names.state, this.generation);
+    await createIndex(client, { index: questions, ...questionsIndex });
+    await createIndex(client, { index: state, ...stateIndex });
+    const old = Object.keys(
+      await client.indices.get({ index: `${names.questions}-g*,${names.state}-g*`, ignore_unavailable: true }),
+    ).filter((name) => name !== questions && name !== state);
+    await client.indices.updateAliases({
+      actions: [
+        ...old.map((index) => ({ remove_index: { index } })),
+        { add: { index: questions, alias: names.questions } },
+        { add: { index: state, alias: names.state } },
+      ],
+    });
+    this.follow();
+  }
+
+  private async unfollow() {
+    const following = this.following;
+    this.following = null;
+    await following?.stop();
+  }
+
+  private follow() {
+    const { client, names, bus, streams, handlers } = this.options;
+    const generation = this.generation;
+    const questionsIndexName = physicalIndex(names.questions, generation);
+    const stateIndexName = physicalIndex(names.state, generation);
+    let stopped = false;
+    const stops: Array<() => void> = [];
+    const log = this.log;
+
+    const load = async (touched: ReturnType<RecordedChanges['touched']>): Promise<Loaded> => {
+      const loaded: Loaded = { questions: new Map(), tags: new Map(), spaces: new Map() };
+      if (touched.questions.size) {
+        const { docs } = await client.mget<QuestionDocument>({ index: questionsIndexName, ids: [...touched.questions].map(String) });
+        for (const d of docs) if ('found' in d && d.found && d._source) loaded.questions.set(d._source.id, d._source);
+      }
+      const stateIds = [...[...touched.tags].map(stateId.tag), ...[...touched.spaces].map(stateId.space)];
+      if (stateIds.length) {
+        const { docs } = await client.mget<StateDocument>({ index: stateIndexName, ids: stateIds });
+        for (const d of docs) {
+          const source = 'found' in d && d.found ? d._source : undefined;
+          if (source?.type === 'tag') loaded.tags.set(source.key, source);
+          if (source?.type === 'space') loaded.spaces.set(source.space_id, source);
+        }
+      }
+      return loaded;
+    };
+
+    const apply = async (stream: ServiceName, messages: JsMsg[], live: boolean) => {
+      if (!messages.length) return;
+      const recorded = new RecordedChanges();
+      for (const msg of messages) {
+        recorded.seq = msg.info.streamSequence;
+        try {
+          applyEvent(handlers, recorded, msg.json());
+        } catch (err) {
+          // As in the local index: logged, skipped, applied by a rebuild after the fix.
+          log.error({ err, seq: msg.info.streamSequence, subject: msg.subject }, 'event could not be applied to the search index; skipped');
+        }
+      }
+      const { questions, state } = applyChanges(recorded.changes, await load(recorded.touched()));
+      const operations: estypes.BulkRequest['operations'] = [];
+      for (const q of questions) operations.push({ index: { _index: questionsIndexName, _id: String(q.id) } }, q);
+      for (const [id, doc] of state) operations.push({ index: { _index: stateIndexName, _id: id } }, doc);
+      if (stopped || !this.holding) throw new Error('the feed lease was lost');
+      if (operations.length) {
+        // Live changes are searchable at once; catch-up refreshes with its last batch.
+        const result = await client.bulk({ operations, refresh: live });
+        if (result.errors) {
+          const failed = result.items.find((i) => Object.values(i)[0]?.error);
+          throw new Error(`bulk write failed: ${JSON.stringify(failed)}`);
+        }
+      }
+      const seq = messages[messages.length - 1]!.info.streamSequence;
+      const position: PositionDocument = { type: 'position', key: bus.streamName(stream), seq };
+      await client.index({ index: stateIndexName, id: stateId.position(bus.streamName(stream)), document: position, refresh: live });
+    };
+
+    const followStream = async (stream: ServiceName) => {
+      while (!stopped) {
+        try {
+          const applied = (await this.positions())[stream] ?? 0;
+          const consumer = await bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: applied + 1 });
+          const messages = await consumer.consume({ max_messages: BATCH * 2, expires: 5_000 });
+          stopWhenStale(bus, messages);
+          stops.push(() => messages.stop());
+          let batch: JsMsg[] = [];
+          for await (const msg of messages) {
+            batch.push(msg);
+            if (batch.length >= BATCH || msg.info.pending === 0) {
+              await apply(stream, batch, msg.info.pending === 0);
+              batch = [];
+            }
+            if (stopped) break;
+          }
+          await apply(stream, batch, true);
+        } catch (err) {
+          if (!stopped) log.warn({ err: (err as Error).message, stream }, 'search index feed interrupted; resuming');
+        }
+        if (!stopped) await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+
+    const runs = streams.map((s) => followStream(s));
+    this.following = {
+      stop: async () => {
+        stopped = true;
+        for (const stop of stops) stop();
+        await Promise.all(runs);
+      },
+    };
+  }
+}

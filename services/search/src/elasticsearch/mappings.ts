@@ -1,0 +1,108 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { SearchFieldNames } from '@kn/contracts';
+
+/**
+ * The indices of one network. Readers go through the aliases; the feed writes to the physical
+ * indices of its generation (`<alias>-g<generation>`), so a feed that lost its lease to a rebuild
+ * can never write into the new generation.
+ */
+export interface IndexNames {
+  /** One document per question (drafts too, for routing), id = question id. */
+  questions: string;
+  /** Tags, knowledge spaces, deleted users, settings and the stream positions. */
+  state: string;
+  /** The feed's lease and the current generation (never dropped by a rebuild). */
+  control: string;
+}
+
+export const indexNames = (prefix: string): IndexNames => ({
+  questions: `${prefix}-questions`,
+  state: `${prefix}-state`,
+  control: `${prefix}-control`,
+});
+
+export const physicalIndex = (alias: string, generation: number) => `${alias}-g${generation}`;
+
+/**
+ * The words of the searchable fields are the local backend's (`indexWords`: stop words of the
+ * question's language removed, lower case, diacritics folded, no stemming, since `hops` must not
+ * find `hopping`), written space-separated: Elasticsearch only splits them at spaces, so both
+ * backends match the same words. Scores are BM25 saturation times the query's boost (the scripted
+ * similarity leaves out Lucene's per-field idf): queries.ts passes the idf over whole questions,
+ * as the local ranking counts it, in the boost.
+ */
+const SATURATION = `double k1 = 1.2; double b = 0.75;
+double avgdl = field.docCount > 0 ? field.sumTotalTermFreq / (double) field.docCount : 1.0;
+return query.boost * doc.freq * (k1 + 1.0) / (doc.freq + k1 * (1.0 - b + b * doc.length / avgdl));`;
+
+const words: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', similarity: 'saturation' };
+
+export const questionsIndex = {
+  settings: {
+    // Term statistics (similar questions' idf) are per shard: one shard keeps them exact.
+    number_of_shards: 1,
+    similarity: { saturation: { type: 'scripted', script: { source: SATURATION } } },
+  },
+  mappings: {
+    dynamic: false,
+    properties: {
+      id: { type: 'long' },
+      stub: { type: 'boolean' },
+      author_id: { type: 'long' },
+      language: { type: 'keyword' },
+      title: { type: 'text', index: false },
+      description: { type: 'text', index: false },
+      tags: { type: 'keyword' },
+      tag_keys: { type: 'keyword' },
+      category_id: { type: 'long' },
+      knowledge_space_id: { type: 'long' },
+      is_published: { type: 'boolean' },
+      is_deleted: { type: 'boolean' },
+      live: { type: 'boolean' },
+      published: { type: 'date' },
+      parts: { type: 'object', enabled: false },
+      words: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, words])) },
+      unit: { type: 'object', enabled: false },
+      unit_terms: { type: 'keyword' },
+      solutions: {
+        type: 'nested',
+        properties: {
+          id: { type: 'long' },
+          author_id: { type: 'long' },
+          live: { type: 'boolean' },
+          time: { type: 'long' },
+          rating: { type: 'float' },
+          rating_count: { type: 'integer' },
+          upvotes: { type: 'integer' },
+          accepted: { type: 'boolean' },
+          value: { type: 'double' },
+        },
+      },
+      forwards: { type: 'nested', properties: { recipient_id: { type: 'long' }, seq: { type: 'long' } } },
+    },
+  },
+} satisfies Omit<estypes.IndicesCreateRequest, 'index'>;
+
+export const stateIndex = {
+  settings: { number_of_shards: 1 },
+  mappings: {
+    dynamic: false,
+    properties: {
+      type: { type: 'keyword' },
+      key: { type: 'keyword' },
+      label: { type: 'keyword' },
+      first_word: { type: 'keyword' },
+      link_keys: { type: 'keyword' },
+      excluded_from_suggestions: { type: 'boolean' },
+      space_id: { type: 'long' },
+      is_closed: { type: 'boolean' },
+      user_id: { type: 'long' },
+      deleted: { type: 'boolean' },
+    },
+  },
+} satisfies Omit<estypes.IndicesCreateRequest, 'index'>;
+
+export const controlIndex = {
+  settings: { number_of_shards: 1 },
+  mappings: { dynamic: false, properties: { owner: { type: 'keyword' }, expires_at: { type: 'long' }, generation: { type: 'long' } } },
+} satisfies Omit<estypes.IndicesCreateRequest, 'index'>;

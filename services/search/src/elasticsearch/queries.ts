@@ -1,0 +1,154 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { type MatchFilter, PREFIX_WEIGHT, WINDOW } from '../domain/match.ts';
+import { bm25Idf } from '../domain/ranking.ts';
+
+type Query = estypes.QueryDslQueryContainer;
+
+/**
+ * Field boosts: Lucene applies a boost after the saturation (the local ranking weights the term
+ * frequency before it), so these are the local weights' saturated values: a title hit scores about
+ * 2 × idf, a description hit 1 ×, a comment or attachment hit about 0.3 ×. A word found in several
+ * fields counts the best one plus TIE_BREAKER of the others.
+ */
+export const fieldBoosts: Record<SearchField, number> = {
+  title: 2,
+  description: 1,
+  tags: 1.8,
+  solutions: 0.6,
+  comments: 0.3,
+  attachments: 0.3,
+};
+const TIE_BREAKER = 0.3;
+
+/** Published questions, not deleted unless asked, within the list filters. */
+export function filterClauses(filter: MatchFilter): { filter: Query[]; must_not: Query[] } {
+  const must: Query[] = [{ term: { is_published: true } }];
+  const not: Query[] = [];
+  if (!filter.include_deleted) must.push({ term: { is_deleted: false } });
+  if (filter.languages?.length) must.push({ terms: { language: filter.languages } });
+  if (filter.hidden_spaces?.length) not.push({ terms: { knowledge_space_id: filter.hidden_spaces } });
+  if (filter.knowledge_space !== undefined) must.push({ term: { knowledge_space_id: filter.knowledge_space } });
+  if (filter.categories?.length || filter.include_uncategorized) {
+    const either: Query[] = [];
+    if (filter.categories?.length) either.push({ terms: { category_id: filter.categories } });
+    if (filter.include_uncategorized) either.push({ bool: { must_not: [{ exists: { field: 'category_id' } }] } });
+    must.push({ bool: { should: either, minimum_should_match: 1 } });
+  }
+  const tags = [...new Set((filter.tags ?? []).map((t) => t.toLowerCase()))];
+  if (tags.length)
+    must.push(
+      filter.tag_operator === 'OR' ? { terms: { tag_keys: tags } } : { bool: { filter: tags.map((t) => ({ term: { tag_keys: t } })) } },
+    );
+  return { filter: must, must_not: not };
+}
+
+/** The fields of a request in ranking order (all of them when none is valid). */
+export const requestedFields = (fields: readonly SearchField[]) => {
+  const valid = SearchFieldNames.filter((f) => fields.includes(f));
+  return valid.length ? valid : [...SearchFieldNames];
+};
+
+/** Counts, in one request, how many published questions hold each word (and each prefix) in the fields: the idf of the ranking. */
+export function frequencyQuery(terms: readonly string[], fields: readonly SearchField[]): estypes.SearchRequest {
+  const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
+  terms.forEach((term, i) => {
+    aggs[`w${i}`] = { filter: { bool: { should: fields.map((f) => ({ term: { [`words.${f}`]: term } })), minimum_should_match: 1 } } };
+    if (term.length >= 3)
+      aggs[`p${i}`] = {
+        filter: { bool: { should: fields.map((f) => ({ prefix: { [`words.${f}`]: term } })), minimum_should_match: 1 } },
+      };
+  });
+  return { size: 0, track_total_hits: true, query: { term: { is_published: true } }, aggs };
+}
+
+export interface TermStatistics {
+  /** Published questions (deleted ones too, as the local index counts them). */
+  documents: number;
+  /** Per word: questions with the word, and with a word it begins (itself included). */
+  frequencies: Array<{ whole: number; prefix: number }>;
+}
+
+/**
+ * The full-text query of a match: per word the best field hit (dis_max) with the word's idf over
+ * whole questions divided by the calibration reference as boost, and for words of 3+ characters in
+ * fewer than WINDOW questions the words it begins at PREFIX_WEIGHT (a constant score: Lucene does
+ * not score prefix expansions). OR: any word; AND: every word, whole or as a prefix. Scores come
+ * out calibrated (near 1.0 for a description hit of an average word), as the local ranking's.
+ */
+export function matchQuery(
+  request: { terms: readonly string[]; operator: 'AND' | 'OR'; fields: readonly SearchField[]; filter: MatchFilter },
+  stats: TermStatistics,
+): estypes.SearchRequest | null {
+  const { terms, fields } = request;
+  if (!terms.length) return null;
+  const idfs = stats.frequencies.map((f) => bm25Idf(stats.documents, f.whole));
+  const reference = idfs.reduce((sum, idf) => sum + idf, 0) / Math.sqrt(terms.length);
+  const perTerm: Query[] = terms.map((term, i) => {
+    const { whole, prefix } = stats.frequencies[i]!;
+    const alternatives: Query[] = whole
+      ? fields.map((f) => ({ term: { [`words.${f}`]: { value: term, boost: (fieldBoosts[f] * idfs[i]!) / reference } } }))
+      : [];
+    if (term.length >= 3 && whole < WINDOW && prefix > whole) {
+      const prefixIdf = bm25Idf(stats.documents, prefix);
+      for (const f of fields)
+        alternatives.push({
+          prefix: { [`words.${f}`]: { value: term, boost: (PREFIX_WEIGHT * fieldBoosts[f] * prefixIdf) / reference } },
+        });
+    }
+    return alternatives.length ? { dis_max: { queries: alternatives, tie_breaker: TIE_BREAKER } } : { match_none: {} };
+  });
+  const { filter, must_not } = filterClauses(request.filter);
+  const text: Query = request.operator === 'AND' ? { bool: { must: perTerm } } : { bool: { should: perTerm, minimum_should_match: 1 } };
+  return {
+    size: WINDOW,
+    _source: false,
+    track_total_hits: false,
+    query: { bool: { must: [text], filter, must_not } },
+    sort: [{ _score: { order: 'desc' } }, { id: { order: 'desc' } }],
+  };
+}
+
+/** Candidates for similar questions: live questions sharing the vector's most informative words. */
+export function similarCandidatesQuery(words: ReadonlyArray<{ word: string; weight: number }>, exclude: number | undefined, size: number) {
+  return {
+    size,
+    _source: ['id', 'unit', 'tags', 'solutions'],
+    query: {
+      bool: {
+        should: words.map(({ word, weight }) => ({ term: { unit_terms: { value: word, boost: weight } } })),
+        minimum_should_match: 1,
+        filter: [{ term: { live: true } }],
+        must_not: exclude === undefined ? [] : [{ term: { id: exclude } }],
+      },
+    },
+  } satisfies estypes.SearchRequest;
+}
+
+/** How many published questions' units hold each word (similar-question search's idf). */
+export function unitFrequencyQuery(words: readonly string[]): estypes.SearchRequest {
+  return {
+    size: 0,
+    track_total_hits: true,
+    query: { term: { is_published: true } },
+    aggs: { df: { terms: { field: 'unit_terms', include: [...words], size: Math.max(1, words.length) } } },
+  };
+}
+
+/** Titles of visible questions with every word, the last as a prefix, best title match first. */
+export function autocompleteQuery(terms: readonly string[], closedSpaces: readonly number[], size: number): estypes.SearchRequest {
+  const last = terms[terms.length - 1]!;
+  return {
+    size,
+    track_total_hits: 1000,
+    _source: ['title'],
+    query: {
+      bool: {
+        must: [...terms.slice(0, -1).map((t) => ({ term: { 'words.title': t } })), { prefix: { 'words.title': last } }],
+        filter: [{ term: { live: true } }],
+        must_not: closedSpaces.length ? [{ terms: { knowledge_space_id: [...closedSpaces] } }] : [],
+      },
+    },
+    sort: [{ _score: { order: 'desc' } }, { id: { order: 'desc' } }],
+  };
+}

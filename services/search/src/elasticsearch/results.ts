@@ -1,0 +1,81 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { RoutedQuestion } from '@kn/contracts';
+import { type Match, PAGE, RELEVANT_SCORE, SIMILARITY_WEIGHT, WEAK_SCORE, WINDOW } from '../domain/match.ts';
+import type { QuestionDocument } from './documents.ts';
+import type { TermStatistics } from './queries.ts';
+
+const count = (total: estypes.SearchTotalHits | number | undefined) => (typeof total === 'number' ? total : (total?.value ?? 0));
+
+/** The idf inputs of a match from the answer of frequencyQuery. */
+export function termStatistics(response: estypes.SearchResponse, terms: readonly string[]): TermStatistics {
+  const aggs = (response.aggregations ?? {}) as Record<string, estypes.AggregationsFilterAggregate>;
+  return {
+    documents: count(response.hits.total),
+    frequencies: terms.map((_, i) => {
+      const whole = aggs[`w${i}`]?.doc_count ?? 0;
+      return { whole, prefix: aggs[`p${i}`]?.doc_count ?? whole };
+    }),
+  };
+}
+
+/** Published questions and each word's unit frequency from the answer of unitFrequencyQuery. */
+export function unitFrequencies(response: estypes.SearchResponse): { documents: number; frequency: Map<string, number> } {
+  const buckets = (response.aggregations?.df as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
+  const list = Array.isArray(buckets) ? buckets : [];
+  return { documents: count(response.hits.total), frequency: new Map(list.map((b) => [String(b.key), b.doc_count])) };
+}
+
+/** The hits of a search with their score (ES answers null scores when sorting by a field only). */
+export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number; score: number }> =>
+  response.hits.hits.map((h) => ({ id: Number(h._id), score: h._score ?? 0 }));
+
+/**
+ * The match's window as the local ranking answers it: the best WINDOW hits, the SIMILARITY_DEPTH
+ * best raised by SIMILARITY_WEIGHT × their cosine with the query, weak ones left out when a page
+ * of them is relevant (before the blend), the similar-only questions after the text matches, and
+ * the page asked for.
+ */
+export function rankMatches(
+  hits: ReadonlyArray<{ id: number; score: number }>,
+  options: {
+    similarity?: ReadonlyMap<number, number>;
+    similarOnly?: ReadonlyArray<{ id: number; score: number }>;
+    offset: number;
+    limit: number;
+  },
+): { total: number; items: Match[] } {
+  const window = hits.slice(0, WINDOW);
+  const relevant = window.filter((h) => h.score >= RELEVANT_SCORE).length;
+  const leaveOutWeak = relevant >= PAGE;
+  let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
+  let items: Match[] = window.map((h) => ({
+    id: h.id,
+    score: h.score + SIMILARITY_WEIGHT * (options.similarity?.get(h.id) ?? 0),
+    is_relevant: false,
+  }));
+  items.sort((a, b) => b.score - a.score || b.id - a.id);
+  for (const s of options.similarOnly ?? []) {
+    items.push({ id: s.id, score: SIMILARITY_WEIGHT * s.score, is_relevant: false });
+    total++;
+  }
+  if (leaveOutWeak) items = items.filter((i) => i.score >= WEAK_SCORE);
+  for (const item of items) {
+    item.score = Math.max(item.score, 1e-9);
+    item.is_relevant = item.score >= RELEVANT_SCORE;
+  }
+  return { total, items: items.slice(options.offset, options.offset + options.limit) };
+}
+
+/** A question document as routing needs it (undefined for stubs). */
+export const routedQuestion = (doc: QuestionDocument | undefined): RoutedQuestion | undefined =>
+  doc && !doc.stub
+    ? {
+        id: doc.id,
+        title: doc.title,
+        text: doc.description,
+        tags: doc.tags,
+        language: doc.language,
+        author_id: doc.author_id,
+        knowledge_space_id: doc.knowledge_space_id,
+      }
+    : undefined;

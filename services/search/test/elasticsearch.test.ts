@@ -1,0 +1,212 @@
+import { highlightSource } from '../src/domain/highlight.ts';
+import { cosine, topicVector } from '../src/domain/similarity.ts';
+import { stubQuestion, withDerived } from '../src/elasticsearch/documents.ts';
+import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
+import { filterClauses, frequencyQuery, matchQuery } from '../src/elasticsearch/queries.ts';
+import { rankMatches, routedQuestion, termStatistics } from '../src/elasticsearch/results.ts';
+import { applyEvent, indexHandlers } from '../src/index/events.ts';
+
+const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
+
+const question = {
+  id: 7,
+  author_id: 3,
+  language: 'en',
+  title: 'When should I add hops to the boil?',
+  description: 'I brew pale ale and wonder about the bitterness.',
+  tags: ['Hops', 'boil'],
+  category_id: null,
+  knowledge_space_id: null,
+  is_published: true,
+  is_deleted: false,
+  published: '2024-01-01T00:00:00.000Z',
+};
+
+describe('Elasticsearch documents', () => {
+  test('a published question has the local index words per field, its unit and live flag', () => {
+    const recorded = new RecordedChanges();
+    recorded.upsertQuestion(question);
+    recorded.setPart('solution', 11, 7, 5, 'Add bittering hops early.');
+    recorded.setSolution({
+      id: 11,
+      question_id: 7,
+      author_id: 5,
+      live: true,
+      time: '2024-01-02T00:00:00.000Z',
+      rating: 5,
+      rating_count: 1,
+      upvotes: 0,
+      accepted: true,
+    });
+    recorded.seq = 42;
+    recorded.addForward(7, 9);
+    recorded.addForward(7, 9);
+    const { questions, state } = applyChanges(recorded.changes, { questions: new Map(), tags: new Map(), spaces: new Map() });
+    expect(questions).toHaveLength(1);
+    const doc = questions[0]!;
+    expect(doc).toMatchObject({ id: 7, stub: false, live: true, tag_keys: ['hops', 'boil'] });
+    expect(doc.words.title.split(' ')).toEqual(['add', 'hops', 'boil']);
+    expect(doc.words.solutions).toBe('add bittering hops early');
+    expect(doc.unit.hops).toBe(2 + 1 + 1);
+    expect(doc.unit_terms).toContain('bitterness');
+    expect(doc.solutions[0]!.value).toBeGreaterThan(0);
+    // The same forward event applied twice counts once.
+    expect(doc.forwards).toEqual([{ recipient_id: 9, seq: 42 }]);
+    expect(state.get('tag:hops')).toMatchObject({ type: 'tag', key: 'hops', label: 'Hops', first_word: 'hops' });
+  });
+
+  test('drafts keep their text but no words; parts before their question make a stub', () => {
+    expect(withDerived({ ...stubQuestion(1), ...question, stub: false, is_published: false }).words.title).toBe('');
+    const recorded = new RecordedChanges();
+    recorded.setPart('comment', 4, 8, 2, 'a comment');
+    const [doc] = applyChanges(recorded.changes, { questions: new Map(), tags: new Map(), spaces: new Map() }).questions;
+    expect(doc).toMatchObject({ id: 8, stub: true, live: false });
+    expect(routedQuestion(doc)).toBeUndefined();
+  });
+
+  test('events go through the shared handlers', () => {
+    const recorded = new RecordedChanges();
+    expect(() => applyEvent(indexHandlers, recorded, { nonsense: true })).toThrow('not an event envelope');
+    expect(recorded.changes).toEqual([]);
+  });
+});
+
+describe('Elasticsearch queries', () => {
+  test('filters: published, not deleted, languages, hidden spaces, categories with uncategorized, tags AND', () => {
+    const clauses = filterClauses({
+      ...filter,
+      languages: ['en'],
+      hidden_spaces: [4],
+      categories: [2],
+      include_uncategorized: true,
+      tags: ['Hops', 'yeast'],
+      tag_operator: 'AND',
+    });
+    expect(clauses.filter).toEqual([
+      { term: { is_published: true } },
+      { term: { is_deleted: false } },
+      { terms: { language: ['en'] } },
+      {
+        bool: {
+          should: [{ terms: { category_id: [2] } }, { bool: { must_not: [{ exists: { field: 'category_id' } }] } }],
+          minimum_should_match: 1,
+        },
+      },
+      { bool: { filter: [{ term: { tag_keys: 'hops' } }, { term: { tag_keys: 'yeast' } }] } },
+    ]);
+    expect(clauses.must_not).toEqual([{ terms: { knowledge_space_id: [4] } }]);
+    expect(filterClauses({ ...filter, include_deleted: true }).filter).toEqual([{ term: { is_published: true } }]);
+  });
+
+  test('match boosts are idf over the calibration reference, prefixes at a tenth', () => {
+    const stats = { documents: 100, frequencies: [{ whole: 10, prefix: 12 }] };
+    const body = matchQuery({ terms: ['hops'], operator: 'OR', fields: ['title', 'comments'], filter }, stats)!;
+    const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
+    const queries = should[0]!.dis_max.queries as Array<Record<string, Record<string, { value: string; boost: number }>>>;
+    // One word: the reference is its idf, so the boost is the field's.
+    expect(queries[0]).toEqual({ term: { 'words.title': { value: 'hops', boost: 2 } } });
+    expect(queries[1]!.term!['words.comments']!.boost).toBeCloseTo(0.3);
+    expect(queries[2]!.prefix!['words.title']!.boost).toBeGreaterThan(0);
+    expect(queries[2]!.prefix!['words.title']!.boost).toBeLessThan(0.3);
+    expect(body.size).toBe(1000);
+  });
+
+  test('AND needs every word; an unknown word without prefix matches nothing', () => {
+    const stats = {
+      documents: 10,
+      frequencies: [
+        { whole: 2, prefix: 2 },
+        { whole: 0, prefix: 0 },
+      ],
+    };
+    const body = matchQuery({ terms: ['hops', 'xyzzy'], operator: 'AND', fields: ['title'], filter }, stats)!;
+    const must = (body.query!.bool!.must as Array<{ bool: { must: unknown[] } }>)[0]!.bool.must;
+    expect(must[1]).toEqual({ match_none: {} });
+    expect(matchQuery({ terms: [], operator: 'OR', fields: ['title'], filter }, stats)).toBeNull();
+  });
+
+  test('frequencies are counted per word and prefix in the requested fields', () => {
+    const body = frequencyQuery(['hops', 'ab'], ['title']);
+    expect(Object.keys(body.aggs!)).toEqual(['w0', 'p0', 'w1']);
+    const stats = termStatistics(
+      {
+        took: 1,
+        timed_out: false,
+        _shards: { total: 1, successful: 1, failed: 0 },
+        hits: { total: { value: 50, relation: 'eq' }, hits: [] },
+        aggregations: { w0: { doc_count: 3 }, p0: { doc_count: 5 }, w1: { doc_count: 1 } },
+      } as never,
+      ['hops', 'ab'],
+    );
+    expect(stats).toEqual({
+      documents: 50,
+      frequencies: [
+        { whole: 3, prefix: 5 },
+        { whole: 1, prefix: 1 },
+      ],
+    });
+  });
+});
+
+describe('Elasticsearch results', () => {
+  test('relevance, the similarity blend and pages as the local ranking answers them', () => {
+    const hits = [
+      { id: 1, score: 2 },
+      { id: 2, score: 0.5 },
+      { id: 3, score: 0.1 },
+    ];
+    const ranked = rankMatches(hits, { similarity: new Map([[2, 1]]), offset: 0, limit: 10 });
+    expect(ranked.total).toBe(3);
+    expect(ranked.items.map((i) => [i.id, i.is_relevant])).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+    ]);
+    expect(ranked.items[1]!.score).toBeCloseTo(0.65);
+    expect(rankMatches(hits, { offset: 1, limit: 1 }).items.map((i) => i.id)).toEqual([2]);
+    const many = Array.from({ length: 12 }, (_, i) => ({ id: i + 10, score: 1 }));
+    expect(rankMatches([...many, { id: 1, score: 0.1 }], { offset: 0, limit: 100 }).total).toBe(12);
+  });
+
+  test('highlighting from stored texts: whole words first, the best part gives the id', () => {
+    const source = {
+      id: 7,
+      title: 'Priming sugar',
+      description: 'How much corn?',
+      tags: ['bottling'],
+      parts: (kind: string) =>
+        kind === 'solution'
+          ? [
+              { id: 1, text: 'no match here' },
+              { id: 2, text: 'Use corn sugar, about 5 grams.' },
+            ]
+          : [],
+    };
+    expect(highlightSource(source, { query: 'corn', fields: ['solutions', 'title'], stop_languages: ['en'] })).toEqual({
+      query_field: 'solutions',
+      id: 2,
+      fragment: 'Use <em>corn</em> sugar, about 5 grams.',
+      start: true,
+      end: true,
+    });
+    expect(highlightSource(source, { query: 'prim', fields: ['title', 'description'], stop_languages: ['en'] })).toMatchObject({
+      query_field: 'title',
+      fragment: '<em>Priming</em> sugar',
+    });
+  });
+
+  test('topic vectors are unit length; the cosine is in [0, 1]', () => {
+    const idf = (w: string) => (w === 'common' ? 0.1 : 2);
+    const a = topicVector(
+      [
+        ['hops', 2],
+        ['common', 1],
+      ],
+      idf,
+    );
+    const b = topicVector([['hops', 1]], idf);
+    expect([...a.values()].reduce((s, w) => s + w * w, 0)).toBeCloseTo(1);
+    expect(cosine(a, b)).toBeGreaterThan(0.9);
+    expect(cosine(a, topicVector([['yeast', 1]], idf))).toBe(0);
+  });
+});
