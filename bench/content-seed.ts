@@ -73,3 +73,61 @@ export async function seedContent(databaseUrl: string, options: { questions: num
     await client.end();
   }
 }
+
+/** `count` users (ids 2 …) beside the administrator, written as the users service would keep them. */
+export async function seedUsers(databaseUrl: string, count: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`
+      insert into users.users (email, firstname, lastname, language, roles, search_text)
+      select 'user' || g || '@bench.invalid', 'User', 'Number ' || g, 'en', '{user,api_user}', ' user number ' || g || ' '
+      from generate_series(1, ${count}) g`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** One `content.question.imported.v1` event per seeded question (with its solutions and comment), written to the outbox as the importer would. */
+export async function writeImportEvents(databaseUrl: string) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('set search_path to content');
+    await client.query(`
+      insert into outbox (id, subject, payload, actor_id, occurred_at, trace_context)
+      select gen_random_uuid(), 'content.question.imported.v1', json_build_object(
+        'question', json_build_object('id', q.id, 'author_id', q.author_id, 'is_published', true,
+          'published', to_char(q.published at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'is_deleted', false,
+          'language', q.language, 'title', q.title, 'slug', q.slug, 'description', q.description, 'description_text', q.description_text,
+          'mentions', '[]'::json,
+          'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position), '[]'::json)
+                     from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id),
+          'category', (select json_build_object('id', c.id, 'name', c.name) from categories c where c.id = q.category_id),
+          'knowledge_space', null, 'solution_count', q.solution_count, 'view_count', q.view_count, 'upvote_count', q.upvote_count,
+          'created', to_char(q.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'updated', to_char(q.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'content_updated', to_char(q.content_updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'last_activity', to_char(q.last_activity at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+        'solutions', (select coalesce(json_agg(json_build_object('id', s.id, 'question_id', s.question_id, 'author_id', s.author_id,
+            'description', s.description, 'text', s.text, 'language', s.language, 'is_published', true,
+            'published', to_char(s.published at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'is_deleted', false,
+            'rating', s.rating, 'rating_count', s.rating_count, 'upvote_count', s.upvote_count, 'accepted_by_question_poser', null,
+            'validity_period', null, 'expires', null,
+            'created', to_char(s.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'updated', to_char(s.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'content_updated', to_char(s.content_updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), '[]'::json)
+          from solutions s where s.question_id = q.id),
+        'comments', (select coalesce(json_agg(json_build_object('id', c.id, 'question_id', c.question_id, 'solution_id', null,
+            'solution_author_id', null, 'author_id', c.author_id, 'description', c.description, 'text', c.text, 'language', c.language,
+            'is_deleted', false,
+            'created', to_char(c.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'updated', to_char(c.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), '[]'::json)
+          from comments c where c.question_id = q.id),
+        'external_id', 'bench-' || q.id), null, now(), '{}'
+      from questions q order by q.id`);
+    await client.query(`select pg_notify('kn_outbox', 'content')`);
+  } finally {
+    await client.end();
+  }
+}

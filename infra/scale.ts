@@ -4,7 +4,7 @@
 // against the same Postgres and NATS and with the same settings from the environment. NATS spreads
 // requests over the instances of a service (queue group) and events over them (shared durable
 // consumers); scheduled jobs still run once (a Postgres advisory lock). Each instance gets its own
-// metrics port (9200…), a search instance its own index file, a gateway its own HTTP port
+// metrics port (9500…), a search instance its own index file, a gateway its own HTTP port
 // (8081…). Ctrl-C drains and stops them (SIGTERM: no new requests, the ones under way finish).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,7 @@ if (!args.length || args.length % 2) {
   console.error('usage: pnpm scale <service|gateway> <instances> [<service> <instances> …]');
   process.exit(2);
 }
-let metricsPort = 9200;
+let metricsPort = 9500;
 let gatewayPort = 8081;
 const started: string[] = [];
 for (let i = 0; i < args.length; i += 2) {

@@ -56,4 +56,8 @@ test('every process serves Prometheus metrics: HTTP and NATS requests, outbox, c
   // The process's own figures come along.
   expect((await scrape(search.runtime.metricsUrl, 'kn_process_resident_memory_bytes')).size).toBe(1);
   expect((await fetch(system.gateway.metricsUrl.replace('/metrics', '/other'))).status).toBe(404);
+  for (const url of [system.gateway.metricsUrl, content.runtime.metricsUrl, search.runtime.metricsUrl]) {
+    const health = await fetch(url.replace('/metrics', '/healthz'));
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+  }
 });

@@ -14,7 +14,7 @@ export async function start(config: GatewayConfig) {
   const metrics = createMetrics('gateway');
   const bus = await connectBus({ url: config.NATS_URL, namespace: config.NATS_NAMESPACE, name: 'gateway', logger, metrics });
   const app = createApp({ bus, config, logger });
-  const metricsServer = await serveMetrics(metrics, config.METRICS_PORT);
+  const metricsServer = await serveMetrics(metrics, config.METRICS_PORT, () => !bus.nc.isClosed());
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
   });

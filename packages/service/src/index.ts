@@ -6,22 +6,53 @@ import { createLogger, createMetrics, initTracing, type Logger, type Metrics, se
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 
-/** Settings every service and the gateway share. Each service extends it with its own. */
+/**
+ * Settings every service and the gateway share. Each service extends it with its own. Each
+ * setting's description is its documentation: docs/operations.md is generated from the schemas
+ * (`pnpm config-reference`).
+ */
 export const BaseConfig = z.object({
-  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/knowledge_network'),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
-  /** Prefix of every subject and stream; lets several systems (or test runs) share one NATS. */
+  DATABASE_URL: z
+    .string()
+    .default('postgres://postgres@127.0.0.1:5432/knowledge_network')
+    .describe('The Postgres database; each service keeps its tables in a schema of its own name (created with the database when missing).'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10).describe('Connections this instance keeps to Postgres.'),
+  NATS_URL: z
+    .string()
+    .default('nats://127.0.0.1:4222')
+    .describe('NATS with JetStream; a comma-separated list for a cluster (`nats://n1:4222,nats://n2:4222,nats://n3:4222`).'),
   NATS_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9_-]*$/)
-    .default(''),
-  /** JetStream replicas of the streams a service creates: 3 on a NATS cluster. */
-  NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
-  /** Where `GET /metrics` (Prometheus) listens; 0: any free port (logged). Instances on one host need their own. */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    .default('')
+    .describe('Prefix of every subject, stream and bucket; lets several systems (or test runs) share one NATS.'),
+  NATS_REPLICAS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .default(1)
+    .describe(
+      'JetStream replicas of the streams, consumers and buckets a process creates: 1 on a developer machine, 3 on a three-node cluster.',
+    ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('Least severe log line written (JSON lines on stdout).'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .describe('An OTLP/HTTP collector (`http://collector:4318`) that receives the traces; unset: no traces are exported.'),
+  METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(9464)
+    .describe(
+      'Where `GET /metrics` (Prometheus) and `GET /healthz` listen; 0: any free port (logged). Instances on one host need their own.',
+    ),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
 
@@ -82,7 +113,7 @@ export async function startRuntime<S>(options: {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from outbox`.execute(db);
     set({}, rows[0]?.n ?? 0);
   });
-  const server = await serveMetrics(metrics, config.METRICS_PORT);
+  const server = await serveMetrics(metrics, config.METRICS_PORT, () => !bus.nc.isClosed());
   const metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
   logger.info({ metrics: metricsUrl }, 'metrics served');
   const runtime: Runtime<S> = {

@@ -114,10 +114,19 @@ export function createMetrics(process: string): Metrics {
   };
 }
 
-/** Serves `GET /metrics` (and nothing else) on `port` (0: any free port); resolves with the server. */
-export function serveMetrics(metrics: Metrics, port: number, host = '0.0.0.0'): Promise<Server> {
+/**
+ * Serves `GET /metrics` and `GET /healthz` (200 while `healthy()`, else 503: what a container's
+ * health check or an orchestrator's liveness probe asks) on `port` (0: any free port).
+ */
+export function serveMetrics(metrics: Metrics, port: number, healthy: () => boolean, host = '0.0.0.0'): Promise<Server> {
   const server = createServer(async (req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+    const path = req.method === 'GET' ? req.url?.split('?')[0] : undefined;
+    if (path === '/healthz') {
+      const ok = healthy();
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unhealthy' }));
+      return;
+    }
+    if (path !== '/metrics') {
       res.writeHead(404).end();
       return;
     }

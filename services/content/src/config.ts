@@ -2,14 +2,18 @@ import { BaseConfig, parseConfig } from '@kn/service';
 import { z } from 'zod';
 
 export const ContentConfig = BaseConfig.extend({
-  /** Largest attachment accepted (bytes); larger uploads get 413 FileTooLarge. */
   ATTACHMENT_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(25 * 1024 * 1024),
-  /** How often the solution-expiry job looks for expired solutions (ms); one instance works per round. */
-  SOLUTION_EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    .default(25 * 1024 * 1024)
+    .describe('Largest attachment accepted (bytes); larger uploads get 413 FileTooLarge.'),
+  SOLUTION_EXPIRY_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60_000)
+    .describe('How often the solution-expiry job looks for expired solutions (ms); one instance works per round.'),
 });
 export type ContentConfig = z.infer<typeof ContentConfig>;
 
