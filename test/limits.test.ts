@@ -1,3 +1,5 @@
+import { call } from '@kn/bus';
+import { contentOperations } from '@kn/contracts';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import { waitFor } from '@kn/testing';
 import supertest from 'supertest';
@@ -164,4 +166,50 @@ describe('Idempotency-Key', () => {
     for (const r of both) expect([201, 409]).toContain(r.status);
     expect(await mine(alice)).toBe(before + 1);
   });
+
+  test('a retry after a lost answer changes nothing: the service kept the key with its change', async () => {
+    // What the gateway sends for a POST with a key; the answer of the first call is "lost".
+    const ask = () =>
+      call(system.services.content.runtime.bus, 'createQuestion', contentOperations.createQuestion, {
+        actor: { id: alice.user.id, roles: ['user', 'api_user'], token_id: null },
+        params: undefined,
+        query: undefined,
+        body: { title: 'Asked once, answered twice', description: '<p>lost answer</p>' } as never,
+        requestId: 'lost-answer',
+        url: '/api/v1/questions',
+        requestKey: `lost-answer-${Date.now()}`,
+      } as never);
+    const before = await mine(alice);
+    const request = ask();
+    const first = (await request) as { id: number };
+    expect(await mine(alice)).toBe(before + 1);
+    const { db } = system.services.content.runtime;
+    const key = await db.selectFrom('request_keys').select(['key', 'reply']).orderBy('created', 'desc').executeTakeFirstOrThrow();
+    expect(JSON.parse(key.reply!).id).toBe(first.id);
+    // The same key again: the kept answer, nothing new.
+    const again = await call(system.services.content.runtime.bus, 'createQuestion', contentOperations.createQuestion, {
+      actor: { id: alice.user.id, roles: ['user', 'api_user'], token_id: null },
+      params: undefined,
+      query: undefined,
+      body: { title: 'Asked once, answered twice', description: '<p>lost answer</p>' } as never,
+      requestId: 'lost-answer-2',
+      url: '/api/v1/questions',
+      requestKey: key.key,
+    } as never);
+    expect((again as { id: number }).id).toBe(first.id);
+    // The process stopped between the change and keeping the answer: the retry is refused, still one question.
+    await db.updateTable('request_keys').set({ reply: null }).where('key', '=', key.key).execute();
+    await expect(
+      call(system.services.content.runtime.bus, 'createQuestion', contentOperations.createQuestion, {
+        actor: { id: alice.user.id, roles: ['user', 'api_user'], token_id: null },
+        params: undefined,
+        query: undefined,
+        body: { title: 'Asked once, answered twice', description: '<p>lost answer</p>' } as never,
+        requestId: 'lost-answer-3',
+        url: '/api/v1/questions',
+        requestKey: key.key,
+      } as never),
+    ).rejects.toMatchObject({ status: 409, code: 'Conflict' });
+    expect(await mine(alice)).toBe(before + 1);
+  }, 20_000);
 });

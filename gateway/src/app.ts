@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type Bus, callJson } from '@kn/bus';
 import {
   AppError,
@@ -148,16 +148,19 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
             if (json === null) res.status(status === 200 ? (http.status ?? 204) : status).end();
             else res.status(status).type('json').send(json);
           };
+          const key = http.method === 'POST' ? idempotencyKey(req) : undefined;
+          const scope = `${actor?.id ?? 'public'} ${http.method} ${http.path}`;
+          // The service records the key with its change, so that a retry after a lost answer changes nothing.
+          const requestKey = key === undefined ? undefined : createHash('sha256').update(`${scope}\n${key}`).digest('hex');
           const run = () =>
-            callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl } as never, {
+            callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl, requestKey } as never, {
               timeoutMs: config.RPC_TIMEOUT_MS,
             });
-          const key = http.method === 'POST' ? idempotencyKey(req) : undefined;
           if (key === undefined) {
             send(http.status ?? 200, await run());
             return;
           }
-          const claim = await keys.begin(`${actor?.id ?? 'public'} ${http.method} ${http.path}`, key, { url: req.originalUrl, body });
+          const claim = await keys.begin(scope, key, { url: req.originalUrl, body });
           if (claim.replay) {
             res.set('Idempotent-Replayed', 'true');
             send(claim.replay.status, claim.replay.body);

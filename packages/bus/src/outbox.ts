@@ -5,6 +5,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Bus } from './connection.ts';
+import { recordRequestKey } from './request-keys.ts';
 import type { BusTables } from './tables.ts';
 
 /** One channel for all services; the payload names the schema whose outbox has news. */
@@ -14,7 +15,8 @@ const CHANNEL = 'kn_outbox';
  * Writes an event into the outbox in the caller's transaction, so the event exists exactly when
  * the change does. The payload is checked against the catalogue here: a service can never publish
  * an event its subscribers cannot parse. The NOTIFY is delivered by Postgres only on commit and
- * wakes the relay of every instance.
+ * wakes the relay of every instance. The request's Idempotency-Key, if it has one, is recorded in
+ * the same transaction (request-keys.ts).
  */
 export async function writeEvent<S extends EventSubject>(
   tx: Transaction<any>,
@@ -45,6 +47,7 @@ export async function writeEvent<S extends EventSubject>(
       trace_context: JSON.stringify(trace),
     })
     .execute();
+  await recordRequestKey(tx);
   await sql`select pg_notify(${CHANNEL}, current_schema())`.execute(tx);
   return envelope;
 }

@@ -13,7 +13,9 @@ import {
 } from '@kn/contracts';
 import { injectTraceContext, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { type Msg, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
+import type { Kysely } from 'kysely';
 import type { Bus } from './connection.ts';
+import { CarriedOutBefore, keepReply, keptReply, withRequestKey } from './request-keys.ts';
 
 /**
  * A reply carries its status in this header: 200 with the response body as JSON (nothing for no
@@ -35,6 +37,8 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
   handlers: Handlers<C>;
   /** Readiness beyond "process up", for example "search index loaded". */
   ready?: () => boolean;
+  /** The service's database: requests with a key get their kept answer (request-keys.ts). */
+  db?: Kysely<any>;
 }): { stop(): Promise<void> } {
   const { bus, service } = options;
   const log = bus.logger.child({ component: 'rpc' });
@@ -81,8 +85,29 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
               throw new AppError(400, 'ValidationError', 'invalid request', { errors: fieldErrors(parsed.error.issues, 'body') });
             request.body = parsed.data;
           }
-          const body = await handler(request);
-          return { status: 200, data: body === undefined ? '' : JSON.stringify(body) };
+          const key = options.db ? request.requestKey : undefined;
+          if (key === undefined) {
+            const body = await handler(request);
+            return { status: 200, data: body === undefined ? '' : JSON.stringify(body) };
+          }
+          const kept = await keptReply(options.db!, key);
+          if (kept !== undefined) return { status: 200, data: kept };
+          let body: unknown;
+          try {
+            body = await withRequestKey(key, () => handler(request!));
+          } catch (err) {
+            if (!(err instanceof CarriedOutBefore)) throw err;
+            // The first run may have committed a moment ago and be about to keep its answer.
+            for (let i = 0; i < 10; i++) {
+              await new Promise((r) => setTimeout(r, 200));
+              const answer = await keptReply(options.db!, key);
+              if (answer !== undefined) return { status: 200, data: answer };
+            }
+            throw err;
+          }
+          const data = body === undefined ? '' : JSON.stringify(body);
+          await keepReply(options.db!, key, data);
+          return { status: 200, data };
         } catch (err) {
           return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
         }

@@ -1,7 +1,7 @@
 import type { Json } from '@kn/db';
 import { type Generated, type Kysely, sql } from 'kysely';
 
-/** The two tables every service needs to take part in the bus, in its own schema. */
+/** The tables every service needs to take part in the bus, in its own schema. */
 export interface BusTables {
   outbox: {
     position: Generated<number>;
@@ -16,6 +16,15 @@ export interface BusTables {
     consumer: string;
     event_id: string;
     processed_at: Generated<Date>;
+  };
+  /** Requests sent with an Idempotency-Key that changed something (request-keys.ts). */
+  request_keys: {
+    key: string;
+    /** The transaction that recorded the key (its other events record it again). */
+    txid: string;
+    /** The answer, once sent; null when the process stopped between the change and the answer. */
+    reply: string | null;
+    created: Generated<Date>;
   };
 }
 
@@ -38,4 +47,16 @@ export async function createBusTables(db: Kysely<any>) {
     .addColumn('processed_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addPrimaryKeyConstraint('processed_events_pk', ['consumer', 'event_id'])
     .execute();
+}
+
+/** The request_keys table (a later migration of every service). */
+export async function createRequestKeysTable(db: Kysely<any>) {
+  await db.schema
+    .createTable('request_keys')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('txid', 'text', (c) => c.notNull())
+    .addColumn('reply', 'text')
+    .addColumn('created', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .execute();
+  await db.schema.createIndex('request_keys_created').on('request_keys').column('created').execute();
 }

@@ -54,6 +54,8 @@ export interface OperationRequest<O extends Operation> {
   requestId: string;
   /** Path and query as the client sent them, with the /api/v1 prefix (for `_links.self.href`). */
   url: string;
+  /** The client's Idempotency-Key, scoped to the caller and the operation (hashed): the change happens once. */
+  requestKey?: string;
 }
 
 /** What a handler returns: the response body (the input side of the response schema). */

@@ -27,9 +27,11 @@ export function createDb<S>(options: { url: string; schema: string; poolSize?: n
     max: options.poolSize ?? 10,
     options: `-c search_path=${options.schema}`,
   });
-  // An idle connection the server closes (restart, failover, a dropped database) must not take
-  // the process down: the pool replaces it on the next checkout.
+  // A connection the server closes (restart, failover, a dropped database) must not take the
+  // process down: an idle one is replaced on the next checkout (the pool's 'error'), one checked
+  // out fails its query (the client's 'error' would otherwise be unhandled and end the process).
   pool.on('error', (err) => options.onError?.(err));
+  pool.on('connect', (client) => client.on('error', (err) => options.onError?.(err)));
   return new Kysely<S>({ dialect: new PostgresDialect({ pool }) });
 }
 

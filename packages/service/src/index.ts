@@ -96,7 +96,7 @@ export async function startRuntime<S>(options: {
     url: config.DATABASE_URL,
     schema: service,
     poolSize: config.DATABASE_POOL_SIZE,
-    onError: (err) => logger.warn({ err: err.message }, 'idle database connection lost'),
+    onError: (err) => logger.warn({ err: err.message }, 'database connection lost'),
   });
   await migrate(db as Kysely<unknown>, service, options.migrations);
   const metrics = createMetrics(service);

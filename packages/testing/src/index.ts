@@ -80,20 +80,21 @@ export async function startNatsServer() {
       { what: `nats-server on port ${port}` },
     );
   }
-  async function down() {
+  async function down(signal: NodeJS.Signals = 'SIGTERM') {
     const c = child;
     if (!c || c.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       c.once('exit', () => resolve());
-      c.kill('SIGTERM');
+      c.kill(signal);
     });
   }
   await up();
   return {
     url: `nats://127.0.0.1:${port}`,
-    stop: down,
-    restart: async () => {
-      await down();
+    stop: () => down(),
+    /** Stops the server (SIGKILL: as a crash) and starts it again on the same port and store. */
+    restart: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      await down(signal);
       await up();
     },
     destroy: async () => {

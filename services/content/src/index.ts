@@ -19,6 +19,7 @@ export async function start(config: ContentConfig) {
   const rpc = serveOperations({
     bus,
     service: 'content',
+    db: deps.db,
     operations: contentOperations,
     handlers: createHandlers(deps),
   });

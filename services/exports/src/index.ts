@@ -31,6 +31,7 @@ export async function start(config: ExportsConfig) {
     const rpc = serveOperations({
       bus,
       service: 'exports',
+      db,
       operations: exportsOperations,
       handlers: createHandlers({ db, bus, schema }),
     });

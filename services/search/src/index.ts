@@ -61,6 +61,7 @@ export async function start(config: SearchConfig) {
   const rpc = serveOperations({
     bus,
     service: 'search',
+    db,
     operations: searchOperations,
     handlers: createHandlers({ db, bus, backend, config }),
     ready: () => backend.ready,

@@ -1,9 +1,11 @@
 import type { Migration } from '@kn/db';
 import * as m2026112201 from './2026112201_init.ts';
 import * as m2026112230 from './2026112230_external_ids.ts';
+import * as m202611230100 from './2026112301_request_keys.ts';
 
 /** Applied in key order. `pnpm migration:new users <name>` adds a file and its line here. */
 export const migrations: Record<string, Migration> = {
   '2026112201_init': m2026112201,
   '2026112230_external_ids': m2026112230,
+  '2026112301_request_keys': m202611230100,
 };
