@@ -32,6 +32,8 @@ export async function load(options: {
   seconds: number;
   headers?: Record<string, string>;
   requests?: autocannon.Request[];
+  /** Requests per second over all connections (a steady load); as fast as they answer when unset. */
+  rate?: number;
   /** Processes whose CPU time per request to report (name → pid), beside the machine's. */
   processes?: Record<string, number>;
 }): Promise<LoadResult & { cpu_ms_per_request?: string }> {
@@ -44,6 +46,7 @@ export async function load(options: {
     duration: options.seconds,
     headers: options.headers,
     requests: options.requests,
+    overallRate: options.rate,
   });
   const measured = {
     requests_per_second: Math.round(result.requests.average),
