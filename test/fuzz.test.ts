@@ -9,6 +9,7 @@ import {
   fuzzFixtures,
   generate,
   isErrorShape,
+  keepActors,
   loadOperations,
   type Operation,
   type Summary,
@@ -110,26 +111,7 @@ test('refused requests: every one 4xx in the error shape, and nothing in any tab
 }, 120_000);
 
 test('any request: no 5xx, none hangs, every 4xx in the error shape', async () => {
-  const requests = generate(ops, ctx, 'any', RUNS - Math.max(Math.round(RUNS / 3), ops.length), SEED + 1).filter(
-    (r) =>
-      // The fuzzing users keep their tokens and roles: no revoking the own token, no deleting or
-      // editing the fuzzing users (other users and everything else are fair game).
-      !(r.op === 'revokeToken' && (r.role === 'admin' || r.role === 'user')) &&
-      !(protectedUserIds.some((id) => r.url.startsWith(`/users/${id}`)) && r.method !== 'get'),
-  );
-  for (const r of requests)
-    if (
-      r.op === 'updateNetworkSettings' &&
-      r.body?.kind === 'json' &&
-      r.body.value &&
-      typeof r.body.value === 'object' &&
-      !Array.isArray(r.body.value)
-    ) {
-      // Rate limits stay off so that the fuzzing reaches validation instead of 429.
-      const v = r.body.value as Record<string, unknown>;
-      if ('rate_limit_per_minute' in v) v.rate_limit_per_minute = 0;
-      if ('login_attempts_per_minute' in v) v.login_attempts_per_minute = 0;
-    }
+  const requests = keepActors(generate(ops, ctx, 'any', RUNS - Math.max(Math.round(RUNS / 3), ops.length), SEED + 1), protectedUserIds);
   const results = await sendAll(system.api, actors, requests);
   totals.sent += results.length;
   const summary = summarize(results);
@@ -191,6 +173,29 @@ describe('regressions found by the fuzzer', () => {
       .send({ description: 'é'.repeat(524_188) });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('PayloadTooLarge');
+  });
+
+  test('ids in bodies are integers: true, [5], "0x10" or "1e3" are a 400, not coerced (true was user 1)', async () => {
+    for (const user_id of [true, [5], '0x10', '1e3', ' 7', 1.5])
+      expect(
+        (
+          await system.api
+            .post('/api/v1/auth/tokens')
+            .set(...bearer(system.adminToken))
+            .send({ user_id })
+        ).status,
+      ).toBe(400);
+    const [questionId] = ctx.ids;
+    expect(
+      (
+        await system.api
+          .put(`/api/v1/questions/${questionId}`)
+          .set(...actors.user)
+          .send({ category: true })
+      ).status,
+    ).toBe(400);
+    expect((await system.api.get('/api/v1/questions/1e0').set(...actors.user)).status).toBe(400);
+    expect((await system.api.get(`/api/v1/questions/${questionId}`).set(...actors.user)).status).toBe(200);
   });
 
   test('a JSON body in a charset other than UTF-8/16/32 (UTF-7) is refused with 415, not decoded', async () => {

@@ -557,7 +557,7 @@ function invalidJsonBody(schema: Schema): fc.Arbitrary<{ body: Body; note: strin
   const json = (value: unknown, note: string) => ({ body: { kind: 'json', value } as Body, note });
   const raw = (text: string, note: string) => ({ body: { kind: 'raw', contentType: 'application/json', text } as Body, note });
   const options: Array<fc.Arbitrary<{ body: Body; note: string }>> = [
-    fc.constantFrom([], [{}], 'a string', 42, true).map((v) => json(v, 'wrong top-level type')),
+    wrongTypeFor(schema).map((v) => json(v, 'wrong top-level type')),
     fc.constantFrom(10_000, 2_000).map((n) => raw(deepArray(n), `array nested ${n} deep`)),
     fc.constant(raw(`{"x":"${'a'.repeat(BODY_LIMIT + 10)}"}`, 'body over BODY_LIMIT')),
   ];
@@ -848,6 +848,32 @@ export function generate(ops: Operation[], ctx: ValueContext, kind: 'any' | 'rej
   const firsts = perOp.flatMap((a, i) => fc.sample(a, { seed: seed + i, numRuns: 1 }));
   const rest = count > firsts.length ? fc.sample(arb, { seed, numRuns: count - firsts.length }) : [];
   return [...firsts, ...rest].slice(0, Math.max(count, 0));
+}
+
+/**
+ * The requests that leave the fuzzing users able to go on: no revoking their own tokens, no
+ * deleting or editing them (other users and everything else are fair game), and rate limits stay
+ * off so that the fuzzing reaches validation instead of 429.
+ */
+export function keepActors(requests: FuzzRequest[], protectedUserIds: number[]): FuzzRequest[] {
+  const kept = requests.filter(
+    (r) =>
+      !(r.op === 'revokeToken' && (r.role === 'admin' || r.role === 'user')) &&
+      !(protectedUserIds.some((id) => r.url.startsWith(`/users/${id}`)) && r.method !== 'get'),
+  );
+  for (const r of kept)
+    if (
+      r.op === 'updateNetworkSettings' &&
+      r.body?.kind === 'json' &&
+      r.body.value &&
+      typeof r.body.value === 'object' &&
+      !Array.isArray(r.body.value)
+    ) {
+      const v = r.body.value as Record<string, unknown>;
+      if ('rate_limit_per_minute' in v) v.rate_limit_per_minute = 0;
+      if ('login_attempts_per_minute' in v) v.login_attempts_per_minute = 0;
+    }
+  return kept;
 }
 
 // ---------------------------------------------------------------------------------------------
