@@ -26,10 +26,15 @@ const system = await startSystem();
 try {
   const { actors, ctx, protectedUserIds } = await fuzzFixtures(system);
   const ops = loadOperations();
+  // Bounded: a consumer that never catches up is a finding to print, not a benchmark that hangs.
   const quiet = async () => {
-    await Promise.all(Object.values(system.services).map((s) => s.runtime.relay.flush()));
-    await system.searchCaughtUp();
-    await system.routed();
+    const settle = (async () => {
+      await Promise.all(Object.values(system.services).map((s) => s.runtime.relay.flush()));
+      await system.searchCaughtUp();
+      await system.routed();
+    })();
+    const timedOut = await Promise.race([settle.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 30_000).unref())]);
+    if (timedOut) throw new Error(`the system did not settle within 30 s after ${sent} requests (relays, search index, routing)`);
   };
   const byClass: Record<string, number> = {};
   const serverErrors: FuzzResult[] = [];
