@@ -25,6 +25,7 @@ import { authorize, parsePart } from './request.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const JSON_CHARSETS = /^utf-?(8|16(le|be)?|32(le|be)?)$/i;
 
 declare global {
   namespace Express {
@@ -104,7 +105,15 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     await limit(req.res!, `token:${actor.token_id ?? actor.id}`, limits.get().rate_limit_per_minute);
     return actor;
   };
-  const json = express.json({ limit: config.BODY_LIMIT, strict: true });
+  const parseJson = express.json({ limit: config.BODY_LIMIT, strict: true });
+  // JSON is UTF-8 (or, per RFC 7159, UTF-16/32); body-parser would also decode any other `utf-*`
+  // iconv knows, UTF-7 included, and hand the result on as if it were what the client meant.
+  const json = (req: Request, res: Response, next: NextFunction) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.get('content-type') ?? '')?.[1];
+    if (hasBody(req) && charset !== undefined && !JSON_CHARSETS.test(charset))
+      return next(unsupportedMediaType('JSON bodies must be UTF-8 (or UTF-16/32)'));
+    parseJson(req, res, next);
+  };
   const router = express.Router();
   const files = fileRoutes({
     bus,
@@ -218,6 +227,11 @@ function toAppError(err: unknown, req: Request, logger: Logger): AppError {
   if (type === 'encoding.unsupported' || type === 'charset.unsupported')
     return unsupportedMediaType('unsupported body encoding or charset');
   if (type === 'request.aborted') return new AppError(400, 'ValidationError', 'request aborted');
+  // The router cannot percent-decode a path parameter (`%ED%A0%80` is not UTF-8): the URL is the client's fault.
+  if (err instanceof URIError && (err as { status?: number }).status === 400)
+    return validationError('a path parameter is not valid percent-encoded UTF-8', [
+      { path: 'params', code: 'invalid_format', message: 'not valid percent-encoded UTF-8' },
+    ]);
   const errorId = randomUUID();
   logger.error({ err, request_id: req.id, error_id: errorId }, 'unhandled error');
   return new AppError(500, 'InternalError', 'internal error', { errorId });

@@ -2,9 +2,40 @@ import { type Actor, fieldErrors, forbidden, type Operation, validationError } f
 import type { Request } from 'express';
 import type { z } from 'zod';
 
+/**
+ * Where in a decoded request part a string (or key) holds text Postgres cannot store: NUL, or an
+ * unpaired UTF-16 surrogate (JSON allows both as escapes; text columns refuse the first, jsonb
+ * both). Undefined when there is none. Iterative: bodies may nest thousands of levels deep.
+ */
+export function unstorableText(value: unknown): string | undefined {
+  const bad = (s: string) => s.includes('\u0000') || !s.isWellFormed();
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (bad(v)) return path;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], path ? `${path}.${i}` : String(i)]);
+    } else if (v && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        const at = path ? `${path}.${k}` : k;
+        if (bad(k)) return at;
+        stack.push([item, at]);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Validates one part of a request (params, query, body) with the operation's schema. */
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, part: string): z.output<S> | undefined {
   if (!schema) return undefined;
+  const unstorable = unstorableText(value);
+  if (unstorable !== undefined) {
+    const path = part === 'body' ? unstorable : unstorable ? `${part}.${unstorable}` : part;
+    const message = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+    throw validationError(`${path || part}: ${message}`, [{ path, code: 'invalid_format', message }]);
+  }
   const result = schema.safeParse(value);
   if (!result.success) {
     const errors = fieldErrors(result.error.issues, part === 'body' ? undefined : part);

@@ -7,6 +7,7 @@ import {
   type Operation,
   type OperationRequest,
   type OperationResult,
+  payloadTooLarge,
   rpcSubject,
   type ServiceName,
   serviceUnavailable,
@@ -169,9 +170,17 @@ export async function callJson<O extends Operation>(
     bus.metrics.rpcClient.requests.inc({ ...labels, status: String(status) });
     bus.metrics.rpcClient.duration.observe(labels, (performance.now() - started) / 1000);
   };
+  const payload = encoder.encode(JSON.stringify(request));
+  // NATS refuses messages over the server's max_payload (headers included): a request that big
+  // is the client's (413), not a service being unreachable (503).
+  const maxPayload = bus.nc.info?.max_payload ?? 1024 * 1024;
+  if (payload.length > maxPayload - HEADER_ALLOWANCE) {
+    done(413);
+    throw payloadTooLarge(`the request is too large to forward to the ${op.service} service`);
+  }
   let msg: Msg;
   try {
-    msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), encoder.encode(JSON.stringify(request)), {
+    msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), payload, {
       timeout: options.timeoutMs ?? 10_000,
       headers: h,
     });
@@ -195,6 +204,9 @@ export async function callJson<O extends Operation>(
     errorId: reply.error.error_id,
   });
 }
+
+/** Room kept in a NATS message for its headers (request id, trace context). */
+const HEADER_ALLOWANCE = 8 * 1024;
 
 /** The request id for calls that do not come from an HTTP request (jobs, consumers). */
 export const internalRequestId = () => `internal-${randomUUID()}`;

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 /** Database ids travel as positive integers; path and query strings are coerced. */
-export const Id = z.coerce.number().int().positive().max(2147483647);
+const MAX_ID = 2147483647;
+/**
+ * A row id: a JSON integer, or its decimal digits (path and query parameters are strings). Not a
+ * bare `z.coerce`: that turned `true`, `[5]`, `"0x10"` or `"1e3"` in a body into ids.
+ */
+export const Id = z
+  .union([z.number().int().positive().max(MAX_ID), z.string().regex(/^0*[1-9][0-9]{0,9}$/, 'a positive integer')])
+  .pipe(z.coerce.number<string | number>().int().positive().max(MAX_ID));
 export const Timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
 export const Language = z.string().regex(/^[a-z]{2}$/, 'a two-letter language code');
 export const Email = z.string().trim().max(191).email();
