@@ -213,3 +213,21 @@ describe('Idempotency-Key', () => {
     expect(await mine(alice)).toBe(before + 1);
   }, 20_000);
 });
+
+test('a change whose event NATS could not carry is refused (413) and changes nothing, and later events still flow', async () => {
+  const before = (await system.services.content.runtime.db.selectFrom('questions').select('id').execute()).length;
+  // The description and its text both travel in the event: 2 × 600 kB is over NATS's 1 MB.
+  const huge = await system.api
+    .post('/api/v1/questions')
+    .set(...alice.auth)
+    .send({ title: 'Too large to publish', description: `<p>${'x'.repeat(600_000)}</p>` });
+  expect([huge.status, huge.body.code]).toEqual([413, 'PayloadTooLarge']);
+  expect((await system.services.content.runtime.db.selectFrom('questions').select('id').execute()).length).toBe(before);
+  const next = await system.api
+    .post('/api/v1/questions')
+    .set(...alice.auth)
+    .send({ title: 'Small enough to publish' });
+  expect(next.status).toBe(201);
+  await system.services.content.runtime.relay.flush();
+  expect(await system.services.content.runtime.db.selectFrom('outbox').select('id').execute()).toHaveLength(0);
+});

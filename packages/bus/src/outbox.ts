@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type EventEnvelope, type EventPayload, type EventSubject, events } from '@kn/contracts';
+import { type EventEnvelope, type EventPayload, type EventSubject, events, payloadTooLarge } from '@kn/contracts';
 import { injectTraceContext } from '@kn/telemetry';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Kysely, sql, type Transaction } from 'kysely';
@@ -10,6 +10,13 @@ import type { BusTables } from './tables.ts';
 
 /** One channel for all services; the payload names the schema whose outbox has news. */
 const CHANNEL = 'kn_outbox';
+
+/**
+ * The largest event NATS takes (its max_payload, less room for headers), learnt when a relay
+ * starts. An event over it could never be published, and would hold up every event after it in
+ * the outbox: the change that would cause it is refused instead (413).
+ */
+let maxEventBytes = 1024 * 1024 - 16 * 1024;
 
 /**
  * Writes an event into the outbox in the caller's transaction, so the event exists exactly when
@@ -32,6 +39,9 @@ export async function writeEvent<S extends EventSubject>(
     actor_id: options.actorId,
     data: payload,
   };
+  const size = Buffer.byteLength(JSON.stringify(envelope));
+  if (size > maxEventBytes)
+    throw payloadTooLarge(`the change is too large to publish (its event would be ${size} bytes; at most ${maxEventBytes})`);
   const trace: Record<string, string> = {};
   injectTraceContext((k, v) => {
     trace[k] = v;
@@ -74,6 +84,7 @@ export function startOutboxRelay(options: {
 }): OutboxRelay {
   const db = options.db as Kysely<BusTables>;
   const { bus } = options;
+  if (bus.nc.info?.max_payload) maxEventBytes = bus.nc.info.max_payload - 16 * 1024;
   const log = bus.logger.child({ component: 'outbox-relay' });
   let stopped = false;
   let wake: (() => void) | undefined;
