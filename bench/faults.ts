@@ -35,6 +35,7 @@ try {
       ratings: ack.ratings.size,
       shares: [...ack.shares.values()].reduce((a, b) => a + b, 0),
       searches: ack.searches,
+      answers_lost: ack.answersLost,
       requests: attempts,
       retried: retries,
     },

@@ -66,7 +66,11 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
   return new Promise((resolve, reject) => {
     // PROFILE_DIR=<dir>: every process writes a CPU profile there when it stops (node --cpu-prof).
     const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
-    const child = spawn(process.execPath, [...profile, entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Every process of a benchmark serves its metrics on a free port of its own.
+    const child = spawn(process.execPath, [...profile, entry], {
+      env: { ...process.env, METRICS_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();

@@ -28,7 +28,6 @@ export async function startBenchSystem(options: { instances: number; questions: 
     LOG_LEVEL: 'info',
     ADMIN_PASSWORD: 'bench-admin-password',
     HOST: '127.0.0.1',
-    METRICS_PORT: '0',
     // Publishing routes a question to experts; mail goes nowhere (no SMTP server: retried later).
     SMTP_URL: 'smtp://127.0.0.1:1',
   };

@@ -23,7 +23,7 @@ test('nothing acknowledged is lost or duplicated when processes, NATS and Postgr
   const findings = await check(system, admin, actors, ack);
   const summary = {
     faults: log,
-    acknowledged: { questions: ack.questions.size, solutions: ack.solutions.size },
+    acknowledged: { questions: ack.questions.size, solutions: ack.solutions.size, answersLost: ack.answersLost },
     checked: findings.checked,
   };
   expect({ ...summary, rejected: ack.rejected, crashes: system.crashes, differences: findings.differences }).toEqual({

@@ -191,6 +191,12 @@ export interface Acknowledged {
   /** Shares per question and recipient: `${question}:${recipient}` → count. */
   shares: Map<string, number>;
   searches: number;
+  /**
+   * Requests whose change was made but whose answer was lost for good: the process stopped between
+   * committing the change and keeping its answer, and the retry was told so (409). Not
+   * acknowledged, so not looked for; that nothing is duplicated is still checked.
+   */
+  answersLost: number;
   /** Requests answered with an unexpected 4xx (each is a failure of the run). */
   rejected: string[];
 }
@@ -277,6 +283,7 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
     ratings: new Map(),
     shares: new Map(),
     searches: 0,
+    answersLost: 0,
     rejected: [],
   };
   const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
@@ -285,6 +292,10 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
   const end = Date.now() + options.ms;
   const expect = (what: string, reply: Reply, status: number) => {
     if (reply.status === status) return true;
+    if (reply.status === 409 && /carried out before/.test(reply.body?.message)) {
+      ack.answersLost++;
+      return false;
+    }
     ack.rejected.push(`${what}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`);
     return false;
   };
