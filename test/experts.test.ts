@@ -1,3 +1,4 @@
+import { publishedSolution } from './solutions-helpers.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
@@ -30,21 +31,7 @@ async function question(user: U, body: Record<string, unknown>, publish = true) 
   return d.body.id as number;
 }
 
-async function solution(user: U, questionId: number, description: string) {
-  const s = await api()
-    .post(`${API}/questions/${questionId}/solutions`)
-    .set(...user.auth)
-    .send({ description });
-  expect(s.status).toBe(201);
-  expect(
-    (
-      await api()
-        .put(`${API}/solutions/${s.body.id}/publish`)
-        .set(...user.auth)
-    ).status,
-  ).toBe(200);
-  return s.body.id as number;
-}
+const solution = (user: U, questionId: number, description: string) => publishedSolution(system, user.token, questionId, description);
 
 const rate = async (user: U, solutionId: number, rating: number) =>
   expect(

@@ -1,4 +1,5 @@
 import * as search from '@kn/search';
+import { publishedSolution } from './solutions-helpers.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
@@ -29,21 +30,7 @@ async function question(user: U, name: string, body: Record<string, unknown>, pu
   return d.body.id as number;
 }
 
-async function solution(user: U, questionId: number, description: string) {
-  const s = await api()
-    .post(`${API}/questions/${questionId}/solutions`)
-    .set(...user.auth)
-    .send({ description });
-  expect(s.status).toBe(201);
-  expect(
-    (
-      await api()
-        .put(`${API}/solutions/${s.body.id}/publish`)
-        .set(...user.auth)
-    ).status,
-  ).toBe(200);
-  return s.body.id as number;
-}
+const solution = (user: U, questionId: number, description: string) => publishedSolution(system, user.token, questionId, description);
 
 type Item = { id: number; search_metadata: { score: number; is_relevant?: boolean; highlighting?: Record<string, unknown> } };
 const find = async (query: string, user: U = alice) => {

@@ -3,13 +3,12 @@ import type { Bus } from '@kn/bus';
 import { type RoutedQuestion, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
-import { type FoundExperts, ranking } from '../domain/experts.ts';
+import { chooseTags, type FoundExperts, ranking, scoreExperts } from '../domain/experts.ts';
 import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, SIMILARITY_DEPTH } from '../domain/match.ts';
 import { cosine, topicVector, unitIdf } from '../domain/similarity.ts';
 import { queryTerms } from '../domain/terms.ts';
 import type { IndexHandlers } from '../index/events.ts';
-import { fadedValue, fading } from '../index/expertise.ts';
 import { labelWords } from '../index/store.ts';
 import type { QuestionDocument, SettingDocument, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import { ElasticsearchFeed } from './feed.ts';
@@ -457,29 +456,16 @@ export class ElasticsearchBackend implements SearchBackend {
     const neighbours = (await this.similarDocuments({ text: query.text, language: query.language }, ranking.neighbours)).filter(
       (n) => n.score >= ranking.minSimilarity,
     );
-    const votes = new Map<string, number>();
-    const scale =
-      1 /
-      Math.max(
-        1,
-        neighbours.reduce((sum, n) => sum + n.score, 0),
-      );
-    for (const n of neighbours)
-      for (const label of n.doc.tags) votes.set(label.toLowerCase(), (votes.get(label.toLowerCase()) ?? 0) + n.score * scale);
-    for (const key of await this.tagsNamedIn(query.text)) votes.set(key, (votes.get(key) ?? 0) + 1);
+    const named = await this.tagsNamedIn(query.text);
     const ownKeys = (query.tags ?? []).map((t) => t.toLowerCase());
-    const known = await this.tags([...votes.keys(), ...ownKeys]);
-    const own = new Set(ownKeys.filter((t) => known.has(t)));
-    const detected = [
-      ...[...own].map((key) => ({ key, weight: 1 })),
-      ...[...votes]
-        .filter(
-          ([key, vote]) => !own.has(key) && vote >= ranking.tagThreshold && known.has(key) && !known.get(key)!.excluded_from_suggestions,
-        )
-        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-        .slice(0, Math.max(0, ranking.maxTags - own.size))
-        .map(([key, vote]) => ({ key, weight: Math.min(1, vote) })),
-    ];
+    const voted = new Set([...neighbours.flatMap((n) => n.doc.tags.map((t) => t.toLowerCase())), ...named]);
+    const known = await this.tags([...voted, ...ownKeys]);
+    const detected = chooseTags({
+      neighbours: neighbours.map((n) => ({ score: n.score, tags: n.doc.tags })),
+      named,
+      own: ownKeys,
+      tag: (key) => known.get(key),
+    });
     if (!detected.length) return { tags: [], experts: [] };
     // Linked tags either way, read now: they widen the pool when the tags give too few experts.
     const linkedBack = await this.client.search<TagDocument>({
@@ -497,51 +483,36 @@ export class ElasticsearchBackend implements SearchBackend {
     for (const [key, doc] of await this.tags(linkedKeys)) known.set(key, doc);
     const records = await this.records([...new Set([...detected.map((d) => d.key), ...linkedKeys])]);
     const candidates = [...new Set([...records.values()].flatMap((m) => [...m.keys()]))];
-    const [deleted, minExperts] = await Promise.all([this.deletedUsers(candidates), this.minExperts()]);
-    const now = Date.now();
-    const fade = fading(now);
+    const [deleted, minExperts, activity] = await Promise.all([
+      this.deletedUsers(candidates),
+      this.minExperts(),
+      this.activity(candidates),
+    ]);
     const skip = new Set(query.exclude ?? []);
-    const scores = new Map<number, number>();
-    const used = new Map<string, number>();
-    const addTag = (key: string, weight: number) => {
-      if (used.has(key) || weight <= 0) return;
-      used.set(key, weight);
-      for (const [user, { value, recommendations }] of records.get(key) ?? []) {
-        if (skip.has(user) || deleted.has(user) || (query.only && !query.only.has(user))) continue;
-        scores.set(user, (scores.get(user) ?? 0) + weight * (value * fade + ranking.recommendationValue * recommendations));
-      }
-    };
-    for (const t of detected) addTag(t.key, t.weight);
-    if (scores.size < (minExperts ?? 1))
-      for (const t of detected)
-        for (const other of linked.get(t.key) ?? []) if (known.has(other)) addTag(other, ranking.linkedWeight * t.weight);
-    const activity = await this.activity([...scores.keys()]);
-    for (const [user, score] of scores) scores.set(user, score + ranking.activityWeight * Math.log1p((activity.get(user) ?? 0) * fade));
-    for (const n of neighbours) {
-      for (const s of n.doc.solutions ?? []) {
-        const score = scores.get(s.author_id);
-        if (score === undefined || !s.live) continue;
-        scores.set(s.author_id, score + ranking.similarWeight * n.score * fadedValue(s, now));
-      }
-    }
+    const { experts, used } = scoreExperts({
+      tags: detected,
+      eachOnTag: (key, visit) => {
+        for (const [user, { value, recommendations }] of records.get(key) ?? []) visit(user, value, recommendations);
+      },
+      linkedTags: (key) => linked.get(key) ?? [],
+      tagExists: (key) => known.has(key),
+      minExperts: minExperts ?? 1,
+      eligible: (user) => !skip.has(user) && !deleted.has(user) && (!query.only || query.only.has(user)),
+      activity: (user) => activity.get(user) ?? 0,
+      neighbours: neighbours.map((n) => ({ score: n.score, solutions: (n.doc.solutions ?? []).filter((s) => s.live) })),
+      now: Date.now(),
+      limit: query.limit,
+    });
     const label = (key: string) => known.get(key)?.label ?? key;
-    const best = [...scores]
-      .filter(([, score]) => score > 0)
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, query.limit);
     const details = await this.expertRecords(
-      best.map(([user]) => user),
-      new Set(used.keys()),
+      experts.map(([user]) => user),
+      new Set(used),
     );
     return {
-      tags: [...used.keys()].map(label),
-      experts: best.map(([user_id, score]) => {
+      tags: used.map(label),
+      experts: experts.map(([user_id, score]) => {
         const d = details.get(user_id)!;
-        return {
-          user_id,
-          score: Math.round(score * 1000) / 1000,
-          details: { ...d, expert_tags: d.expert_tags.map((key) => ({ label: label(key) })) },
-        };
+        return { user_id, score, details: { ...d, expert_tags: d.expert_tags.map((key) => ({ label: label(key) })) } };
       }),
     };
   }
