@@ -1,6 +1,6 @@
 // Starts every service (services/*/src/main.ts) and then the gateway as separate processes, the way
 // they run in production, prints where the API listens and how to log in, and stops them all on
-// Ctrl-C. Configuration comes from the environment (see README "Configuration").
+// Ctrl-C. Configuration comes from the environment (docs/operations.md, "Configuration reference").
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
