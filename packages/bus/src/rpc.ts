@@ -107,7 +107,10 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
             throw err;
           }
           const data = body === undefined ? '' : JSON.stringify(body);
-          await keepReply(options.db!, key, data);
+          // The change is made: answer it even when its answer cannot be kept (Postgres just went away).
+          await keepReply(options.db!, key, data).catch((err) =>
+            log.warn({ err: (err as Error).message }, 'answer of a keyed request not kept'),
+          );
           return { status: 200, data };
         } catch (err) {
           return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
