@@ -1,6 +1,7 @@
 // The configuration reference in docs/operations.md, generated from the config schemas (each
 // setting's zod description, default and bounds): `pnpm config-reference` rewrites it,
 // `node infra/config-reference.ts --check` fails when it is stale (a test runs that).
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { BaseConfig } from '@kn/service';
 import type { z } from 'zod';
@@ -98,7 +99,13 @@ const doc = readFileSync(DOC, 'utf8');
 const begin = doc.indexOf(BEGIN);
 const end = doc.indexOf(END);
 if (begin < 0 || end < begin) throw new Error(`${DOC} has no ${BEGIN} … ${END} section`);
-const updated = `${doc.slice(0, begin + BEGIN.length)}\n\n${configReference()}\n\n${doc.slice(end)}`;
+// In the repository's format (biome aligns the tables), so that `biome check` and `--check` agree.
+const formatted = spawnSync('node_modules/.bin/biome', ['format', `--stdin-file-path=${DOC}`], {
+  input: `${doc.slice(0, begin + BEGIN.length)}\n\n${configReference()}\n\n${doc.slice(end)}`,
+  encoding: 'utf8',
+});
+if (formatted.status !== 0) throw new Error(`biome format failed: ${formatted.stderr}`);
+const updated = formatted.stdout;
 if (process.argv.includes('--check')) {
   if (updated !== doc) {
     console.error(`${DOC}: the configuration reference is stale; run pnpm config-reference`);
