@@ -42,6 +42,7 @@ beforeAll(async () => {
       NATS_NAMESPACE: namespace,
       LOG_LEVEL: 'silent',
       SCRYPT_COST: '1024',
+      METRICS_PORT: '0',
     }),
   );
   probeDb = createDb({ url: databaseUrl, schema: 'probe' });
