@@ -55,6 +55,18 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
+/** Whether something accepts connections on a local port. */
+function listening(port: number) {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /**
  * A NATS server of the test's own (the machine's nats-server binary, JetStream on, file store in a
  * temporary folder), so a test can stop and restart it without disturbing anything else.
@@ -67,18 +79,7 @@ export async function startNatsServer() {
 
   async function up() {
     child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    await waitFor(
-      () =>
-        new Promise<boolean>((resolve) => {
-          const socket = connect(port, '127.0.0.1');
-          socket.once('connect', () => {
-            socket.destroy();
-            resolve(true);
-          });
-          socket.once('error', () => resolve(false));
-        }),
-      { what: `nats-server on port ${port}` },
-    );
+    await waitFor(() => listening(port), { what: `nats-server on port ${port}` });
   }
   async function down(signal: NodeJS.Signals = 'SIGTERM') {
     const c = child;
@@ -115,15 +116,6 @@ export async function startNatsCluster() {
   const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
   const nodes: Array<ChildProcess | undefined> = [];
   const routeList = routes.map((p) => `nats://127.0.0.1:${p}`).join(',');
-  const reachable = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
 
   async function startNode(i: number) {
     nodes[i] = spawn(
@@ -134,7 +126,7 @@ export async function startNatsCluster() {
       ],
       { stdio: 'ignore' },
     );
-    await waitFor(() => reachable(clients[i]!), { what: `nats node ${i}` });
+    await waitFor(() => listening(clients[i]!), { what: `nats node ${i}` });
   }
   async function stopNode(i: number) {
     const node = nodes[i];

@@ -184,7 +184,7 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
   // The blend only raises the best SIMILARITY_DEPTH: below them the text order holds.
   const depth = Math.min(total, Math.max(request.offset + request.limit, SIMILARITY_DEPTH));
   const best = topSlots(index, matches, depth, () => true);
-  let items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
+  const items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
   if (similarityFields.every((f) => fields.includes(f))) {
     const query = textVector(index, request.query, request.stop_languages[0]);
@@ -212,10 +212,15 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
       }
     }
   }
-  if (leaveOutWeak) items = items.filter((i) => i.score >= WEAK_SCORE);
-  for (const item of items) {
+  return pageOf(items, { total, leaveOutWeak, offset: request.offset, limit: request.limit });
+}
+
+/** The page asked for of a ranking (both backends): weak matches left out when asked, relevance marked. */
+export function pageOf(items: Match[], options: { total: number; leaveOutWeak: boolean; offset: number; limit: number }) {
+  const kept = options.leaveOutWeak ? items.filter((i) => i.score >= WEAK_SCORE) : items;
+  for (const item of kept) {
     item.score = Math.max(item.score, 1e-9);
     item.is_relevant = item.score >= RELEVANT_SCORE;
   }
-  return { total, items: items.slice(request.offset, request.offset + request.limit) };
+  return { total: options.total, items: kept.slice(options.offset, options.offset + options.limit) };
 }

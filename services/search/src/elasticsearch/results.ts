@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { RoutedQuestion } from '@kn/contracts';
-import { type Match, PAGE, RELEVANT_SCORE, SIMILARITY_WEIGHT, WEAK_SCORE, WINDOW } from '../domain/match.ts';
+import { type Match, PAGE, pageOf, RELEVANT_SCORE, SIMILARITY_WEIGHT, WEAK_SCORE, WINDOW } from '../domain/match.ts';
 import type { QuestionDocument } from './documents.ts';
 import type { TermStatistics } from './queries.ts';
 
@@ -48,7 +48,7 @@ export function rankMatches(
   const relevant = window.filter((h) => h.score >= RELEVANT_SCORE).length;
   const leaveOutWeak = relevant >= PAGE;
   let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
-  let items: Match[] = window.map((h) => ({
+  const items: Match[] = window.map((h) => ({
     id: h.id,
     score: h.score + SIMILARITY_WEIGHT * (options.similarity?.get(h.id) ?? 0),
     is_relevant: false,
@@ -58,12 +58,7 @@ export function rankMatches(
     items.push({ id: s.id, score: SIMILARITY_WEIGHT * s.score, is_relevant: false });
     total++;
   }
-  if (leaveOutWeak) items = items.filter((i) => i.score >= WEAK_SCORE);
-  for (const item of items) {
-    item.score = Math.max(item.score, 1e-9);
-    item.is_relevant = item.score >= RELEVANT_SCORE;
-  }
-  return { total, items: items.slice(options.offset, options.offset + options.limit) };
+  return pageOf(items, { total, leaveOutWeak, offset: options.offset, limit: options.limit });
 }
 
 /** A question document as routing needs it (undefined for stubs). */
