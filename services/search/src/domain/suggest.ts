@@ -5,7 +5,7 @@ import { similarTo } from './similarity.ts';
 import { queryTerms } from './terms.ts';
 
 /** How many similar questions lend their tags to a suggestion. */
-const NEIGHBOURS = 20;
+export const SUGGESTION_NEIGHBOURS = 20;
 
 /**
  * Existing tags for a question text, best first, never new ones: tags whose label occurs in the
@@ -14,6 +14,25 @@ const NEIGHBOURS = 20;
  */
 export function suggestTags(store: SearchStore, text: string, limit: number): { total: number; items: string[] } {
   const { index } = store;
+  return rankSuggestedTags({
+    neighbours: similarTo(store, { text }, SUGGESTION_NEIGHBOURS).map((s) => ({
+      score: s.score,
+      tags: index.facets(index.slotOf(s.id))?.tags ?? [],
+    })),
+    named: store.tagsNamedIn(text),
+    tag: (key) => store.tag(key),
+    limit,
+  });
+}
+
+/** The ranking of suggested tags, shared by both backends. */
+export function rankSuggestedTags(options: {
+  neighbours: ReadonlyArray<{ score: number; tags: readonly string[] }>;
+  /** Keys of the tags the text names. */
+  named: Iterable<string>;
+  tag: (key: string) => { label: string; excluded_from_suggestions: boolean } | undefined;
+  limit: number;
+}): { total: number; items: string[] } {
   const scores = new Map<string, { label: string; score: number }>();
   const add = (label: string, score: number) => {
     const key = label.toLowerCase();
@@ -21,15 +40,14 @@ export function suggestTags(store: SearchStore, text: string, limit: number): { 
     entry.score += score;
     scores.set(key, entry);
   };
-  for (const s of similarTo(store, { text }, NEIGHBOURS))
-    for (const label of index.facets(index.slotOf(s.id))?.tags ?? []) add(label, s.score);
+  for (const n of options.neighbours) for (const label of n.tags) add(label, n.score);
   // A label named in the text counts like a perfectly similar neighbour.
-  for (const key of store.tagsNamedIn(text)) add(store.tag(key)!.label, 1);
+  for (const key of options.named) add(options.tag(key)?.label ?? key, 1);
   const ranked = [...scores]
-    .filter(([key]) => !store.tag(key)?.excluded_from_suggestions)
+    .filter(([key]) => !options.tag(key)?.excluded_from_suggestions)
     .map(([, v]) => v)
     .sort((a, b) => b.score - a.score || a.label.localeCompare(b.label));
-  return { total: ranked.length, items: ranked.slice(0, limit).map((r) => r.label) };
+  return { total: ranked.length, items: ranked.slice(0, options.limit).map((r) => r.label) };
 }
 
 const titles = new Accumulator();

@@ -3,10 +3,11 @@ import type { Bus } from '@kn/bus';
 import { type RoutedQuestion, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
-import { chooseTags, type FoundExperts, ranking, scoreExperts } from '../domain/experts.ts';
+import { chooseTags, type ExpertQuery, type FoundExperts, ranking, scoreExperts } from '../domain/experts.ts';
 import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, SIMILARITY_DEPTH } from '../domain/match.ts';
 import { cosine, topicVector, unitIdf } from '../domain/similarity.ts';
+import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import { queryTerms } from '../domain/terms.ts';
 import type { IndexHandlers } from '../index/events.ts';
 import { labelWords } from '../index/store.ts';
@@ -27,7 +28,6 @@ import { rankMatches, routedQuestion, scoredHits, termStatistics, unitFrequencie
 /** Similar questions: candidates, and the most informative words that find them (as similarity.ts). */
 const CANDIDATES = 200;
 const CANDIDATE_TERMS = 24;
-const NEIGHBOURS_FOR_TAGS = 20;
 /** Users per tag an expert search considers. */
 const EXPERTS_PER_TAG = 1000;
 
@@ -328,22 +328,15 @@ export class ElasticsearchBackend implements SearchBackend {
 
   async suggestTags(text: string, limit: number) {
     this.check();
-    const scores = new Map<string, { label: string; score: number }>();
-    const add = (label: string, score: number) => {
-      const key = label.toLowerCase();
-      const entry = scores.get(key) ?? { label, score: 0 };
-      entry.score += score;
-      scores.set(key, entry);
-    };
-    for (const s of await this.similarDocuments({ text }, NEIGHBOURS_FOR_TAGS)) for (const label of s.doc.tags) add(label, s.score);
+    const neighbours = await this.similarDocuments({ text }, SUGGESTION_NEIGHBOURS);
     const named = await this.tagsNamedIn(text);
-    const known = await this.tags([...scores.keys(), ...named]);
-    for (const key of named) add(known.get(key)?.label ?? key, 1);
-    const ranked = [...scores]
-      .filter(([key]) => !known.get(key)?.excluded_from_suggestions)
-      .map(([, v]) => v)
-      .sort((a, b) => b.score - a.score || a.label.localeCompare(b.label));
-    return { total: ranked.length, items: ranked.slice(0, limit).map((r) => r.label) };
+    const known = await this.tags([...neighbours.flatMap((n) => n.doc.tags.map((t) => t.toLowerCase())), ...named]);
+    return rankSuggestedTags({
+      neighbours: neighbours.map((n) => ({ score: n.score, tags: n.doc.tags })),
+      named,
+      tag: (key) => known.get(key),
+      limit,
+    });
   }
 
   /**
@@ -445,14 +438,7 @@ export class ElasticsearchBackend implements SearchBackend {
   }
 
   /** The local expert search (domain/experts.ts) over facts read from the index. */
-  private async findExperts(query: {
-    text: string;
-    language?: string;
-    tags?: readonly string[];
-    limit: number;
-    exclude?: readonly number[];
-    only?: ReadonlySet<number>;
-  }): Promise<FoundExperts> {
+  private async findExperts(query: Omit<ExpertQuery, 'now'>): Promise<FoundExperts> {
     const neighbours = (await this.similarDocuments({ text: query.text, language: query.language }, ranking.neighbours)).filter(
       (n) => n.score >= ranking.minSimilarity,
     );
