@@ -1,26 +1,39 @@
-// Expert search quality on the beer Stack Exchange site: the author of a question's accepted answer
-// (when not the poser) is the one relevant expert, found with the question's title and body. The
-// site is replayed in time order into a search index (the search service's own store and event
-// handlers) and asked through the same function POST /search/experts runs.
+// Expert search quality on a Stack Exchange site (any dump folder): the author of a question's
+// accepted answer (when not the poser) is the one relevant expert, found with the question's
+// title and body through the ranking POST /search/experts runs. The protocol of
+// ../shared/data/README.md: questions in time order, the first 80% with all their answers and votes
+// are what the network knows, each later question with such an answer is a query.
 //
-//   incremental: every such question, asked with the index built from everything before it
-//   80/20:       the first 80% of the questions (with their answers) known; each later such
-//                question a query (the protocol of ../shared/data/README.md: 82 queries)
+// The site is loaded three times into fresh indices (the search service's own store and event
+// handlers), in three arrival orders: in time order; question by question in a shuffled order (as
+// parallel importers deliver); shuffled again with every question, answer and user id renumbered.
+// Each load fits its expert model on what it knows (the service's fit, validated on its own latest
+// questions), then answers the queries. Beside it, in the same run: popularity (users by how many
+// answers they wrote) and BM25 over the text each user wrote in their answers. Routing
+// concentration: each query routed to the first ROUTING_EXPERTS, in time order, without and with
+// the network's default cap per person and week; the share of routings that reach the ten people
+// routed most.
 //
-// Beside it: popularity (users by how many answers they wrote) and BM25 over the text each user
-// wrote in their answers. Run: pnpm bench:experts-quality
+// Run: pnpm bench:experts-quality <dump folder> (default: the beer site)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { EventEnvelope, EventSubject } from '@kn/contracts';
+import { type EventEnvelope, type EventSubject, NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { dumpFiles, parseRow, readRows, VoteType } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
-import { findExperts, ranking } from '../services/search/src/domain/experts.ts';
+import { fitExpertModel } from '../services/search/src/domain/expert-history.ts';
+import { defaultModel, type ExpertModel, FEATURES, weightVector } from '../services/search/src/domain/expert-model.ts';
+import { rankExperts } from '../services/search/src/domain/experts.ts';
 import { type IndexHandler, indexHandlers } from '../services/search/src/index/events.ts';
+import { LocalEvidence, localHistory } from '../services/search/src/index/local-evidence.ts';
 import { indexWords, SearchStore } from '../services/search/src/index/store.ts';
 import { report } from './lib.ts';
 
-const dir = sharedData('stackexchange-beer');
+const dir = process.argv[2] ? path.resolve(process.argv[2]) : sharedData('stackexchange-beer');
+const site = path.basename(dir).replace(/^stackexchange-/, '');
+const ROUTING_EXPERTS = 10;
+const WEEK = 7 * 86_400_000;
+
 type Post = {
   id: number;
   type: number;
@@ -52,122 +65,182 @@ for await (const raw of readRows(path.join(dir, dumpFiles.posts.file), dumpFiles
     type: r.PostTypeId,
     parent: r.ParentId,
     accepted: r.AcceptedAnswerId,
-    time: new Date(r.CreationDate).getTime(),
+    time: Date.parse(r.CreationDate),
     owner: r.OwnerUserId,
     title: r.Title ?? '',
     text: text(r.Body),
     tags: r.Tags,
   });
 }
-const upvotes: Array<{ post: number; time: number }> = [];
+const upvotes = new Map<number, number[]>();
+const acceptedAt = new Map<number, number>();
 for await (const raw of readRows(path.join(dir, dumpFiles.votes.file), dumpFiles.votes.root)) {
   const parsed = parseRow('votes', raw);
-  if (parsed.ok && parsed.row.VoteTypeId === VoteType.up && parsed.row.CreationDate)
-    upvotes.push({ post: parsed.row.PostId, time: new Date(parsed.row.CreationDate).getTime() });
+  if (!parsed.ok || !parsed.row.CreationDate) continue;
+  const time = Date.parse(parsed.row.CreationDate);
+  if (parsed.row.VoteTypeId === VoteType.up) upvotes.set(parsed.row.PostId, [...(upvotes.get(parsed.row.PostId) ?? []), time]);
+  if (parsed.row.VoteTypeId === VoteType.accepted) acceptedAt.set(parsed.row.PostId, time);
 }
 
-const questions = [...posts.values()].filter((p) => p.type === 1 && p.owner !== undefined).sort((a, b) => a.time - b.time);
-const answers = [...posts.values()].filter((p) => p.type === 2 && p.owner !== undefined && posts.get(p.parent ?? -1)?.type === 1);
+const questions = [...posts.values()].filter((p) => p.type === 1 && p.owner !== undefined).sort((a, b) => a.time - b.time || a.id - b.id);
 const answersOf = new Map<number, Post[]>();
-for (const a of answers) answersOf.set(a.parent!, [...(answersOf.get(a.parent!) ?? []), a]);
+for (const p of posts.values())
+  if (p.type === 2 && p.owner !== undefined && posts.get(p.parent ?? -1)?.type === 1)
+    answersOf.set(p.parent!, [...(answersOf.get(p.parent!) ?? []), p]);
+for (const list of answersOf.values()) list.sort((a, b) => a.time - b.time || a.id - b.id);
 /** The relevant expert of a question: its accepted answer's author, when not the poser. */
 const expertOf = (q: Post) => {
   const accepted = q.accepted === undefined ? undefined : posts.get(q.accepted);
   return accepted?.owner !== undefined && accepted.owner !== q.owner && accepted.parent === q.id ? accepted.owner : undefined;
 };
+const known = questions.slice(0, Math.floor(questions.length * 0.8));
+const queries = questions.slice(known.length).filter((q) => expertOf(q) !== undefined);
+const knownAnswers = known.flatMap((q) => answersOf.get(q.id) ?? []);
 
-/** Feeds events into a store as the search service's projector does. */
-function apply(store: SearchStore, subject: EventSubject, data: unknown) {
-  const handler = indexHandlers[subject] as IndexHandler<EventSubject> | undefined;
-  handler?.(store, { id: '', subject, occurred_at: '', actor_id: null, data } as EventEnvelope);
+/** A seeded shuffle (mulberry32), so that every run loads the same three ways. */
+function shuffled<T>(list: readonly T[], seed: number): T[] {
+  let a = seed;
+  const random = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
+
 const iso = (ms: number) => new Date(ms).toISOString();
-function addQuestion(store: SearchStore, q: Post, knownTags: Set<string>) {
-  for (const tag of q.tags)
-    if (!knownTags.has(tag)) {
-      knownTags.add(tag);
-      apply(store, 'content.tag.created.v1', { tag: { label: tag, excluded_from_suggestions: false } });
-    }
-  apply(store, 'content.question.published.v1', {
-    question: {
-      id: q.id,
-      author_id: q.owner,
-      language: 'en',
-      title: q.title,
-      description_text: q.text,
-      tags: q.tags.map((label) => ({ label })),
-      category: null,
-      knowledge_space: null,
-      is_published: true,
-      is_deleted: false,
-      published: iso(q.time),
-    },
-    followers: [],
-  });
-}
-function addAnswer(store: SearchStore, a: Post, votes: number) {
-  const q = posts.get(a.parent!)!;
-  apply(store, 'content.solution.published.v1', {
-    solution: {
-      id: a.id,
-      question_id: a.parent,
-      author_id: a.owner,
-      text: a.text,
-      is_published: true,
-      is_deleted: false,
-      published: iso(a.time),
-      created: iso(a.time),
-      rating: null,
-      rating_count: 0,
-      upvote_count: votes,
-      accepted_by_question_poser: q.accepted === a.id ? iso(a.time) : null,
-    },
-  });
+/** Feeds an event into a store as the search service's projector does. */
+function apply(store: SearchStore, subject: EventSubject, time: number, data: unknown) {
+  const handler = indexHandlers[subject] as IndexHandler<EventSubject> | undefined;
+  handler?.(store, { id: '', subject, occurred_at: iso(time), actor_id: null, data } as EventEnvelope);
 }
 
-/** BM25 over the text each user wrote in their answers (k1 1.2, b 0.75), kept as answers come. */
-function answerTextRanking() {
+interface Load {
+  name: string;
+  /** Questions in the order they arrive; each question's own events stay in time order. */
+  order: Post[];
+  /** Renumbering of ids (identity for the first two loads). */
+  id: (kind: 'post' | 'user', id: number) => number;
+}
+
+/** A question's events: itself, then its answers, their upvotes and acceptance, in time order. */
+function eventsOf(q: Post) {
+  const out: Array<{ time: number; kind: 'question' | 'answer' | 'vote' | 'accept'; post: Post }> = [
+    { time: q.time, kind: 'question', post: q },
+  ];
+  for (const a of answersOf.get(q.id) ?? []) {
+    out.push({ time: a.time, kind: 'answer', post: a });
+    for (const t of upvotes.get(a.id) ?? []) out.push({ time: Math.max(t, a.time), kind: 'vote', post: a });
+    if (q.accepted === a.id) out.push({ time: Math.max(acceptedAt.get(a.id) ?? a.time, a.time), kind: 'accept', post: a });
+  }
+  return out.sort(
+    (x, y) =>
+      x.time - y.time ||
+      ['question', 'answer', 'vote', 'accept'].indexOf(x.kind) - ['question', 'answer', 'vote', 'accept'].indexOf(y.kind),
+  );
+}
+
+function load(store: SearchStore, l: Load) {
+  const tags = new Set<string>();
+  const votes = new Map<number, number>();
+  const accepted = new Set<number>();
+  const solution = (a: Post) => ({
+    id: l.id('post', a.id),
+    question_id: l.id('post', a.parent!),
+    author_id: l.id('user', a.owner!),
+    text: a.text,
+    is_published: true,
+    is_deleted: false,
+    published: iso(a.time),
+    created: iso(a.time),
+    rating: null,
+    rating_count: 0,
+    upvote_count: votes.get(a.id) ?? 0,
+    accepted_by_question_poser: accepted.has(a.id) ? iso(Math.max(acceptedAt.get(a.id) ?? a.time, a.time)) : null,
+  });
+  const all = l.name === 'time order' ? known.flatMap(eventsOf).sort((a, b) => a.time - b.time) : l.order.flatMap(eventsOf);
+  for (let i = 0; i < all.length; i += 200)
+    store.transaction(() => {
+      for (const e of all.slice(i, i + 200)) {
+        if (e.kind === 'question') {
+          const q = e.post;
+          for (const tag of q.tags)
+            if (!tags.has(tag)) {
+              tags.add(tag);
+              apply(store, 'content.tag.created.v1', e.time, { tag: { label: tag, excluded_from_suggestions: false } });
+            }
+          apply(store, 'content.question.published.v1', e.time, {
+            question: {
+              id: l.id('post', q.id),
+              author_id: l.id('user', q.owner!),
+              language: 'en',
+              title: q.title,
+              description_text: q.text,
+              tags: q.tags.map((label) => ({ label })),
+              category: null,
+              knowledge_space: null,
+              is_published: true,
+              is_deleted: false,
+              published: iso(q.time),
+            },
+            followers: [],
+          });
+        } else {
+          if (e.kind === 'vote') votes.set(e.post.id, (votes.get(e.post.id) ?? 0) + 1);
+          if (e.kind === 'accept') accepted.add(e.post.id);
+          apply(store, 'content.solution.published.v1', e.time, { solution: solution(e.post) });
+        }
+      }
+    });
+}
+
+/** BM25 over the text each user wrote in their answers (k1 1.2, b 0.75). */
+function answerTextRanking(answers: readonly Post[]) {
   const docs = new Map<number, Map<string, number>>();
   const lengths = new Map<number, number>();
-  return {
-    add(a: Post) {
-      const doc = docs.get(a.owner!) ?? new Map<string, number>();
-      const words = indexWords(a.text, 'en');
-      for (const w of words) doc.set(w, (doc.get(w) ?? 0) + 1);
-      docs.set(a.owner!, doc);
-      lengths.set(a.owner!, (lengths.get(a.owner!) ?? 0) + words.length);
-    },
-    rank(query: string) {
-      const words = [...new Set(indexWords(query, 'en'))];
-      const df = new Map(words.map((w) => [w, 0]));
-      for (const doc of docs.values()) for (const w of words) if (doc.has(w)) df.set(w, df.get(w)! + 1);
-      const n = docs.size;
-      const avg = [...lengths.values()].reduce((s, l) => s + l, 0) / Math.max(1, n);
-      const scored: Array<[number, number]> = [];
-      for (const [user, doc] of docs) {
-        let s = 0;
-        for (const w of words) {
-          const f = doc.get(w);
-          if (!f) continue;
-          const idf = Math.log(1 + (n - df.get(w)! + 0.5) / (df.get(w)! + 0.5));
-          s += (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * lengths.get(user)!) / avg));
-        }
-        if (s > 0) scored.push([user, s]);
+  for (const a of answers) {
+    const doc = docs.get(a.owner!) ?? new Map<string, number>();
+    const words = indexWords(a.text, 'en');
+    for (const w of words) doc.set(w, (doc.get(w) ?? 0) + 1);
+    docs.set(a.owner!, doc);
+    lengths.set(a.owner!, (lengths.get(a.owner!) ?? 0) + words.length);
+  }
+  const n = docs.size;
+  const avg = [...lengths.values()].reduce((s, l) => s + l, 0) / Math.max(1, n);
+  return (query: string) => {
+    const words = [...new Set(indexWords(query, 'en'))];
+    const df = new Map(words.map((w) => [w, 0]));
+    for (const doc of docs.values()) for (const w of words) if (doc.has(w)) df.set(w, df.get(w)! + 1);
+    const scored: Array<[number, number]> = [];
+    for (const [user, doc] of docs) {
+      let s = 0;
+      for (const w of words) {
+        const f = doc.get(w);
+        if (!f) continue;
+        const idf = Math.log(1 + (n - df.get(w)! + 0.5) / (df.get(w)! + 0.5));
+        s += (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * lengths.get(user)!) / avg));
       }
-      return scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([u]) => u);
-    },
+      if (s > 0) scored.push([user, s]);
+    }
+    return scored.sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([u]) => u);
   };
 }
 
-const popularity = (known: Post[]) => {
+const popularity = (() => {
   const counts = new Map<number, number>();
-  for (const a of known) counts.set(a.owner!, (counts.get(a.owner!) ?? 0) + 1);
+  for (const a of knownAnswers) counts.set(a.owner!, (counts.get(a.owner!) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([u]) => u);
-};
+})();
+const bm25 = answerTextRanking(knownAnswers);
 
-type Ranks = Record<string, Array<number | null>>;
-const rankOf = (list: number[], wanted: number) => {
-  const at = list.indexOf(wanted);
+const rankOf = (list: readonly number[], wanted: number) => {
+  const at = list.slice(0, 10).indexOf(wanted);
   return at < 0 ? null : at + 1;
 };
 const metrics = (ranks: Array<number | null>) => ({
@@ -177,80 +250,135 @@ const metrics = (ranks: Array<number | null>) => ({
   'recall@10': Number((ranks.filter((r) => r !== null && r <= 10).length / ranks.length).toFixed(3)),
 });
 
-/**
- * Replays the site in time order into a fresh index. Incremental (`known` null): each query
- * question is asked when its time comes. Otherwise only the `known` questions with all their
- * answers and votes are replayed, and the other query questions are asked at the end.
- */
-function run(known: Set<number> | null): Ranks {
-  const tmp = mkdtempSync(path.join(tmpdir(), 'kn-experts-'));
-  const store = new SearchStore(path.join(tmp, 'index.sqlite'));
-  const applied = (questionId: number) => known === null || known.has(questionId);
-  const events: Array<{ time: number; kind: 'question' | 'answer' | 'vote'; post: Post }> = [
-    ...questions.map((post) => ({ time: post.time, kind: 'question' as const, post })),
-    ...answers.map((post) => ({ time: post.time, kind: 'answer' as const, post })),
-    ...upvotes.filter((v) => posts.get(v.post)?.type === 2).map((v) => ({ time: v.time, kind: 'vote' as const, post: posts.get(v.post)! })),
-  ]
-    .filter((e) => applied(e.kind === 'question' ? e.post.id : e.post.parent!))
-    .sort((a, b) => a.time - b.time || (a.kind === 'question' ? -1 : 1));
-  const votes = new Map<number, number>();
-  const knownTags = new Set<string>();
-  const knownAnswers: Post[] = [];
-  const answerText = answerTextRanking();
-  const answered = new Set<number>();
-  const ranks: Ranks = {
-    'expert search (POST /search/experts)': [],
-    'expert search, poser excluded': [],
-    popularity: [],
-    'BM25 over answers': [],
-  };
-  const ask = (q: Post, expert: number) => {
-    const query = `${q.title}\n${q.text}`;
-    const found = findExperts(store, { text: query, limit: 10, now: q.time }).experts.map((e) => e.user_id);
-    const withoutPoser = findExperts(store, { text: query, limit: 10, now: q.time, exclude: [q.owner!] }).experts.map((e) => e.user_id);
-    ranks['expert search (POST /search/experts)']!.push(rankOf(found, expert));
-    ranks['expert search, poser excluded']!.push(rankOf(withoutPoser, expert));
-    ranks.popularity!.push(rankOf(popularity(knownAnswers).slice(0, 10), expert));
-    ranks['BM25 over answers']!.push(rankOf(answerText.rank(query).slice(0, 10), expert));
-  };
-  for (const e of events)
-    store.transaction(() => {
-      if (e.kind === 'question') {
-        const expert = expertOf(e.post);
-        if (known === null && expert !== undefined) ask(e.post, expert);
-        addQuestion(store, e.post, knownTags);
-      } else if (e.kind === 'answer') {
-        addAnswer(store, e.post, votes.get(e.post.id) ?? 0);
-        knownAnswers.push(e.post);
-        answerText.add(e.post);
-        answered.add(e.post.id);
-      } else {
-        votes.set(e.post.id, (votes.get(e.post.id) ?? 0) + 1);
-        if (answered.has(e.post.id)) addAnswer(store, e.post, votes.get(e.post.id)!);
-      }
-    });
-  if (known !== null)
-    for (const q of questions) {
-      const expert = expertOf(q);
-      if (!known.has(q.id) && expert !== undefined) ask(q, expert);
+/** Routing concentration: each query (in time order) to the first ROUTING_EXPERTS, skipping people at the weekly cap (0: none). */
+function concentration(ranked: ReadonlyArray<{ time: number; users: number[] }>, cap: number) {
+  const sent: Array<{ user: number; time: number }> = [];
+  const counts = new Map<number, number>();
+  for (const q of ranked) {
+    const recent = new Map<number, number>();
+    for (const s of sent) if (s.time > q.time - WEEK) recent.set(s.user, (recent.get(s.user) ?? 0) + 1);
+    const chosen = q.users.filter((u) => cap === 0 || (recent.get(u) ?? 0) < cap).slice(0, ROUTING_EXPERTS);
+    for (const u of chosen) {
+      sent.push({ user: u, time: q.time });
+      counts.set(u, (counts.get(u) ?? 0) + 1);
     }
-  store.close();
-  rmSync(tmp, { recursive: true, force: true });
-  return ranks;
+  }
+  const top = [...counts.values()]
+    .sort((a, b) => b - a)
+    .slice(0, 10)
+    .reduce((s, c) => s + c, 0);
+  return Number((top / Math.max(1, sent.length)).toFixed(3));
 }
 
-// TUNE='{"similarWeight":2}' tries other ranking parameters.
-Object.assign(ranking, JSON.parse(process.env.TUNE ?? '{}'));
+async function run(l: Load) {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'kn-experts-'));
+  const store = new SearchStore(path.join(tmp, 'index.sqlite'));
+  try {
+    const started = Date.now();
+    load(store, l);
+    const loaded = Date.now();
+    const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] });
+    const fitted = Date.now();
+    const evidence = new LocalEvidence(store);
+    const back = new Map<number, number>();
+    for (const p of posts.values()) if (p.owner !== undefined) back.set(l.id('user', p.owner), p.owner);
+    const ask = async (m: ExpertModel, q: Post, exclude: boolean, limit: number) =>
+      (
+        await rankExperts(
+          evidence,
+          { text: `${q.title}\n${q.text}`, limit, exclude: exclude ? [l.id('user', q.owner!)] : [] },
+          { weights: weightVector(m), responses: async () => new Map() },
+        )
+      ).experts.map((e) => back.get(e.user_id) ?? -e.user_id);
+    const ranks = { model: [] as Array<number | null>, defaults: [] as Array<number | null> };
+    const routed: Array<{ time: number; users: number[] }> = [];
+    const tops: string[] = [];
+    for (const q of queries) {
+      const found = await ask(model, q, false, 10);
+      ranks.model.push(rankOf(found, expertOf(q)!));
+      ranks.defaults.push(rankOf(await ask(defaultModel(), q, false, 10), expertOf(q)!));
+      tops.push(found.join(','));
+      routed.push({ time: q.time, users: await ask(model, q, true, 3 * ROUTING_EXPERTS + 10) });
+    }
+    return {
+      model,
+      ranks,
+      tops,
+      concentration: {
+        uncapped: concentration(routed, 0),
+        capped: concentration(routed, NETWORK_SETTINGS_DEFAULTS.routings_per_expert_per_week),
+      },
+      seconds: { load: (loaded - started) / 1000, fit: (fitted - loaded) / 1000, queries: (Date.now() - fitted) / 1000 },
+    };
+  } finally {
+    store.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const renumber = (() => {
+  const maps = { post: new Map<number, number>(), user: new Map<number, number>() };
+  const ids = {
+    post: shuffled([...posts.keys()], 3),
+    user: shuffled([...new Set([...posts.values()].flatMap((p) => (p.owner === undefined ? [] : [p.owner])))], 4),
+  };
+  for (const [i, id] of ids.post.entries()) maps.post.set(id, 1_000_000 + i);
+  for (const [i, id] of ids.user.entries()) maps.user.set(id, 2_000_000 + i);
+  return (kind: 'post' | 'user', id: number) => maps[kind].get(id) ?? id;
+})();
+const loads: Load[] = [
+  { name: 'time order', order: known, id: (_kind, id) => id },
+  { name: 'shuffled', order: shuffled(known, 1), id: (_kind, id) => id },
+  { name: 'shuffled, ids renumbered', order: shuffled(known, 2), id: renumber },
+];
+
 const started = Date.now();
-// PROTOCOL=80/20 for a quick run of the second protocol only.
-const incremental = process.env.PROTOCOL === '80/20' ? {} : run(null);
-const frozen = run(new Set(questions.slice(0, Math.floor(questions.length * 0.8)).map((q) => q.id)));
+const results: Array<{ load: string } & Awaited<ReturnType<typeof run>>> = [];
+for (const l of loads) results.push({ load: l.name, ...(await run(l)) });
+const first = results[0]!;
+const popularityRanks = queries.map((q) => rankOf(popularity, expertOf(q)!));
+const bm25Ranks = queries.map((q) => rankOf(bm25(`${q.title}\n${q.text}`), expertOf(q)!));
+const better = Math.max(metrics(popularityRanks).MRR, metrics(bm25Ranks).MRR);
+const mrrs = results.map((r) => metrics(r.ranks.model).MRR);
+const concentrationOf = (ranks: number[][]) =>
+  concentration(
+    queries.map((q, i) => ({ time: q.time, users: ranks[i]! })),
+    0,
+  );
 const rows = [
-  ...Object.entries(incremental).map(([method, r]) => ({ protocol: 'incremental', method, ...metrics(r) })),
-  ...Object.entries(frozen).map(([method, r]) => ({ protocol: '80/20', method, ...metrics(r) })),
+  ...results.map((r) => ({
+    method: `expert search, learned model (${r.load})`,
+    ...metrics(r.ranks.model),
+    'vs better baseline': Number((metrics(r.ranks.model).MRR / better).toFixed(2)),
+    'top-10 share uncapped': r.concentration.uncapped,
+    'top-10 share capped': r.concentration.capped,
+  })),
+  {
+    method: 'expert search, default weights (time order)',
+    ...metrics(first.ranks.defaults),
+    'vs better baseline': Number((metrics(first.ranks.defaults).MRR / better).toFixed(2)),
+  },
+  {
+    method: 'popularity',
+    ...metrics(popularityRanks),
+    'top-10 share uncapped': concentrationOf(queries.map(() => popularity.slice(0, ROUTING_EXPERTS))),
+  },
+  {
+    method: 'BM25 over answers',
+    ...metrics(bm25Ranks),
+    'top-10 share uncapped': concentrationOf(queries.map((q) => bm25(`${q.title}\n${q.text}`))),
+  },
 ];
 report(
-  `Expert search on the beer site (${questions.length} questions, ${answers.length} answers), ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  'pnpm bench:experts-quality',
+  `Expert search on ${site} (${questions.length} questions; ${known.length} known with ${knownAnswers.length} answers; ${queries.length} queries), ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  `pnpm bench:experts-quality ${process.argv[2] ?? ''}`.trim(),
   rows,
 );
+const same = queries.filter((_, i) => results.every((r) => r.tops[i] === first.tops[i])).length;
+console.log(
+  `three loads: MRR ${mrrs.join(' / ')}, spread ${(Math.max(...mrrs) - Math.min(...mrrs)).toFixed(3)}; identical top ten for ${same} of ${queries.length} queries`,
+);
+for (const r of results)
+  console.log(
+    `${r.load}: load ${r.seconds.load} s, fit ${r.seconds.fit} s, queries ${r.seconds.queries} s; model ${r.model.status} on ${r.model.questions} questions, validation ${JSON.stringify(r.model.validation)}; weights ${FEATURES.map((f) => `${f} ${r.model.weights[f]}`).join(', ')}`,
+  );

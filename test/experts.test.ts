@@ -56,7 +56,16 @@ type Found = {
   tags: string[];
   experts: Array<{
     user: { id: number; email: string };
-    details: { solution_count: number; average_rating: number | null; recommendation_count: number; expert_tags: Array<{ label: string }> };
+    details: {
+      solution_count: number;
+      average_rating: number | null;
+      recommendation_count: number;
+      expert_tags: Array<{ label: string }>;
+      reasons: {
+        tags: Array<{ label: string; weight: number }>;
+        similar_questions: Array<{ id: number; title: string; similarity: number }>;
+      };
+    };
   }>;
 };
 const experts = async (query: string, user: U = poser, limit?: number) => {
@@ -165,7 +174,14 @@ describe('POST /search/experts', () => {
     expect(expertIds(found)).toContain(hopsNovice.user.id);
     expect(expertIds(found).indexOf(hopsNovice.user.id)).toBeGreaterThan(0);
     const best = found.experts[0]!;
-    expect(best.details).toEqual({ solution_count: 3, average_rating: 5, recommendation_count: 0, expert_tags: [{ label: 'hops' }] });
+    expect(best.details).toMatchObject({ solution_count: 3, average_rating: 5, recommendation_count: 0, expert_tags: [{ label: 'hops' }] });
+    // Why this person (an addition to the interface's details): the tags with their weight, and
+    // up to three similar questions they answered, most similar first.
+    expect(best.details.reasons.tags).toEqual([{ label: 'hops', weight: 1 }]);
+    const similar = best.details.reasons.similar_questions;
+    expect(similar.map((q) => q.id).sort()).toEqual([ids.hops0, ids.hops1, ids.hops2].sort());
+    expect(similar[0]).toEqual({ id: ids.hops0, title: 'When should I add hops to the boil?', similarity: expect.any(Number) });
+    expect(similar.map((q) => q.similarity)).toEqual([...similar.map((q) => q.similarity)].sort((a, b) => b - a));
     expect(found.experts.find((e) => e.user.id === hopsNovice.user.id)!.details).toMatchObject({ solution_count: 1, average_rating: 2 });
     // Askers are not experts; deleted users are not either.
     expect(expertIds(found)).not.toContain(poser.user.id);

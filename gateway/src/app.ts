@@ -163,7 +163,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
           const requestKey = key === undefined ? undefined : createHash('sha256').update(`${scope}\n${key}`).digest('hex');
           const run = () =>
             callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl, requestKey } as never, {
-              timeoutMs: config.RPC_TIMEOUT_MS,
+              timeoutMs: Math.max(config.RPC_TIMEOUT_MS, http.timeoutMs ?? 0),
             });
           if (key === undefined) {
             send(http.status ?? 200, await run());

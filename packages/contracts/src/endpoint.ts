@@ -34,6 +34,8 @@ export interface Operation {
     upload?: boolean;
     /** The operation answers where stored bytes are; the gateway streams them to the client. */
     download?: boolean;
+    /** How long the gateway waits for the answer (ms) when the operation may take longer than RPC_TIMEOUT_MS. */
+    timeoutMs?: number;
   };
   params?: ZObject;
   query?: ZObject;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id, Limit, Offset } from './common.ts';
+import { Id, Limit, Offset, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { Question, TagLabel } from './questions.ts';
 import { User } from './users.ts';
@@ -53,10 +53,37 @@ export const ExpertResult = z
       recommendation_count: z.number().int(),
       /** The tags of the search the user has a record on. */
       expert_tags: z.array(z.object({ label: TagLabel })),
+      reasons: z
+        .object({
+          tags: z
+            .array(z.object({ label: TagLabel, weight: z.number().describe('how surely the text is about the tag, 0 to 1') }))
+            .describe('the tags of the search the user has a record on, surest first'),
+          similar_questions: z
+            .array(z.object({ id: z.number().int(), title: z.string(), similarity: z.number().describe('cosine similarity, 0 to 1') }))
+            .describe('up to three questions like this one the user answered (that the caller can see), most similar first'),
+        })
+        .describe('why this person: an addition to the interface, beside its fields'),
     }),
   })
   .meta({ id: 'ExpertResult' });
 export type ExpertResult = z.infer<typeof ExpertResult>;
+
+/** The expert ranking's model (docs/search.md, "Expert search"). */
+export const ExpertModel = z
+  .object({
+    status: z.enum(['default', 'fitted']).describe('default: too little history yet (or no fit so far), the built-in weights'),
+    fitted_at: Timestamp.nullable(),
+    questions: z.number().int().describe('answered questions the fit learned from'),
+    features: z.array(z.object({ name: z.string(), weight: z.number() })),
+    validation: z
+      .object({
+        queries: z.number().int(),
+        mrr: z.number().nullable(),
+        popularity_mrr: z.number().nullable(),
+      })
+      .describe('the fit on the earlier 80% of the questions, asked the latest 20%; beside it, ranking people by their number of answers'),
+  })
+  .meta({ id: 'ExpertModel' });
 
 const ExpertsFound = z.object({ tags: z.array(TagLabel), experts: z.array(ExpertResult) });
 
@@ -174,6 +201,18 @@ export const searchOperations = {
       requested_by: z.number().int().nullable(),
     }),
     response: z.object({ experts: z.array(z.object({ user_id: z.number().int(), score: z.number() })) }),
+  }),
+  getExpertModel: operation({
+    service: 'search',
+    summary: "The expert ranking's model: its weights and how well it predicted the latest questions",
+    http: { method: 'GET', path: '/search/experts/model', auth: 'user', roles: ['super_admin'], tag },
+    response: ExpertModel,
+  }),
+  fitExpertModel: operation({
+    service: 'search',
+    summary: "Fit the expert ranking's model now, on everything the network knows; answers the model when done",
+    http: { method: 'POST', path: '/search/experts/model/fit', auth: 'user', roles: ['super_admin'], tag, timeoutMs: 120_000 },
+    response: ExpertModel,
   }),
   indexStatus: operation({
     service: 'search',

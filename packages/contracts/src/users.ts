@@ -180,6 +180,12 @@ export const NetworkSettings = z
     webhook_url: z.string().nullable(),
     webhook_secret_set: z.boolean().describe('webhook_secret itself is write-only'),
     min_experts: z.number().int(),
+    routings_per_expert_per_week: z
+      .number()
+      .int()
+      .describe(
+        'questions one person is sent (routed to as an expert) per 7 days at most; routing takes the next best beyond; 0: no limit',
+      ),
     rate_limit_per_minute: z
       .number()
       .int()
@@ -204,6 +210,7 @@ export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_se
   webhook_enabled: false,
   webhook_url: null,
   min_experts: 3,
+  routings_per_expert_per_week: 10,
   rate_limit_per_minute: 1200,
   login_attempts_per_minute: 10,
 };
@@ -224,6 +231,7 @@ export const NetworkSettingsUpdate = z
       .nullable(),
     webhook_secret: z.string().min(16).max(256).nullable(),
     min_experts: z.number().int().min(0).max(100),
+    routings_per_expert_per_week: z.number().int().min(0).max(10_000),
     rate_limit_per_minute: z.number().int().min(0).max(1_000_000),
     login_attempts_per_minute: z.number().int().min(0).max(10_000),
   })

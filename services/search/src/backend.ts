@@ -1,7 +1,17 @@
 import type { RoutedQuestion, SearchField } from '@kn/contracts';
-import type { FoundExperts } from './domain/experts.ts';
+import type { NetworkHistory } from './domain/expert-history.ts';
+import type { ExpertEvidence } from './domain/experts.ts';
 import type { Highlighting } from './domain/highlight.ts';
 import type { Match, MatchRequest } from './domain/match.ts';
+
+/** A user's record on the tags of an expert search (interface: the expert result's details). */
+export interface ExpertRecord {
+  solution_count: number;
+  average_rating: number | null;
+  recommendation_count: number;
+  /** Lower-case labels of the tags (of those asked about) the user has a record on. */
+  expert_tags: string[];
+}
 
 /** How far an index has followed the streams. */
 export interface IndexStatus {
@@ -47,10 +57,18 @@ export interface SearchBackend {
   similar(source: { question_id?: number; text?: string; language?: string }, limit: number): Promise<Array<{ id: number; score: number }>>;
   autocomplete(text: string, limit: number): Promise<{ total: number; items: string[] }>;
   suggestTags(text: string, limit: number): Promise<{ total: number; items: string[] }>;
-  /** The experts on a free text. */
-  experts(query: { text: string; limit: number }): Promise<FoundExperts>;
-  /** The experts on a question (its own tags certainly; never its poser nor `exclude`; members only for a closed space). */
-  expertsOn(question: RoutedQuestion, limit: number, exclude?: readonly number[]): Promise<FoundExperts>;
+  /** What expert search reads (domain/experts.ts ranks with it, whichever backend supplies it). */
+  evidence(): ExpertEvidence;
+  /** Users' records on a set of tags (lower-case), each solution and recommendation counted once, and which of the tags they have a record on. */
+  expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>>;
+  /** The members of a closed knowledge space; undefined when the space is open or unknown. */
+  closedSpaceMembers(id: number): Promise<ReadonlySet<number> | undefined>;
+  /** The network's past up to `cutoff` (ms), for the expert model's fit (domain/expert-history.ts); read without holding up searches. */
+  history(cutoff: number): Promise<Omit<NetworkHistory, 'routings'>>;
+  /** Accepted live solutions on live questions: the expert model is fitted again after enough new ones. */
+  acceptedAnswers(): Promise<number>;
+  /** The network's cap on routings per person and week (0: none), as the settings events said. */
+  routingsPerExpertPerWeek(): Promise<number>;
   /** A question as the index knows it (for routing a validation request), or undefined. */
   question(id: number): Promise<RoutedQuestion | undefined>;
 }

@@ -34,6 +34,26 @@ export const SearchConfig = BaseConfig.extend({
     .describe(
       'Questions published (validations requested) longer ago than this (ms) are not routed (first start on a long stream); one day.',
     ),
+  EXPERT_MODEL_CHECK_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60_000)
+    .describe(
+      'How often (ms) an instance reads the expert model in force again (another instance may have fitted it) and checks whether a fit is due.',
+    ),
+  EXPERT_MODEL_REFIT_MS: z.coerce
+    .number()
+    .int()
+    .min(60_000)
+    .default(86_400_000)
+    .describe('The expert model is fitted again after this long (ms) at the latest; one day.'),
+  EXPERT_MODEL_REFIT_ANSWERED: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .describe('The expert model is fitted again once the network has this many more accepted answers than at the last fit.'),
 });
 export type SearchConfig = z.infer<typeof SearchConfig>;
 

@@ -6,6 +6,9 @@ import type { SearchConfig } from './config.ts';
 import { startRoutingConsumer } from './consumers/content.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
+import { ExpertModels } from './domain/expert-models.ts';
+import { ExpertSearch } from './domain/expert-search.ts';
+import { routingResponses } from './domain/routing.ts';
 import { ElasticsearchBackend } from './elasticsearch/backend.ts';
 import { createHandlers } from './handlers/index.ts';
 import { indexHandlers } from './index/events.ts';
@@ -58,18 +61,29 @@ export async function start(config: SearchConfig) {
       }
     },
   );
+  const models = new ExpertModels({
+    db,
+    backend,
+    logger,
+    checkMs: config.EXPERT_MODEL_CHECK_MS,
+    refitMs: config.EXPERT_MODEL_REFIT_MS,
+    refitAnswered: config.EXPERT_MODEL_REFIT_ANSWERED,
+  });
+  await models.start();
+  const experts = new ExpertSearch({ backend, models, responses: routingResponses(db) });
   const rpc = serveOperations({
     bus,
     service: 'search',
     db,
     operations: searchOperations,
-    handlers: createHandlers({ db, bus, backend, config }),
+    handlers: createHandlers({ db, bus, backend, experts, models, config }),
     ready: () => backend.ready,
   });
   const routing = await startRoutingConsumer({
     bus,
     db,
     backend,
+    search: experts,
     experts: config.ROUTING_EXPERTS,
     maxEventAgeMs: config.ROUTING_MAX_EVENT_AGE_MS,
   });
@@ -91,11 +105,14 @@ export async function start(config: SearchConfig) {
     /** The local index (tests look inside it); null with Elasticsearch. */
     index,
     routing,
+    /** The expert model in force, and its fits. */
+    models,
     stop: async () => {
       try {
         rebuild.unsubscribe();
         await rpc.stop();
         await routing.stop();
+        await models.stop();
         await backend.close();
       } finally {
         await runtime.stop();

@@ -27,7 +27,7 @@ describe('Elasticsearch documents', () => {
     const recorded = new RecordedChanges();
     recorded.upsertQuestion(question);
     recorded.setPart('solution', 11, 7, 5, 'Add bittering hops early.');
-    recorded.setSolution({
+    const solution = {
       id: 11,
       question_id: 7,
       author_id: 5,
@@ -36,11 +36,15 @@ describe('Elasticsearch documents', () => {
       rating: 5,
       rating_count: 1,
       upvotes: 0,
-      accepted: true,
-    });
+      accepted_at: '2024-01-03T00:00:00.000Z',
+    };
+    recorded.setSolution(solution, Date.parse('2024-01-02T00:00:00.000Z'));
+    // An upvote later is a new state; the same facts again are none.
+    recorded.setSolution({ ...solution, upvotes: 1 }, Date.parse('2024-01-05T00:00:00.000Z'));
+    recorded.setSolution({ ...solution, upvotes: 1 }, Date.parse('2024-01-06T00:00:00.000Z'));
     recorded.seq = 42;
-    recorded.addForward(7, 9);
-    recorded.addForward(7, 9);
+    recorded.addForward(7, 9, Date.parse('2024-01-04T00:00:00.000Z'));
+    recorded.addForward(7, 9, Date.parse('2024-01-04T00:00:00.000Z'));
     const { questions, state } = applyChanges(recorded.changes, { questions: new Map(), tags: new Map(), spaces: new Map() });
     expect(questions).toHaveLength(1);
     const doc = questions[0]!;
@@ -50,8 +54,16 @@ describe('Elasticsearch documents', () => {
     expect(doc.unit.hops).toBe(2 + 1 + 1);
     expect(doc.unit_terms).toContain('bitterness');
     expect(doc.solutions[0]!.value).toBeGreaterThan(0);
+    expect(doc.solutions[0]).toMatchObject({ accepted: true, accepted_at: Date.parse('2024-01-03T00:00:00.000Z') });
+    expect(doc.solutions[0]!.states.map((st) => [st.time, st.upvotes])).toEqual([
+      [Date.parse('2024-01-02T00:00:00.000Z'), 0],
+      [Date.parse('2024-01-05T00:00:00.000Z'), 1],
+    ]);
+    // What was asked, for expert search: title, description, tags counts.
+    expect(doc.asked.hops).toEqual([1, 0, 1]);
+    expect(doc.asked_terms).not.toContain('bittering');
     // The same forward event applied twice counts once.
-    expect(doc.forwards).toEqual([{ recipient_id: 9, seq: 42 }]);
+    expect(doc.forwards).toEqual([{ recipient_id: 9, seq: 42, time: Date.parse('2024-01-04T00:00:00.000Z') }]);
     expect(state.get('tag:hops')).toMatchObject({ type: 'tag', key: 'hops', label: 'Hops', first_word: 'hops' });
   });
 

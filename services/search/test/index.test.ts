@@ -7,7 +7,7 @@ import { autocomplete } from '../src/domain/suggest.ts';
 import { Accumulator, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/index/postings.ts';
 import { type IndexedQuestion, SearchStore } from '../src/index/store.ts';
 
-const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [] };
+const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [], time: 0 };
 const all = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
 
 /** A question's Forward from words with their per-field counts. */

@@ -2,29 +2,33 @@ import { type Bus, type EventHandlers, startConsumer } from '@kn/bus';
 import type { Db, Tx } from '@kn/db';
 import type { SearchBackend } from '../backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
-import { routeQuestion } from '../domain/routing.ts';
+import type { ExpertSearch } from '../domain/expert-search.ts';
+import { markAnswered, routeQuestion } from '../domain/routing.ts';
 
 /**
  * Routes every published question and validation request (durable consumer `search-routing`,
  * shared by the instances): the safety net behind the content service's call at publishing, and
  * the only path for validation requests. Until this instance's index has caught up the event is
- * retried (SearchIndexLoading); events older than `maxEventAgeMs` route nothing.
+ * retried (SearchIndexLoading); events older than `maxEventAgeMs` route nothing. A published
+ * solution marks the routings of its question to its author as answered.
  */
 export function startRoutingConsumer(options: {
   bus: Bus;
   db: Db<SearchSchema>;
   backend: SearchBackend;
+  search: ExpertSearch;
   experts: number;
   maxEventAgeMs: number;
 }) {
-  const { backend, experts, maxEventAgeMs } = options;
+  const { backend, search, experts, maxEventAgeMs } = options;
   const recent = (occurredAt: string) => Date.now() - Date.parse(occurredAt) <= maxEventAgeMs;
   const handlers: EventHandlers = {
     'content.question.published.v1': async (tx, { id, occurred_at, data: { question } }) => {
       if (!recent(occurred_at)) return;
       await routeQuestion(
         tx as Tx<SearchSchema>,
-        backend,
+        search,
+        await backend.routingsPerExpertPerWeek(),
         {
           event_id: id,
           reason: 'published',
@@ -49,10 +53,14 @@ export function startRoutingConsumer(options: {
       if (!indexed) throw new Error(`question ${question.id} is not in the index yet`);
       await routeQuestion(
         tx as Tx<SearchSchema>,
-        backend,
+        search,
+        await backend.routingsPerExpertPerWeek(),
         { event_id: id, reason: 'validation', requested_by, question: indexed },
         experts,
       );
+    },
+    'content.solution.published.v1': async (tx, { occurred_at, data: { solution } }) => {
+      await markAnswered(tx as Tx<SearchSchema>, solution.question_id, solution.author_id, new Date(solution.published ?? occurred_at));
     },
   };
   return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', handlers });

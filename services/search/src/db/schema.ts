@@ -1,6 +1,7 @@
 import type { BusTables } from '@kn/bus';
 import type { Json } from '@kn/db';
 import type { Generated } from 'kysely';
+import type { ExpertModel } from '../domain/expert-model.ts';
 
 /** Queries logged with `log_query_type`, for learning from what users look for. */
 export interface SearchQueryTable {
@@ -23,7 +24,27 @@ export interface RoutingTable {
   created: Generated<Date>;
 }
 
+/** A fit's outcome (domain/expert-models.ts); the latest is the model in force. */
+export interface ExpertModelTable {
+  id: Generated<number>;
+  model: Json<ExpertModel>;
+  /** The index's count of accepted answers when the fit ran: a refit is due after enough new ones. */
+  answered: number;
+  created: Generated<Date>;
+}
+
+/** One expert a routing went to, and when they answered the question (the cap and the response feature count these). */
+export interface RoutedExpertTable {
+  routing_id: number;
+  question_id: number;
+  user_id: number;
+  routed_at: Date;
+  answered_at: Date | null;
+}
+
 export interface SearchSchema extends BusTables {
   search_queries: SearchQueryTable;
   routings: RoutingTable;
+  expert_models: ExpertModelTable;
+  routed_experts: RoutedExpertTable;
 }

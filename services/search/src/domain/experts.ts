@@ -1,27 +1,25 @@
-import { fadedValue, fading, type SolutionFacts } from '../index/expertise.ts';
-import type { SearchStore } from '../index/store.ts';
-import { similarTo } from './similarity.ts';
+import { DAY, fading, HALF_LIFE_DAYS, type SolutionFacts, solutionValue, type TagRecord, type UserRecord } from '../index/expertise.ts';
+import { FEATURE_COUNT, FEATURES, type FeatureName } from './expert-model.ts';
 
 /**
- * Expert search: which existing tags a text is about, and who knows those tags best.
+ * Expert search: which existing tags a text is about, who could answer it, and how likely each of
+ * them is to be the one who does.
  *
  * Tags: those the text names, and the tags of the questions most similar to it, each voting with
  * its similarity; a tag is used when its votes reach `ranking.tagThreshold` (never a new tag; none
- * when nothing fits). Experts: the users with a record on those tags (expertise.ts: solutions
- * valued by acceptance, upvotes and ratings, fading with age; recommendations), scored by that
- * record weighted by how surely the text is about each tag, plus what they answered on the most
- * similar questions, plus how much they answer at all. When fewer than `min_experts` users come
- * from the tags, linked tags widen the pool at half weight.
- */
-
-/**
- * The ranking's parameters, tuned on the beer site (bench/experts-quality.ts; TUNE='{…}' tries
- * others there).
+ * when nothing fits). Candidates: the people with a record on those tags (expertise.ts: solutions
+ * valued by acceptance, upvotes and ratings, fading with age; recommendations), with the linked
+ * tags at half weight when fewer than `min_experts` come from the tags, and the people who answered
+ * the most similar questions. Each candidate's evidence (`FEATURES`) is scored with the network's
+ * model (expert-model.ts: weights learned from its own past, or the defaults); the best first.
+ *
+ * The evidence comes through one interface (`ExpertEvidence`) that the local index, the
+ * Elasticsearch backend and the fit's replay of the past each supply: one ranking for all three.
  */
 export const ranking = {
-  /** How many similar questions vote on the tags, and lend their answerers. */
+  /** How many similar questions vote on the tags and lend their answerers. */
   neighbours: 30,
-  /** Similar questions below this similarity do not vote: a text unlike anything gets no tags. */
+  /** Similar questions below this similarity do not count: a text unlike anything gets no tags. */
   minSimilarity: 0.05,
   /** A tag is used when its votes (a named tag has 1 already) reach this. */
   tagThreshold: 0.1,
@@ -30,11 +28,69 @@ export const ranking = {
   linkedWeight: 0.5,
   /** One recommendation (forward) counts like a solution of this value. */
   recommendationValue: 1.5,
-  /** Weight of what a user answered on the similar questions, beside their record on the tags. */
-  similarWeight: 1,
-  /** Weight of log(1 + a user's record over all tags): people who answer at all answer more. */
-  activityWeight: 2,
+  /** People with a record on the tags taken as candidates, best record first. */
+  tagCandidates: 100,
+  /** Smoothing of shares and rates: as if this many more answers had the network's average. */
+  prior: 2,
 };
+
+/** Half-lives (days) of the two recency features. */
+const RECENT_YEAR = 365;
+const RECENT_MONTH = 30;
+/** Added to sums before their logarithm: nothing counts a little, not minus infinity. */
+const FLOOR = 0.01;
+
+/** A question similar to the query, with what expert search needs of it. */
+export interface Neighbour {
+  id: number;
+  /** Cosine similarity of what was asked (title, description, tags) with the query, in [0, 1]. */
+  score: number;
+  /** When it was published (ms): the stable order of equally similar questions. */
+  time: number;
+  title: string;
+  tags: readonly string[];
+  knowledge_space_id: number | null;
+  /** Its live solutions. */
+  solutions: readonly SolutionFacts[];
+}
+
+/** What the ranking reads of a tag. */
+export interface TagFacts {
+  label: string;
+  excluded_from_suggestions: boolean;
+  /** Lower-case labels of the tags linked to it, in either direction. */
+  linked: readonly string[];
+}
+
+/** A user's record over all tags, and whether they are deleted. */
+export type UserFacts = UserRecord & { deleted: boolean };
+
+/** How a user responded to earlier routings: sent (with the answer window closed), answered within it. */
+export interface RoutingResponse {
+  routed: number;
+  answered: number;
+}
+
+/**
+ * The evidence expert search reads, as one network knows it now (or, in the fit, knew it then).
+ * Implemented by the local index (store.ts), the Elasticsearch backend and the fit's replay.
+ */
+export interface ExpertEvidence {
+  /** The network's clock (ms): when its latest question was published. */
+  clock(): Promise<number>;
+  /** The live published questions most similar to a text, best first (at most `limit`). */
+  neighbours(text: string, language: string | undefined, limit: number): Promise<Neighbour[]>;
+  /** Lower-case labels of the tags the text names (all their words in a row). */
+  namedTags(text: string): Promise<Set<string>>;
+  /** The tags the network has among these lower-case labels. */
+  tags(keys: readonly string[]): Promise<Map<string, TagFacts>>;
+  /** Each user's record on each of these tags, and how many live solutions each tag has in all. */
+  onTags(keys: readonly string[]): Promise<Map<string, { answers: number; users: Map<number, TagRecord> }>>;
+  /** Live solutions of everyone. */
+  answers(): Promise<number>;
+  users(ids: readonly number[]): Promise<Map<number, UserFacts>>;
+  minExperts(): Promise<number>;
+}
 
 export interface ExpertQuery {
   /** The text the experts should know about (a question's title and description, say). */
@@ -47,38 +103,35 @@ export interface ExpertQuery {
   exclude?: readonly number[];
   /** When given, only these users (the members of a closed knowledge space). */
   only?: ReadonlySet<number>;
-  /** The time recency is measured from (ms); now by default. */
+  /** The time recency is measured from (ms); the network's clock by default. */
   now?: number;
 }
 
-export interface ExpertDetails {
-  solution_count: number;
-  average_rating: number | null;
-  recommendation_count: number;
-  expert_tags: Array<{ label: string }>;
+/** Why a person was found: the tags they have a record on, with how surely the text is about each, and similar questions they answered. */
+export interface ExpertReasons {
+  tags: Array<{ key: string; weight: number }>;
+  similar: Array<{ id: number; title: string; score: number; knowledge_space_id: number | null }>;
 }
 
-export interface FoundExperts {
-  /** Labels of the tags used, the text's own first, linked ones last. */
-  tags: string[];
-  experts: Array<{ user_id: number; score: number; details: ExpertDetails }>;
-}
-
-/** What the two index backends know of a tag, for choosing tags. */
-export interface TagFacts {
-  excluded_from_suggestions: boolean;
+export interface RankedExperts {
+  /** Lower-case labels of the tags used, the text's own first, linked ones last; with their labels. */
+  tags: Array<{ key: string; label: string; weight: number }>;
+  experts: Array<{ user_id: number; score: number; reasons: ExpertReasons }>;
+  /** Every candidate with their features (FEATURE_COUNT per candidate, row-major): what the fit learns from. */
+  candidates: number[];
+  rows: Float64Array;
 }
 
 /**
  * The tags a text is about, with how surely (0 … 1), best first: its own tags (those that exist)
  * first, then the tags the similar questions vote for (each with its similarity, a full vote at
- * most in all) and the tags the text names (a vote of 1 each). Shared by both backends.
+ * most in all) and the tags the text names (a vote of 1 each).
  */
 export function chooseTags(options: {
   neighbours: ReadonlyArray<{ score: number; tags: readonly string[] }>;
   named: Iterable<string>;
   own: readonly string[];
-  tag: (key: string) => TagFacts | undefined;
+  tag: (key: string) => { excluded_from_suggestions: boolean } | undefined;
 }): Array<{ key: string; weight: number }> {
   const votes = new Map<string, number>();
   // Similarities add up to at most one full vote: many faint neighbours do not make a tag sure.
@@ -89,10 +142,7 @@ export function chooseTags(options: {
       options.neighbours.reduce((sum, n) => sum + n.score, 0),
     );
   for (const n of options.neighbours)
-    for (const label of n.tags) {
-      const key = label.toLowerCase();
-      votes.set(key, (votes.get(key) ?? 0) + n.score * scale);
-    }
+    for (const label of new Set(n.tags.map((t) => t.toLowerCase()))) votes.set(label, (votes.get(label) ?? 0) + n.score * scale);
   for (const key of options.named) votes.set(key, (votes.get(key) ?? 0) + 1);
   const own = new Set(options.own.map((t) => t.toLowerCase()).filter((t) => options.tag(t)));
   const voted = [...votes]
@@ -105,91 +155,166 @@ export function chooseTags(options: {
   return [...[...own].map((key) => ({ key, weight: 1 })), ...voted];
 }
 
-/**
- * The experts' scores on the chosen tags, best first (at most `limit`), and the tags used (the
- * chosen ones, and linked ones when the chosen give fewer than `minExperts` users). Shared by both
- * backends, which read the records in their own way.
- */
-export function scoreExperts(options: {
-  tags: ReadonlyArray<{ key: string; weight: number }>;
-  /** Each user's record on a tag: the faded value of their solutions and their recommendations. */
-  eachOnTag: (key: string, visit: (user: number, value: number, recommendations: number) => void) => void;
-  linkedTags: (key: string) => Iterable<string>;
-  tagExists: (key: string) => boolean;
-  minExperts: number;
-  eligible: (user: number) => boolean;
-  /** A user's record over all tags (before fading). */
-  activity: (user: number) => number;
-  /** The similar questions, with the published solutions on them. */
-  neighbours: ReadonlyArray<{ score: number; solutions: ReadonlyArray<SolutionFacts & { author_id: number }> }>;
-  now: number;
-  limit: number;
-}): { experts: Array<[user: number, score: number]>; used: string[] } {
-  const fade = fading(options.now);
-  const scores = new Map<number, number>();
-  const used = new Map<string, number>();
-  const addTag = (key: string, weight: number) => {
-    if (used.has(key) || weight <= 0) return;
-    used.set(key, weight);
-    options.eachOnTag(key, (user, value, recommendations) => {
-      if (!options.eligible(user)) return;
-      const record = value * fade + ranking.recommendationValue * recommendations;
-      scores.set(user, (scores.get(user) ?? 0) + weight * record);
-    });
-  };
-  for (const t of options.tags) addTag(t.key, t.weight);
-  if (scores.size < options.minExperts)
-    for (const t of options.tags)
-      for (const linked of options.linkedTags(t.key)) if (options.tagExists(linked)) addTag(linked, ranking.linkedWeight * t.weight);
-  for (const [user, score] of scores) scores.set(user, score + ranking.activityWeight * Math.log1p(options.activity(user) * fade));
-  // Who answered the most similar questions, for users who know the tags.
-  for (const n of options.neighbours)
-    for (const s of n.solutions) {
-      const score = scores.get(s.author_id);
-      if (score === undefined) continue;
-      scores.set(s.author_id, score + ranking.similarWeight * n.score * fadedValue(s, options.now));
-    }
-  const experts = [...scores]
-    .filter(([, score]) => score > 0)
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, options.limit)
-    .map(([user, score]) => [user, Math.round(score * 1000) / 1000] as [number, number]);
-  return { experts, used: [...used.keys()] };
+/** Σ over answer times of 2^(−age / halfLife days); answers after `now` count as now. */
+function recency(times: ArrayLike<number>, now: number, halfLife: number): number {
+  let sum = 0;
+  for (let i = times.length - 1; i >= 0; i--) {
+    const weight = 2 ** (-Math.max(0, now - times[i]!) / DAY / halfLife);
+    if (weight < 1e-9) break;
+    sum += weight;
+  }
+  return sum;
 }
 
-/** The experts on what a text is about, best first, with the tags used (the local index). */
-export function findExperts(store: SearchStore, query: ExpertQuery): FoundExperts {
-  const { expertise } = store;
-  const neighbours = similarTo(store, { text: query.text, language: query.language }, ranking.neighbours).filter(
+/** What one candidate brings, before it becomes features. */
+interface Candidate {
+  user: number;
+  /** Σ over the tags of weight · (faded value + recommendations). */
+  record: number;
+  /** Σ over the tags of weight · live solutions. */
+  onTags: number;
+  /** Σ over the similar questions of similarity · faded value of their solutions there. */
+  similar: number;
+  tags: Array<{ key: string; weight: number }>;
+  answered: Array<{ id: number; title: string; score: number; knowledge_space_id: number | null }>;
+}
+
+/** A candidate's features, in FEATURES order (each well scaled: logarithms of counts, shares and rates). */
+export function features(
+  c: Candidate,
+  user: UserRecord | undefined,
+  response: RoutingResponse | undefined,
+  network: { tagShare: number },
+  now: number,
+): number[] {
+  const answers = user?.answers ?? 0;
+  const times = user?.times ?? [];
+  const value: Record<FeatureName, number> = {
+    tag_record: Math.log1p(c.record),
+    tag_share: Math.log((c.onTags + ranking.prior * (network.tagShare + FLOOR)) / (answers + ranking.prior)),
+    similar_answers: Math.log(FLOOR + c.similar),
+    answers: Math.log1p(answers),
+    recent_year: Math.log(FLOOR + recency(times, now, RECENT_YEAR)),
+    recent_month: Math.log(FLOOR + recency(times, now, RECENT_MONTH)),
+    acceptance: Math.log(((user?.accepted ?? 0) + 1) / (answers + 3)),
+    // 0 for someone never routed: unknown is neither good nor bad.
+    routing_response: response ? Math.log(((response.answered + 1) / (response.routed + 2)) * 2) : 0,
+  };
+  // Rounded: sums taken in another order (content that arrived in another order) give the same features.
+  return FEATURES.map((f) => Math.round(value[f] * 1e9) / 1e9);
+}
+
+const rounded = (score: number) => Math.round(score * 1e9) / 1e9;
+
+/**
+ * The experts on a text, best first (at most `limit`), with every candidate's features. Shared by
+ * every backend and by the fit.
+ */
+export async function rankExperts(
+  evidence: ExpertEvidence,
+  query: ExpertQuery,
+  context: { weights: ArrayLike<number>; responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>> },
+): Promise<RankedExperts> {
+  const empty: RankedExperts = { tags: [], experts: [], candidates: [], rows: new Float64Array(0) };
+  const now = query.now ?? (await evidence.clock());
+  const neighbours = (await evidence.neighbours(query.text, query.language, ranking.neighbours)).filter(
     (n) => n.score >= ranking.minSimilarity,
   );
-  const tags = chooseTags({
-    neighbours: neighbours.map((n) => ({ score: n.score, tags: store.index.facets(store.index.slotOf(n.id))?.tags ?? [] })),
-    named: store.tagsNamedIn(query.text),
-    own: query.tags ?? [],
-    tag: (key) => store.tag(key),
+  const named = await evidence.namedTags(query.text);
+  const ownKeys = (query.tags ?? []).map((t) => t.toLowerCase());
+  const known = await evidence.tags([...new Set([...neighbours.flatMap((n) => n.tags.map((t) => t.toLowerCase())), ...named, ...ownKeys])]);
+  const chosen = chooseTags({ neighbours, named, own: ownKeys, tag: (key) => known.get(key) });
+  if (!chosen.length) return empty;
+
+  const skip = new Set(query.exclude ?? []);
+  const eligible = (user: number) => !skip.has(user) && (!query.only || query.only.has(user));
+  const fade = fading(now);
+  const candidates = new Map<number, Candidate>();
+  const candidate = (user: number) => {
+    let c = candidates.get(user);
+    if (!c) {
+      c = { user, record: 0, onTags: 0, similar: 0, tags: [], answered: [] };
+      candidates.set(user, c);
+    }
+    return c;
+  };
+  const used = new Map<string, number>();
+  let tagAnswers = 0;
+  const addTags = async (tags: ReadonlyArray<{ key: string; weight: number }>) => {
+    const fresh = tags.filter((t) => !used.has(t.key) && t.weight > 0);
+    const records = await evidence.onTags(fresh.map((t) => t.key));
+    for (const { key, weight } of fresh) {
+      used.set(key, weight);
+      const onTag = records.get(key);
+      tagAnswers += weight * (onTag?.answers ?? 0);
+      for (const [user, r] of onTag?.users ?? []) {
+        if (!eligible(user)) continue;
+        const c = candidate(user);
+        c.record += weight * (r.value * fade + ranking.recommendationValue * r.recommendations);
+        c.onTags += weight * r.count;
+        c.tags.push({ key, weight });
+      }
+    }
+  };
+  await addTags(chosen);
+  const minExperts = await evidence.minExperts();
+  // Deleted users do not count; they are few, so only a pool near the minimum is looked at.
+  const fewDeleted = async () => {
+    if (candidates.size >= 2 * minExperts + 10) return true;
+    const facts = await evidence.users([...candidates.keys()]);
+    return candidates.size - [...facts.values()].filter((u) => u.deleted).length >= minExperts;
+  };
+  if (!(await fewDeleted())) {
+    const linked = chosen.flatMap((t) => (known.get(t.key)?.linked ?? []).map((key) => ({ key, weight: ranking.linkedWeight * t.weight })));
+    const linkedKnown = await evidence.tags([...new Set(linked.map((l) => l.key))]);
+    for (const [key, facts] of linkedKnown) known.set(key, facts);
+    await addTags(linked.filter((l) => linkedKnown.has(l.key)));
+  }
+  // The best records on the tags, and everyone who answered the similar questions.
+  const byRecord = [...candidates.values()]
+    .sort((a, b) => rounded(b.record) - rounded(a.record) || a.user - b.user)
+    .slice(0, ranking.tagCandidates);
+  const pool = new Map(byRecord.map((c) => [c.user, c]));
+  for (const n of neighbours)
+    for (const s of n.solutions) {
+      if (!eligible(s.author_id)) continue;
+      const c = pool.get(s.author_id) ?? candidate(s.author_id);
+      pool.set(s.author_id, c);
+      c.similar += n.score * solutionValue(s) * 2 ** (-Math.max(0, now - s.time) / DAY / HALF_LIFE_DAYS);
+      if (!c.answered.some((a) => a.id === n.id))
+        c.answered.push({ id: n.id, title: n.title, score: n.score, knowledge_space_id: n.knowledge_space_id });
+    }
+  const users = await evidence.users([...pool.keys()]);
+  const responses = await context.responses([...pool.keys()]);
+  const total = await evidence.answers();
+  const network = { tagShare: tagAnswers / Math.max(1, total) };
+  const ids = [...pool.keys()].filter((u) => !users.get(u)?.deleted).sort((a, b) => a - b);
+  const rows = new Float64Array(ids.length * FEATURE_COUNT);
+  const scored = ids.map((user, j) => {
+    const row = features(pool.get(user)!, users.get(user), responses.get(user), network, now);
+    rows.set(row, j * FEATURE_COUNT);
+    let score = 0;
+    for (let i = 0; i < FEATURE_COUNT; i++) score += row[i]! * context.weights[i]!;
+    const facts = users.get(user);
+    return { user, score: rounded(score), answers: facts?.answers ?? 0, last: facts?.times[facts.times.length - 1] ?? 0 };
   });
-  if (!tags.length) return { tags: [], experts: [] };
-  const answered = store.solutionsOn(neighbours.map((n) => n.id));
-  const { experts, used } = scoreExperts({
-    tags,
-    eachOnTag: (key, visit) => expertise.forEachOnTag(key, visit),
-    linkedTags: (key) => store.linkedTags(key),
-    tagExists: (key) => store.tag(key) !== undefined,
-    minExperts: store.minExperts,
-    eligible: (user) => !query.exclude?.includes(user) && !store.deletedUsers.has(user) && (!query.only || query.only.has(user)),
-    activity: (user) => expertise.activity.get(user) ?? 0,
-    neighbours: neighbours.map((n) => ({ score: n.score, solutions: answered.get(n.id) ?? [] })),
-    now: query.now ?? Date.now(),
-    limit: query.limit,
-  });
-  const tagKeys = new Set(used);
-  const label = (key: string) => store.tag(key)?.label ?? key;
+  // Ties go to who answers more, then more recently, then the lower id: never the order things arrived in.
+  scored.sort((a, b) => b.score - a.score || b.answers - a.answers || b.last - a.last || a.user - b.user);
+  const label = (key: string) => known.get(key)?.label ?? key;
   return {
-    tags: used.map(label),
-    experts: experts.map(([user_id, score]) => {
-      const details = store.expertRecord(user_id, tagKeys);
-      return { user_id, score, details: { ...details, expert_tags: details.expert_tags.map((key) => ({ label: label(key) })) } };
+    tags: [...used].map(([key, weight]) => ({ key, label: label(key), weight })),
+    experts: scored.slice(0, Math.max(0, query.limit)).map(({ user, score }) => {
+      const c = pool.get(user)!;
+      return {
+        user_id: user,
+        score: Math.round(score * 1000) / 1000,
+        reasons: {
+          tags: [...c.tags].sort((a, b) => b.weight - a.weight || a.key.localeCompare(b.key)),
+          similar: [...c.answered].sort((a, b) => b.score - a.score || a.id - b.id),
+        },
+      };
     }),
+    candidates: ids,
+    rows,
   };
 }

@@ -8,7 +8,7 @@ export function bm25Idf(documents: number, frequency: number): number {
 
 /**
  * The `k` best slots an accumulator touched, by their score (negative: not a match), best first
- * (ties: the newer question, the higher id, first), among those `keep` accepts. A min-heap of k
+ * (ties: the newer question, then the higher id, first), among those `keep` accepts. A min-heap of k
  * entries; `keep` is asked only of slots that would enter it.
  */
 export function topSlots(
@@ -20,8 +20,9 @@ export function topSlots(
   const heapScore = new Float64Array(k);
   const heapSlot = new Int32Array(k);
   let size = 0;
-  // a below b: lower score, or the same score and an older question.
-  const below = (sa: number, ia: number, sb: number, ib: number) => sa < sb || (sa === sb && index.questionId(ia) < index.questionId(ib));
+  // a below b: lower score, or the same score and an older question (published earlier, or the lower id).
+  const newer = (ia: number, ib: number) => index.timeOf(ia) - index.timeOf(ib) || index.questionId(ia) - index.questionId(ib);
+  const below = (sa: number, ia: number, sb: number, ib: number) => sa < sb || (sa === sb && newer(ia, ib) < 0);
   const swap = (x: number, y: number) => {
     const s = heapScore[x]!;
     heapScore[x] = heapScore[y]!;
@@ -64,7 +65,7 @@ export function topSlots(
   }
   const out: Array<{ slot: number; score: number }> = [];
   for (let i = 0; i < size; i++) out.push({ slot: heapSlot[i]!, score: heapScore[i]! });
-  return out.sort((a, b) => b.score - a.score || index.questionId(b.slot) - index.questionId(a.slot));
+  return out.sort((a, b) => b.score - a.score || newer(b.slot, a.slot));
 }
 
 /**

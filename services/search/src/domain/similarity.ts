@@ -87,19 +87,12 @@ export function cosines(index: TermIndex, slots: readonly number[], vector: Topi
   }
 }
 
-/** Published, live questions most similar to a question or a text, best first, with their cosine. */
-export function similarTo(
-  store: SearchStore,
-  source: { question_id?: number; text?: string; language?: string },
-  limit: number,
-): Array<{ id: number; score: number }> {
-  const { index } = store;
-  const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
-  const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
-  if (!vector?.ids.length) return [];
+/** Candidates for a vector: the questions sharing its most informative words, by BM25 (not `self`, not deleted). */
+function candidateSlots(index: TermIndex, vector: TopicVector, self: number): number[] {
   const informative = vector.ids
     .map((id, i) => ({ id, w: vector.weights[i]! }))
-    .sort((a, b) => b.w - a.w)
+    // Equal weights in the order of the words, not of their ids (which depend on what arrived first).
+    .sort((a, b) => b.w - a.w || (index.term(a.id) < index.term(b.id) ? -1 : 1))
     .slice(0, CANDIDATE_TERMS);
   candidates.reset(index.slotCount);
   const n = index.count;
@@ -111,13 +104,64 @@ export function similarTo(
     postings += frequency;
     index.scoreTerm(id, bm25Idf(n, frequency), allFields, 1, candidates);
   }
-  const slots = topSlots(index, candidates, CANDIDATES, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
+  return topSlots(index, candidates, CANDIDATES, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
+}
+
+/** Published, live questions most similar to a question or a text, best first, with their cosine. */
+export function similarTo(
+  store: SearchStore,
+  source: { question_id?: number; text?: string; language?: string },
+  limit: number,
+): Array<{ id: number; score: number }> {
+  const { index } = store;
+  const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
+  const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
+  if (!vector?.ids.length) return [];
+  const slots = candidateSlots(index, vector, self);
   const scores = cosines(index, slots, vector);
   return slots
     .map((slot, i) => ({ id: index.questionId(slot), score: scores[i]! }))
     .filter((r) => r.score > 0)
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, limit);
+}
+
+/**
+ * Published, live questions whose question (what was asked: title twice, description, tags) is
+ * similar to a text, with their cosine (rounded, so that the order words arrived in cannot tell
+ * equals apart), in no order: expert search's neighbours. Their answers are not compared: they
+ * are by the people expert search looks for, and come later.
+ */
+export function askedSimilarTo(store: SearchStore, text: string, language: string | undefined): Array<{ id: number; score: number }> {
+  const { index } = store;
+  const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
+  const ids: number[] = [];
+  const weights: number[] = [];
+  let norm = 0;
+  for (const [term, count] of counts) {
+    const id = index.termId(term);
+    const w = Math.log1p(count) * index.askedIdf(id);
+    if (w <= 0) continue;
+    norm += w * w;
+    if (id >= 0) {
+      ids.push(id);
+      weights.push(w);
+    }
+  }
+  const vector = normalised(ids, weights, norm);
+  if (!vector.ids.length) return [];
+  const slots = candidateSlots(index, vector, -1);
+  if (dense.length < index.termCount) dense = new Float64Array(Math.max(index.termCount, dense.length * 2));
+  vector.ids.forEach((id, i) => {
+    dense[id] = vector.weights[i]!;
+  });
+  try {
+    return slots
+      .map((slot) => ({ id: index.questionId(slot), score: Math.round(index.askedCosine(slot, dense) * 1e12) / 1e12 }))
+      .filter((r) => r.score > 0);
+  } finally {
+    for (const id of vector.ids) dense[id] = 0;
+  }
 }
 
 /** Similar-question search's idf of a word in `unitFrequency` of `documents` units (TermIndex.unitIdf). */

@@ -1,17 +1,16 @@
 import { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
-import { type RoutedQuestion, type ServiceName, searchIndexLoading } from '@kn/contracts';
+import { NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
-import { chooseTags, type ExpertQuery, type FoundExperts, ranking, scoreExperts } from '../domain/experts.ts';
 import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, SIMILARITY_DEPTH } from '../domain/match.ts';
 import { cosine, topicVector, unitIdf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import { queryTerms } from '../domain/terms.ts';
 import type { IndexHandlers } from '../index/events.ts';
-import { labelWords } from '../index/store.ts';
-import type { QuestionDocument, SettingDocument, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
+import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
+import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
 import { indexNames } from './mappings.ts';
 import {
@@ -28,8 +27,6 @@ import { rankMatches, routedQuestion, scoredHits, termStatistics, unitFrequencie
 /** Similar questions: candidates, and the most informative words that find them (as similarity.ts). */
 const CANDIDATES = 200;
 const CANDIDATE_TERMS = 24;
-/** Users per tag an expert search considers. */
-const EXPERTS_PER_TAG = 1000;
 
 const languageOf = (l: string | undefined): Language => ((languages as readonly string[]).includes(l ?? '') ? (l as Language) : 'en');
 
@@ -43,6 +40,7 @@ export class ElasticsearchBackend implements SearchBackend {
   readonly client: Client;
   readonly names: ReturnType<typeof indexNames>;
   readonly feed: ElasticsearchFeed;
+  private readonly expertEvidence: ElasticsearchEvidence;
   private readonly bus: Bus;
   private readonly streams: ServiceName[];
   private opened = false;
@@ -57,6 +55,7 @@ export class ElasticsearchBackend implements SearchBackend {
     this.names = indexNames(options.prefix);
     this.bus = options.bus;
     this.streams = options.streams;
+    this.expertEvidence = new ElasticsearchEvidence(this.client, this.names);
     this.feed = new ElasticsearchFeed({
       client: this.client,
       names: this.names,
@@ -309,27 +308,10 @@ export class ElasticsearchBackend implements SearchBackend {
     return out;
   }
 
-  /** Lower-case labels of the tags whose words occur in the text in a row (store.ts tagsNamedIn). */
-  private async tagsNamedIn(text: string): Promise<Set<string>> {
-    const words = labelWords(text);
-    if (!words.length) return new Set();
-    const response = await this.client.search<TagDocument>({
-      index: this.names.state,
-      size: 10_000,
-      query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { first_word: [...new Set(words)] } }] } },
-    });
-    const named = new Set<string>();
-    for (const hit of response.hits.hits) {
-      const tagWords = labelWords(hit._source!.key);
-      if (words.some((_, i) => tagWords.every((w, k) => words[i + k] === w))) named.add(hit._source!.key);
-    }
-    return named;
-  }
-
   async suggestTags(text: string, limit: number) {
     this.check();
     const neighbours = await this.similarDocuments({ text }, SUGGESTION_NEIGHBOURS);
-    const named = await this.tagsNamedIn(text);
+    const named = await this.expertEvidence.namedTags(text);
     const known = await this.tags([...neighbours.flatMap((n) => n.doc.tags.map((t) => t.toLowerCase())), ...named]);
     return rankSuggestedTags({
       neighbours: neighbours.map((n) => ({ score: n.score, tags: n.doc.tags })),
@@ -339,247 +321,34 @@ export class ElasticsearchBackend implements SearchBackend {
     });
   }
 
-  /**
-   * Per tag and user: the value of their live solutions on live questions with the tag (unfaded)
-   * and their recommendations, as expertise.ts keeps them, from aggregations.
-   */
-  private async records(keys: readonly string[]): Promise<Map<string, Map<number, { value: number; recommendations: number }>>> {
-    const out = new Map<string, Map<number, { value: number; recommendations: number }>>();
-    if (!keys.length) return out;
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      query: { terms: { tag_keys: [...keys] } },
-      aggs: {
-        tags: {
-          terms: { field: 'tag_keys', include: [...keys], size: keys.length },
-          aggs: {
-            live: {
-              filter: { term: { live: true } },
-              aggs: {
-                solutions: {
-                  nested: { path: 'solutions' },
-                  aggs: {
-                    live: {
-                      filter: { term: { 'solutions.live': true } },
-                      aggs: {
-                        users: {
-                          terms: { field: 'solutions.author_id', size: EXPERTS_PER_TAG },
-                          aggs: { value: { sum: { field: 'solutions.value' } } },
-                        },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-            forwards: {
-              nested: { path: 'forwards' },
-              aggs: { users: { terms: { field: 'forwards.recipient_id', size: EXPERTS_PER_TAG } } },
-            },
-          },
-        },
-      },
-    });
-    type Bucket = { key: number | string; doc_count: number; value?: { value: number } };
-    const tagBuckets = (response.aggregations?.tags as { buckets: Array<Record<string, any>> } | undefined)?.buckets ?? [];
-    for (const t of tagBuckets) {
-      const users = new Map<number, { value: number; recommendations: number }>();
-      for (const b of (t.live.solutions.live.users.buckets ?? []) as Bucket[])
-        users.set(Number(b.key), { value: b.value?.value ?? 0, recommendations: 0 });
-      for (const b of (t.forwards.users.buckets ?? []) as Bucket[]) {
-        const entry = users.get(Number(b.key)) ?? { value: 0, recommendations: 0 };
-        entry.recommendations += b.doc_count;
-        users.set(Number(b.key), entry);
-      }
-      out.set(String(t.key), users);
-    }
-    return out;
-  }
-
-  /** Each user's value over all their live solutions (expertise.ts activity). */
-  private async activity(users: readonly number[]): Promise<Map<number, number>> {
-    if (!users.length) return new Map();
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      query: { term: { live: true } },
-      aggs: {
-        solutions: {
-          nested: { path: 'solutions' },
-          aggs: {
-            mine: {
-              filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...users] } }] } },
-              aggs: {
-                users: {
-                  terms: { field: 'solutions.author_id', size: users.length },
-                  aggs: { value: { sum: { field: 'solutions.value' } } },
-                },
-              },
-            },
-          },
-        },
-      },
-    });
-    const buckets = (response.aggregations?.solutions as Record<string, any> | undefined)?.mine?.users?.buckets ?? [];
-    return new Map((buckets as Array<{ key: number; value: { value: number } }>).map((b) => [Number(b.key), b.value.value]));
-  }
-
-  private async deletedUsers(users: readonly number[]): Promise<Set<number>> {
-    if (!users.length) return new Set();
-    const { docs } = await this.client.mget<UserDocument>({ index: this.names.state, ids: users.map((u) => `user:${u}`) });
-    return new Set(docs.flatMap((d) => ('found' in d && d.found && d._source?.deleted ? [d._source.user_id] : [])));
-  }
-
-  private async minExperts(): Promise<number | undefined> {
-    const { docs } = await this.client.mget<SettingDocument>({ index: this.names.state, ids: ['setting:min_experts'] });
-    const d = docs[0];
-    return d && 'found' in d && d.found ? d._source?.value : undefined;
-  }
-
-  /** The local expert search (domain/experts.ts) over facts read from the index. */
-  private async findExperts(query: Omit<ExpertQuery, 'now'>): Promise<FoundExperts> {
-    const neighbours = (await this.similarDocuments({ text: query.text, language: query.language }, ranking.neighbours)).filter(
-      (n) => n.score >= ranking.minSimilarity,
-    );
-    const named = await this.tagsNamedIn(query.text);
-    const ownKeys = (query.tags ?? []).map((t) => t.toLowerCase());
-    const voted = new Set([...neighbours.flatMap((n) => n.doc.tags.map((t) => t.toLowerCase())), ...named]);
-    const known = await this.tags([...voted, ...ownKeys]);
-    const detected = chooseTags({
-      neighbours: neighbours.map((n) => ({ score: n.score, tags: n.doc.tags })),
-      named,
-      own: ownKeys,
-      tag: (key) => known.get(key),
-    });
-    if (!detected.length) return { tags: [], experts: [] };
-    // Linked tags either way, read now: they widen the pool when the tags give too few experts.
-    const linkedBack = await this.client.search<TagDocument>({
-      index: this.names.state,
-      size: 10_000,
-      query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { link_keys: detected.map((d) => d.key) } }] } },
-    });
-    const linked = new Map<string, Set<string>>();
-    const link = (a: string, b: string) => {
-      if (a !== b) linked.set(a, (linked.get(a) ?? new Set()).add(b));
-    };
-    for (const d of detected) for (const other of known.get(d.key)?.link_keys ?? []) link(d.key, other);
-    for (const hit of linkedBack.hits.hits) for (const other of hit._source!.link_keys) link(other, hit._source!.key);
-    const linkedKeys = [...new Set([...linked.values()].flatMap((s) => [...s]))];
-    for (const [key, doc] of await this.tags(linkedKeys)) known.set(key, doc);
-    const records = await this.records([...new Set([...detected.map((d) => d.key), ...linkedKeys])]);
-    const candidates = [...new Set([...records.values()].flatMap((m) => [...m.keys()]))];
-    const [deleted, minExperts, activity] = await Promise.all([
-      this.deletedUsers(candidates),
-      this.minExperts(),
-      this.activity(candidates),
-    ]);
-    const skip = new Set(query.exclude ?? []);
-    const { experts, used } = scoreExperts({
-      tags: detected,
-      eachOnTag: (key, visit) => {
-        for (const [user, { value, recommendations }] of records.get(key) ?? []) visit(user, value, recommendations);
-      },
-      linkedTags: (key) => linked.get(key) ?? [],
-      tagExists: (key) => known.has(key),
-      minExperts: minExperts ?? 1,
-      eligible: (user) => !skip.has(user) && !deleted.has(user) && (!query.only || query.only.has(user)),
-      activity: (user) => activity.get(user) ?? 0,
-      neighbours: neighbours.map((n) => ({ score: n.score, solutions: (n.doc.solutions ?? []).filter((s) => s.live) })),
-      now: Date.now(),
-      limit: query.limit,
-    });
-    const label = (key: string) => known.get(key)?.label ?? key;
-    const details = await this.expertRecords(
-      experts.map(([user]) => user),
-      new Set(used),
-    );
-    return {
-      tags: used.map(label),
-      experts: experts.map(([user_id, score]) => {
-        const d = details.get(user_id)!;
-        return { user_id, score, details: { ...d, expert_tags: d.expert_tags.map((key) => ({ label: label(key) })) } };
-      }),
-    };
-  }
-
-  /** The users' records on a set of tags, each solution and recommendation counted once (store.ts expertRecord). */
-  private async expertRecords(users: readonly number[], tags: ReadonlySet<string>) {
-    const records = new Map(
-      users.map((u) => [u, { solution_count: 0, ratingSum: 0, ratingCount: 0, recommendation_count: 0, expert_tags: new Set<string>() }]),
-    );
-    if (users.length) {
-      const response = await this.client.search<QuestionDocument>({
-        index: this.names.questions,
-        size: 10_000,
-        _source: ['tag_keys', 'live', 'solutions', 'forwards'],
-        query: {
-          bool: {
-            filter: [{ terms: { tag_keys: [...tags] } }],
-            should: [
-              { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } } },
-              { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } },
-            ],
-            minimum_should_match: 1,
-          },
-        },
-      });
-      for (const hit of response.hits.hits) {
-        const q = hit._source!;
-        const matched = q.tag_keys.filter((t) => tags.has(t));
-        if (!matched.length) continue;
-        if (q.live)
-          for (const s of q.solutions) {
-            const r = records.get(s.author_id);
-            if (!r || !s.live) continue;
-            r.solution_count++;
-            if (s.rating !== null && s.rating_count > 0) {
-              r.ratingSum += s.rating * s.rating_count;
-              r.ratingCount += s.rating_count;
-            }
-            for (const t of matched) r.expert_tags.add(t);
-          }
-        for (const f of q.forwards) {
-          const r = records.get(f.recipient_id);
-          if (!r) continue;
-          r.recommendation_count++;
-          for (const t of matched) r.expert_tags.add(t);
-        }
-      }
-    }
-    return new Map(
-      [...records].map(([user, r]) => [
-        user,
-        {
-          solution_count: r.solution_count,
-          average_rating: r.ratingCount ? Math.round((r.ratingSum / r.ratingCount) * 100) / 100 : null,
-          recommendation_count: r.recommendation_count,
-          expert_tags: [...r.expert_tags],
-        },
-      ]),
-    );
-  }
-
-  async experts(query: { text: string; limit: number }) {
+  evidence() {
     this.check();
-    return this.findExperts(query);
+    return this.expertEvidence;
   }
 
-  async expertsOn(question: RoutedQuestion, limit: number, exclude: readonly number[] = []) {
+  async expertRecords(users: readonly number[], tags: ReadonlySet<string>) {
     this.check();
-    const space =
-      question.knowledge_space_id === null
-        ? undefined
-        : (await this.client.mget<SpaceDocument>({ index: this.names.state, ids: [`space:${question.knowledge_space_id}`] })).docs[0];
-    const closed = space && 'found' in space && space.found && space._source?.is_closed ? new Set(space._source.members) : undefined;
-    return this.findExperts({
-      text: `${question.title}\n${question.text}`,
-      tags: question.tags,
-      language: question.language,
-      limit,
-      exclude: [question.author_id, ...exclude],
-      only: closed,
-    });
+    return this.expertEvidence.expertRecords(users, tags);
+  }
+
+  async closedSpaceMembers(id: number) {
+    this.check();
+    return this.expertEvidence.closedSpaceMembers(id);
+  }
+
+  async history(cutoff: number) {
+    this.check();
+    return this.expertEvidence.history(cutoff);
+  }
+
+  async acceptedAnswers() {
+    this.check();
+    return this.expertEvidence.acceptedAnswers();
+  }
+
+  async routingsPerExpertPerWeek() {
+    this.check();
+    return (await this.expertEvidence.routingsPerExpertPerWeek()) ?? NETWORK_SETTINGS_DEFAULTS.routings_per_expert_per_week;
   }
 
   async question(id: number) {

@@ -1,6 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import type { EventSolutionFacts } from '../index/events.ts';
 import { type SolutionFacts, solutionValue, timeWeight } from '../index/expertise.ts';
-import { unitFieldWeights } from '../index/postings.ts';
+import { askedFieldWeights, unitFieldWeights } from '../index/postings.ts';
 import { type IndexedQuestion, indexWords, labelWords, type PartKind, questionWords } from '../index/store.ts';
 
 /** A solution's, comment's or attachment's searchable text. */
@@ -10,8 +11,20 @@ export interface PartSource {
   text: string;
 }
 
-/** A solution's facts as stored, with its value for expertise (solutionValue · time weight, unfaded). */
-export type SolutionSource = SolutionFacts & { value: number };
+/** How a solution stood from a time on (the expert model's fit reads the past as it was). */
+export interface SolutionState {
+  time: number;
+  live: boolean;
+  upvotes: number;
+  rating: number | null;
+  rating_count: number;
+}
+
+/**
+ * A solution's facts as stored, with its value for expertise (solutionValue · time weight,
+ * unfaded), whether it is accepted (for aggregations), and how it stood over time.
+ */
+export type SolutionSource = SolutionFacts & { value: number; accepted: boolean; states: SolutionState[] };
 
 /**
  * A question document: the question as the events show it, its parts' texts (for highlighting),
@@ -29,9 +42,12 @@ export interface QuestionDocument extends IndexedQuestion {
   /** Similar-question search's unit: word → weighted count (title twice, comments a quarter). */
   unit: Record<string, number>;
   unit_terms: string[];
+  /** What was asked, expert search's similarity: word → [title, description, tags] counts. */
+  asked: Record<string, [number, number, number]>;
+  asked_terms: string[];
   solutions: SolutionSource[];
-  /** One entry per forward, with the stream sequence of its event (applying an event twice adds nothing). */
-  forwards: Array<{ recipient_id: number; seq: number }>;
+  /** One entry per forward, with the stream sequence of its event (applying an event twice adds nothing) and its time (ms). */
+  forwards: Array<{ recipient_id: number; seq: number; time: number }>;
 }
 
 export const emptyWords = (): Record<SearchField, string> =>
@@ -56,6 +72,8 @@ export const stubQuestion = (id: number): QuestionDocument => ({
   words: emptyWords(),
   unit: {},
   unit_terms: [],
+  asked: {},
+  asked_terms: [],
   solutions: [],
   forwards: [],
 });
@@ -66,9 +84,9 @@ export const stubQuestion = (id: number): QuestionDocument => ({
  */
 export function withDerived(doc: QuestionDocument): QuestionDocument {
   const live = doc.is_published && !doc.is_deleted;
-  const solutions = doc.solutions.map((s) => ({ ...s, value: solutionValue(s) * timeWeight(s.time) }));
+  const solutions = doc.solutions.map((s) => ({ ...s, value: solutionValue(s) * timeWeight(s.time), accepted: s.accepted_at !== null }));
   const base = { ...doc, live, solutions, tag_keys: [...new Set(doc.tags.map((t) => t.toLowerCase()))] };
-  if (doc.stub || !doc.is_published) return { ...base, words: emptyWords(), unit: {}, unit_terms: [] };
+  if (doc.stub || !doc.is_published) return { ...base, words: emptyWords(), unit: {}, unit_terms: [], asked: {}, asked_terms: [] };
   const parts = (['solution', 'comment', 'attachment'] as const).flatMap((kind) => doc.parts[kind].map((p) => ({ kind, text: p.text })));
   const texts: Record<SearchField, string[]> = {
     title: [doc.title],
@@ -82,11 +100,14 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
     SearchFieldNames.map((f) => [f, texts[f].flatMap((t) => indexWords(t, doc.language)).join(' ')]),
   ) as Record<SearchField, string>;
   const unit: Record<string, number> = {};
+  const asked: Record<string, [number, number, number]> = {};
   for (const [word, counts] of questionWords(doc, parts).counts) {
     const u = SearchFieldNames.reduce((sum, f, i) => sum + unitFieldWeights[f] * counts[i]!, 0);
     if (u > 0) unit[word] = u;
+    if (SearchFieldNames.some((f, i) => (askedFieldWeights[f] ?? 0) > 0 && counts[i]! > 0))
+      asked[word] = [counts[0]!, counts[1]!, counts[2]!];
   }
-  return { ...base, words, unit, unit_terms: Object.keys(unit) };
+  return { ...base, words, unit, unit_terms: Object.keys(unit), asked, asked_terms: Object.keys(asked) };
 }
 
 /** The question as the events last showed it (its derived fields kept: they are recomputed at write). */
@@ -98,14 +119,34 @@ export function applyPart(doc: QuestionDocument, kind: PartKind, part: PartSourc
   return { ...doc, parts: { ...doc.parts, [kind]: list } };
 }
 
-export function applySolution(doc: QuestionDocument, s: Omit<SolutionFacts, 'time'> & { time: string }): QuestionDocument {
-  const facts: SolutionSource = { ...s, time: Date.parse(s.time), value: 0 };
+/** A solution's facts as they stand from `at` (ms) on; a new state when live, votes or ratings changed. */
+export function applySolution(doc: QuestionDocument, s: EventSolutionFacts, at: number): QuestionDocument {
+  const before = doc.solutions.find((x) => x.id === s.id);
+  const state: SolutionState = { time: at, live: s.live, upvotes: s.upvotes, rating: s.rating, rating_count: s.rating_count };
+  const last = before?.states.at(-1);
+  const changed =
+    !last ||
+    last.live !== state.live ||
+    last.upvotes !== state.upvotes ||
+    last.rating !== state.rating ||
+    last.rating_count !== state.rating_count;
+  const states = [...(before?.states ?? []).filter((x) => !changed || x.time !== at), ...(changed ? [state] : [])].sort(
+    (a, b) => a.time - b.time,
+  );
+  const facts: SolutionSource = {
+    ...s,
+    time: Date.parse(s.time),
+    accepted_at: s.accepted_at === null ? null : Date.parse(s.accepted_at),
+    value: 0,
+    accepted: s.accepted_at !== null,
+    states,
+  };
   return { ...doc, solutions: [...doc.solutions.filter((x) => x.id !== s.id), facts].sort((a, b) => a.id - b.id) };
 }
 
-export function applyForward(doc: QuestionDocument, recipientId: number, seq: number): QuestionDocument {
+export function applyForward(doc: QuestionDocument, recipientId: number, seq: number, time: number): QuestionDocument {
   if (doc.forwards.some((f) => f.seq === seq && f.recipient_id === recipientId)) return doc;
-  return { ...doc, forwards: [...doc.forwards, { recipient_id: recipientId, seq }] };
+  return { ...doc, forwards: [...doc.forwards, { recipient_id: recipientId, seq, time }] };
 }
 
 /** A tag of the network: announced by a tag event, or carried by a question. */

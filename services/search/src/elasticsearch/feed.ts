@@ -3,8 +3,7 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
-import { applyEvent, type IndexHandlers, type IndexWriter } from '../index/events.ts';
-import type { SolutionFacts } from '../index/expertise.ts';
+import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../index/events.ts';
 import type { IndexedQuestion, PartKind } from '../index/store.ts';
 import {
   applyForward,
@@ -33,13 +32,13 @@ const LEASE_ID = 'feed';
 export type Change =
   | { kind: 'question'; question: IndexedQuestion }
   | { kind: 'part'; part: PartKind; id: number; question_id: number; author_id: number; text: string | null }
-  | { kind: 'solution'; solution: Omit<SolutionFacts, 'time'> & { time: string } }
-  | { kind: 'forward'; question_id: number; recipient_id: number; seq: number }
+  | { kind: 'solution'; solution: EventSolutionFacts; at: number }
+  | { kind: 'forward'; question_id: number; recipient_id: number; seq: number; at: number }
   | { kind: 'category-cleared'; question_ids: readonly number[] }
   | { kind: 'tag'; label: string; fields: { excluded_from_suggestions?: boolean; links?: string[] } }
   | { kind: 'space'; id: number; is_closed: boolean; members?: readonly number[] }
   | { kind: 'user'; user_id: number; deleted: boolean }
-  | { kind: 'min-experts'; value: number };
+  | { kind: 'settings'; settings: ExpertSettings };
 
 /**
  * The changes of a batch of events, recorded as the shared handlers (index/events.ts) make them:
@@ -56,11 +55,11 @@ export class RecordedChanges implements IndexWriter {
   setPart(part: PartKind, id: number, question_id: number, author_id: number, text: string | null) {
     this.changes.push({ kind: 'part', part, id, question_id, author_id, text });
   }
-  setSolution(solution: Omit<SolutionFacts, 'time'> & { time: string }) {
-    this.changes.push({ kind: 'solution', solution });
+  setSolution(solution: EventSolutionFacts, at: number) {
+    this.changes.push({ kind: 'solution', solution, at });
   }
-  addForward(question_id: number, recipient_id: number) {
-    this.changes.push({ kind: 'forward', question_id, recipient_id, seq: this.seq });
+  addForward(question_id: number, recipient_id: number, at: number) {
+    this.changes.push({ kind: 'forward', question_id, recipient_id, seq: this.seq, at });
   }
   clearCategory(question_ids: readonly number[]) {
     this.changes.push({ kind: 'category-cleared', question_ids });
@@ -74,8 +73,8 @@ export class RecordedChanges implements IndexWriter {
   setUserDeleted(user_id: number, deleted: boolean) {
     this.changes.push({ kind: 'user', user_id, deleted });
   }
-  setMinExperts(value: number) {
-    this.changes.push({ kind: 'min-experts', value });
+  setExpertSettings(settings: ExpertSettings) {
+    this.changes.push({ kind: 'settings', settings });
   }
 
   /** The documents the changes read: questions, tags (by lower-case label) and spaces. */
@@ -132,13 +131,15 @@ export function applyChanges(changes: readonly Change[], loaded: Loaded) {
       for (const t of c.question.tags) tag(t, {}, true);
     } else if (c.kind === 'part')
       questions.set(c.question_id, applyPart(question(c.question_id), c.part, { id: c.id, author_id: c.author_id, text: '' }, c.text));
-    else if (c.kind === 'solution') questions.set(c.solution.question_id, applySolution(question(c.solution.question_id), c.solution));
-    else if (c.kind === 'forward') questions.set(c.question_id, applyForward(question(c.question_id), c.recipient_id, c.seq));
+    else if (c.kind === 'solution')
+      questions.set(c.solution.question_id, applySolution(question(c.solution.question_id), c.solution, c.at));
+    else if (c.kind === 'forward') questions.set(c.question_id, applyForward(question(c.question_id), c.recipient_id, c.seq, c.at));
     else if (c.kind === 'category-cleared') for (const id of c.question_ids) questions.set(id, { ...question(id), category_id: null });
     else if (c.kind === 'tag') tag(c.label, c.fields);
     else if (c.kind === 'space') space(c.id, c.is_closed, c.members);
     else if (c.kind === 'user') state.set(stateId.user(c.user_id), { type: 'user', user_id: c.user_id, deleted: c.deleted });
-    else if (c.kind === 'min-experts') state.set(stateId.setting('min_experts'), { type: 'setting', key: 'min_experts', value: c.value });
+    else if (c.kind === 'settings')
+      for (const [key, value] of Object.entries(c.settings)) state.set(stateId.setting(key), { type: 'setting', key, value });
   }
   return { questions: [...questions.values()].map(withDerived), state };
 }

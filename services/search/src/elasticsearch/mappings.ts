@@ -64,6 +64,8 @@ export const questionsIndex = {
       words: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, words])) },
       unit: { type: 'object', enabled: false },
       unit_terms: { type: 'keyword' },
+      asked: { type: 'object', enabled: false },
+      asked_terms: { type: 'keyword' },
       solutions: {
         type: 'nested',
         properties: {
@@ -74,11 +76,13 @@ export const questionsIndex = {
           rating: { type: 'float' },
           rating_count: { type: 'integer' },
           upvotes: { type: 'integer' },
+          accepted_at: { type: 'long' },
           accepted: { type: 'boolean' },
           value: { type: 'double' },
+          states: { type: 'object', enabled: false },
         },
       },
-      forwards: { type: 'nested', properties: { recipient_id: { type: 'long' }, seq: { type: 'long' } } },
+      forwards: { type: 'nested', properties: { recipient_id: { type: 'long' }, seq: { type: 'long' }, time: { type: 'long' } } },
     },
   },
 } satisfies Omit<estypes.IndicesCreateRequest, 'index'>;

@@ -4,15 +4,29 @@ import type { Db } from '@kn/db';
 import type { SearchBackend } from '../backend.ts';
 import type { SearchConfig } from '../config.ts';
 import type { SearchSchema } from '../db/schema.ts';
+import { type ExpertModel, FEATURES } from '../domain/expert-model.ts';
+import type { ExpertModels } from '../domain/expert-models.ts';
+import type { ExpertSearch } from '../domain/expert-search.ts';
 import { presentExperts, routeQuestion } from '../domain/routing.ts';
+
+/** The model as GET /search/experts/model shows it. */
+const modelView = (m: ExpertModel) => ({
+  status: m.status,
+  fitted_at: m.fitted_at,
+  questions: m.questions,
+  features: FEATURES.map((name) => ({ name, weight: m.weights[name] })),
+  validation: m.validation,
+});
 
 export function createHandlers(deps: {
   db: Db<SearchSchema>;
   bus: Bus;
   backend: SearchBackend;
+  experts: ExpertSearch;
+  models: ExpertModels;
   config: Pick<SearchConfig, 'ROUTING_EXPERTS'>;
 }): Handlers<typeof searchOperations> {
-  const { db, bus, backend, config } = deps;
+  const { db, bus, backend, experts, models, config } = deps;
   return {
     matchQuestions: async ({ body }) => {
       const result = await backend.match(body);
@@ -32,14 +46,19 @@ export function createHandlers(deps: {
     autocompleteQuestions: async ({ query }) => backend.autocomplete(query.query, query.limit),
     suggestTags: async ({ body }) => backend.suggestTags(`${body.title}\n${body.description ?? ''}`, body.limit),
     findExperts: async ({ body, actor, requestId }) => {
-      const found = await backend.experts({ text: body.query, limit: body.limit });
+      const found = await experts.find({ text: body.query, limit: body.limit }, actor.id);
       return { tags: found.tags, experts: await presentExperts(bus, actor, found, requestId) };
     },
     expertsForQuestion: async ({ body, actor, requestId }) => {
-      const found = await backend.expertsOn(body.question, body.limit);
+      const found = await experts.on(body.question, body.limit, [], actor?.id ?? null);
       return { tags: found.tags, experts: await presentExperts(bus, actor!, found, requestId) };
     },
-    routeQuestion: async ({ body }) => db.transaction().execute((tx) => routeQuestion(tx, backend, body, config.ROUTING_EXPERTS)),
+    routeQuestion: async ({ body }) => {
+      const cap = await backend.routingsPerExpertPerWeek();
+      return db.transaction().execute((tx) => routeQuestion(tx, experts, cap, body, config.ROUTING_EXPERTS));
+    },
+    getExpertModel: async () => modelView(models.current()),
+    fitExpertModel: async () => modelView(await models.fit()),
     indexStatus: async () => backend.status(),
   };
 }

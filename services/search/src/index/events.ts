@@ -1,4 +1,4 @@
-import { EventEnvelope, type EventSolution, type EventSubject, events, type QuestionSnapshot } from '@kn/contracts';
+import { EventEnvelope, type EventSolution, type EventSubject, events, type NetworkSettings, type QuestionSnapshot } from '@kn/contracts';
 import type { SolutionFacts } from './expertise.ts';
 import type { IndexedQuestion, PartKind } from './store.ts';
 
@@ -12,18 +12,25 @@ export interface IndexWriter {
   upsertQuestion(q: IndexedQuestion): void;
   /** A solution's, comment's or attachment's searchable text; null: not searchable (any more). */
   setPart(kind: PartKind, id: number, questionId: number, authorId: number, text: string | null): void;
-  /** A solution's facts for expertise (its text is a part). */
-  setSolution(s: Omit<SolutionFacts, 'time'> & { time: string }): void;
-  /** A question was forwarded to a user: a recommendation of them for its tags. */
-  addForward(questionId: number, recipientId: number): void;
+  /** A solution's facts for expertise (its text is a part), as they stand from `at` (ms) on. */
+  setSolution(s: EventSolutionFacts, at: number): void;
+  /** A question was forwarded to a user at `at` (ms): a recommendation of them for its tags. */
+  addForward(questionId: number, recipientId: number, at: number): void;
   /** Questions whose category was deleted: uncategorized now. */
   clearCategory(questionIds: readonly number[]): void;
   setTag(label: string, fields: { excluded_from_suggestions?: boolean; links?: string[] }): void;
   /** A knowledge space: whether it is closed, and (when the event says) its members. */
   setSpace(id: number, isClosed: boolean, members?: readonly number[]): void;
   setUserDeleted(userId: number, deleted: boolean): void;
-  setMinExperts(value: number): void;
+  /** The network settings expert search and routing follow. */
+  setExpertSettings(settings: ExpertSettings): void;
 }
+
+/** The network settings the search service follows. */
+export type ExpertSettings = Pick<NetworkSettings, 'min_experts' | 'routings_per_expert_per_week'>;
+
+/** A solution's facts as an event tells them (times as ISO strings). */
+export type EventSolutionFacts = Omit<SolutionFacts, 'time' | 'accepted_at'> & { time: string; accepted_at: string | null };
 
 export type IndexHandler<S extends EventSubject> = (store: IndexWriter, event: EventEnvelope<S>) => void;
 export type IndexHandlers = { [S in EventSubject]?: IndexHandler<S> };
@@ -64,22 +71,26 @@ const question = (store: IndexWriter, q: QuestionSnapshot) => {
 
 /**
  * A solution's text (drafts and deleted solutions are not searchable) and its facts for expertise
- * (ratings, acceptance and upvotes change without the text changing).
+ * (ratings, acceptance and upvotes change without the text changing), as they stand from the
+ * event's time on.
  */
-const solution = (store: IndexWriter, s: EventSolution) => {
+const solution = (store: IndexWriter, s: EventSolution, at: string) => {
   const live = s.is_published && !s.is_deleted;
   store.setPart('solution', s.id, s.question_id, s.author_id, live ? s.text : null);
-  store.setSolution({
-    id: s.id,
-    question_id: s.question_id,
-    author_id: s.author_id,
-    live,
-    time: s.published ?? s.created,
-    rating: s.rating,
-    rating_count: s.rating_count,
-    upvotes: s.upvote_count,
-    accepted: s.accepted_by_question_poser !== null,
-  });
+  store.setSolution(
+    {
+      id: s.id,
+      question_id: s.question_id,
+      author_id: s.author_id,
+      live,
+      time: s.published ?? s.created,
+      rating: s.rating,
+      rating_count: s.rating_count,
+      upvotes: s.upvote_count,
+      accepted_at: s.accepted_by_question_poser,
+    },
+    Date.parse(at),
+  );
 };
 
 const space = (store: IndexWriter, s: { id: number; is_closed: boolean; member_ids: number[] }) =>
@@ -95,19 +106,20 @@ export const indexHandlers: IndexHandlers = {
   'content.question.flagged.v1': (store, e) => question(store, e.data.question),
   'content.question.imported.v1': (store, e) => {
     question(store, e.data.question);
-    for (const s of e.data.solutions) solution(store, s);
+    // An import brings the past: each solution stands as it is from its own time on.
+    for (const s of e.data.solutions) solution(store, s, s.published ?? s.created);
     for (const c of e.data.comments) store.setPart('comment', c.id, c.question_id, c.author_id, c.is_deleted ? null : c.text);
   },
-  'content.solution.created.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.updated.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.published.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.deleted.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.restored.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.rated.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.accepted.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.upvoted.v1': (store, e) => solution(store, e.data.solution),
-  'content.solution.upvote-removed.v1': (store, e) => solution(store, e.data.solution),
-  'content.question.forwarded.v1': (store, e) => store.addForward(e.data.question.id, e.data.recipient_id),
+  'content.solution.created.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.updated.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.published.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.deleted.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.restored.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.rated.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.accepted.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.upvoted.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.solution.upvote-removed.v1': (store, e) => solution(store, e.data.solution, e.occurred_at),
+  'content.question.forwarded.v1': (store, e) => store.addForward(e.data.question.id, e.data.recipient_id, Date.parse(e.occurred_at)),
   'content.comment.created.v1': (store, e) =>
     store.setPart('comment', e.data.comment.id, e.data.comment.question_id, e.data.comment.author_id, e.data.comment.text),
   'content.comment.updated.v1': (store, e) =>
@@ -122,7 +134,7 @@ export const indexHandlers: IndexHandlers = {
     store.setPart('comment', e.data.comment.id, e.data.comment.question_id, e.data.comment.author_id, null),
   'content.comment.converted.v1': (store, e) => {
     store.setPart('comment', e.data.comment.id, e.data.comment.question_id, e.data.comment.author_id, null);
-    solution(store, e.data.solution);
+    solution(store, e.data.solution, e.occurred_at);
   },
   'content.attachment.added.v1': (store, e) =>
     store.setPart('attachment', e.data.attachment.id, e.data.attachment.question_id, e.data.attachment.uploader_id, e.data.text),
@@ -139,5 +151,9 @@ export const indexHandlers: IndexHandlers = {
   'users.user.created.v1': (store, e) => store.setUserDeleted(e.data.user.id, e.data.user.is_deleted),
   'users.user.updated.v1': (store, e) => store.setUserDeleted(e.data.user.id, e.data.user.is_deleted),
   'users.user.deleted.v1': (store, e) => store.setUserDeleted(e.data.user_id, true),
-  'users.network-settings.updated.v1': (store, e) => store.setMinExperts(e.data.settings.min_experts),
+  'users.network-settings.updated.v1': (store, e) =>
+    store.setExpertSettings({
+      min_experts: e.data.settings.min_experts,
+      routings_per_expert_per_week: e.data.settings.routings_per_expert_per_week,
+    }),
 };

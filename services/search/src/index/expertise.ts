@@ -1,10 +1,12 @@
 /**
  * Who knows what, kept from the content events: for each tag and user, the value of their
  * published solutions on live questions with that tag (acceptance, upvotes and ratings, fading with
- * age) and their recommendations (forwards of questions with that tag to them, also of questions
- * deleted since). Asking questions never counts: posers stay anonymous. The facts themselves are in
- * the store's file (per solution and forward); this is their sum per tag and user, built at open
- * and kept current question by question; never the source of anything.
+ * age), how many they are, and their recommendations (forwards of questions with that tag to them,
+ * also of questions deleted since); for each user, their answers, accepted answers and when they
+ * answered. Asking questions never counts: posers stay anonymous. The facts themselves are in the
+ * store's file (per solution and forward); this is their sum, built at open and kept current
+ * question by question; never the source of anything. The fit (domain/expert-history.ts) keeps one
+ * of these too, as the network stood at each moment of its past.
  */
 
 /** A solution as expertise sees it. */
@@ -19,7 +21,8 @@ export interface SolutionFacts {
   rating: number | null;
   rating_count: number;
   upvotes: number;
-  accepted: boolean;
+  /** When the question's poser accepted it (ms); null when not accepted. */
+  accepted_at: number | null;
 }
 
 /** What a question contributes: its tags, whether it is published and not deleted, its solutions, the users it was forwarded to. */
@@ -32,8 +35,8 @@ export interface QuestionFacts {
   recipients: readonly number[];
 }
 
-const DAY = 86_400_000;
-/** A solution counts half after this many days. */
+export const DAY = 86_400_000;
+/** A solution's value counts half after this many days. */
 export const HALF_LIFE_DAYS = 730;
 const DAY_ZERO = Date.UTC(2000, 0, 1);
 
@@ -44,9 +47,9 @@ export const fading = (now: number) => 2 ** (-(now - DAY_ZERO) / DAY / HALF_LIFE
  * What a solution says about its author: accepted ones most, then upvotes and good ratings; a
  * bad rating counts against it, but every solution counts something.
  */
-export function solutionValue(s: Pick<SolutionFacts, 'accepted' | 'upvotes' | 'rating' | 'rating_count'>): number {
+export function solutionValue(s: Pick<SolutionFacts, 'accepted_at' | 'upvotes' | 'rating' | 'rating_count'>): number {
   const rating = s.rating !== null && s.rating_count > 0 ? ((s.rating - 3) / 2) * Math.min(1, s.rating_count / 3) : 0;
-  return Math.max(0.2, 1 + (s.accepted ? 2 : 0) + 0.5 * Math.log1p(s.upvotes) + 0.5 * rating);
+  return Math.max(0.2, 1 + (s.accepted_at !== null ? 2 : 0) + 0.5 * Math.log1p(s.upvotes) + 0.5 * rating);
 }
 
 export const timeWeight = (time: number) => 2 ** ((time - DAY_ZERO) / DAY / HALF_LIFE_DAYS);
@@ -54,13 +57,34 @@ export const timeWeight = (time: number) => 2 ** ((time - DAY_ZERO) / DAY / HALF
 /** A solution's value faded to `now`. */
 export const fadedValue = (s: SolutionFacts, now: number) => solutionValue(s) * timeWeight(s.time) * fading(now);
 
-/** Per tag and user: live solutions, recommendations, value (Σ solutionValue · 2^(days since DAY_ZERO / HALF_LIFE_DAYS)). */
+/** A user's record on one tag. */
+export interface TagRecord {
+  /** Σ solutionValue · timeWeight (unfaded: times `fading(now)` gives the value today). */
+  value: number;
+  /** Live solutions. */
+  count: number;
+  recommendations: number;
+}
+
+/** A user's record over all tags. */
+export interface UserRecord {
+  answers: number;
+  accepted: number;
+  /** Σ solutionValue · timeWeight over all their live solutions. */
+  value: number;
+  /** When they answered (ms), ascending. */
+  times: Float64Array;
+}
+
+/** Per tag and user: live solutions, recommendations, value. */
 const STATS = 3;
 
 /** The records of the users who have one on a tag: a row of STATS numbers per user, reused when it empties. */
 class TagTable {
   readonly rows = new Map<number, number>();
   data = new Float64Array(STATS * 4);
+  /** Live solutions on the tag, of everyone. */
+  answers = 0;
   private free: number[] = [];
   private used = 0;
 
@@ -82,56 +106,129 @@ class TagTable {
   release(user: number) {
     const row = this.rows.get(user)!;
     const at = row * STATS;
-    if (this.data[at]! > 0 || this.data[at + 1]! > 0) return;
+    if (this.data[at]! > 0.5 || this.data[at + 1]! > 0.5) return;
     this.rows.delete(user);
     this.free.push(row);
   }
 }
 
+/** A user's totals: answers, accepted, value; and their answer times (sorted, with spare room). */
+interface UserTotals {
+  answers: number;
+  accepted: number;
+  value: number;
+  times: Float64Array;
+}
+
 /**
- * The expertise of the whole network in memory, compactly (a typed table per tag: the heap holds
- * a few hundred objects, not one per solution, so garbage collection stays short). It knows the
- * sums only: a question's change is applied as "take back what it contributed, add what it
- * contributes now", the store handing both (store.ts).
+ * The expertise of a whole network in memory, compactly (a typed table per tag: the heap holds a
+ * few hundred objects per tag, not one per solution, so garbage collection stays short). It knows
+ * the sums only: a change is applied as "take back what it contributed, add what it contributes
+ * now" (store.ts hands both).
  */
 export class Expertise {
   private readonly tables = new Map<string, TagTable>();
-  /** User → the value of all their live solutions, whatever the tags (unfaded, like a record's value). */
-  readonly activity = new Map<number, number>();
+  private readonly users = new Map<number, UserTotals>();
+  /** Live solutions on live questions, of everyone. */
+  answers = 0;
+  /** Of those, the accepted ones. */
+  accepted = 0;
 
   /** Adds (sign 1) or takes back (sign -1) what a question contributes. */
   apply(facts: QuestionFacts, sign: 1 | -1) {
-    const solutions = facts.live ? facts.solutions.filter((s) => s.live) : [];
-    if (!solutions.length && !facts.recipients.length) return;
-    for (const tag of new Set(facts.tags.map((t) => t.toLowerCase()))) {
-      const table = this.tables.get(tag) ?? new TagTable();
-      this.tables.set(tag, table);
-      const touched = new Set<number>();
-      for (const s of solutions) {
-        const at = table.row(s.author_id) * STATS;
-        table.data[at]! += sign;
-        table.data[at + 2]! += sign * solutionValue(s) * timeWeight(s.time);
-        touched.add(s.author_id);
-      }
-      for (const user of facts.recipients) {
-        table.data[table.row(user) * STATS + 1]! += sign;
-        touched.add(user);
-      }
-      if (sign < 0) for (const user of touched) table.release(user);
-      if (!table.rows.size) this.tables.delete(tag);
+    const tags = [...new Set(facts.tags.map((t) => t.toLowerCase()))];
+    if (facts.live) for (const s of facts.solutions) if (s.live) this.applySolution(tags, s, sign);
+    for (const user of facts.recipients) this.applyForward(tags, user, sign);
+  }
+
+  /** Adds or takes back one live solution of a live question with these (lower-case, distinct) tags. */
+  applySolution(tags: readonly string[], s: SolutionFacts, sign: 1 | -1) {
+    const value = solutionValue(s) * timeWeight(s.time);
+    for (const tag of tags) {
+      const table = this.table(tag);
+      const at = table.row(s.author_id) * STATS;
+      table.data[at]! += sign;
+      table.data[at + 2]! += sign * value;
+      table.answers += sign;
+      if (sign < 0) this.release(tag, table, s.author_id);
     }
-    for (const s of solutions) {
-      const total = (this.activity.get(s.author_id) ?? 0) + sign * solutionValue(s) * timeWeight(s.time);
-      if (total > 1e-9) this.activity.set(s.author_id, total);
-      else this.activity.delete(s.author_id);
+    this.answers += sign;
+    if (s.accepted_at !== null) this.accepted += sign;
+    const totals = this.users.get(s.author_id) ?? { answers: 0, accepted: 0, value: 0, times: new Float64Array(4) };
+    totals.answers += sign;
+    totals.accepted += sign * (s.accepted_at !== null ? 1 : 0);
+    totals.value += sign * value;
+    totals.times =
+      sign > 0 ? insertSorted(totals.times, totals.answers - 1, s.time) : removeSorted(totals.times, totals.answers + 1, s.time);
+    if (totals.answers > 0) this.users.set(s.author_id, totals);
+    else this.users.delete(s.author_id);
+  }
+
+  /** Adds or takes back one forward of a question with these tags to a user (a recommendation). */
+  applyForward(tags: readonly string[], user: number, sign: 1 | -1) {
+    for (const tag of tags) {
+      const table = this.table(tag);
+      table.data[table.row(user) * STATS + 1]! += sign;
+      if (sign < 0) this.release(tag, table, user);
     }
   }
 
-  /** Calls `visit` with each user's record on a tag: its value (unfaded) and recommendations. */
-  forEachOnTag(tag: string, visit: (user: number, value: number, recommendations: number) => void) {
+  private table(tag: string) {
+    let table = this.tables.get(tag);
+    if (!table) {
+      table = new TagTable();
+      this.tables.set(tag, table);
+    }
+    return table;
+  }
+
+  private release(tag: string, table: TagTable, user: number) {
+    table.release(user);
+    if (!table.rows.size) this.tables.delete(tag);
+  }
+
+  /** Calls `visit` with each user's record on a tag. */
+  onTag(tag: string, visit: (user: number, record: TagRecord) => void) {
     const table = this.tables.get(tag);
     if (!table) return;
     const d = table.data;
-    for (const [user, row] of table.rows) visit(user, d[row * STATS + 2]!, d[row * STATS + 1]!);
+    for (const [user, row] of table.rows) {
+      const at = row * STATS;
+      visit(user, { count: Math.round(d[at]!), recommendations: Math.round(d[at + 1]!), value: d[at + 2]! });
+    }
   }
+
+  /** Live solutions on questions with the tag, of everyone. */
+  tagAnswers(tag: string): number {
+    return this.tables.get(tag)?.answers ?? 0;
+  }
+
+  user(id: number): UserRecord | undefined {
+    const t = this.users.get(id);
+    return t && { answers: t.answers, accepted: t.accepted, value: t.value, times: t.times.subarray(0, t.answers) };
+  }
+}
+
+/** Inserts `time` into the first `length` entries of a sorted array (grown when full). */
+function insertSorted(times: Float64Array, length: number, time: number): Float64Array {
+  let out = times;
+  if (length >= times.length) {
+    out = new Float64Array(Math.max(4, times.length * 2));
+    out.set(times.subarray(0, length));
+  }
+  let i = length;
+  while (i > 0 && out[i - 1]! > time) {
+    out[i] = out[i - 1]!;
+    i--;
+  }
+  out[i] = time;
+  return out;
+}
+
+/** Removes one `time` from the first `length` entries of a sorted array. */
+function removeSorted(times: Float64Array, length: number, time: number): Float64Array {
+  let i = 0;
+  while (i < length && times[i] !== time) i++;
+  if (i < length) times.copyWithin(i, i + 1, length);
+  return times;
 }

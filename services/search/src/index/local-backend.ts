@@ -1,10 +1,10 @@
 import type { RoutedQuestion } from '@kn/contracts';
-import type { HighlightRequest, SearchBackend } from '../backend.ts';
-import { findExperts } from '../domain/experts.ts';
+import type { ExpertRecord, HighlightRequest, SearchBackend } from '../backend.ts';
 import { highlight } from '../domain/highlight.ts';
 import { type MatchRequest, matchQuestions } from '../domain/match.ts';
 import { similarTo } from '../domain/similarity.ts';
 import { autocomplete, suggestTags } from '../domain/suggest.ts';
+import { LocalEvidence, localHistory } from './local-evidence.ts';
 import type { SearchIndex } from './search-index.ts';
 
 /** The default backend: this instance's own in-memory index over its SQLite file (search-index.ts). */
@@ -53,20 +53,29 @@ export class LocalBackend implements SearchBackend {
     return suggestTags(this.index.store(), text, limit);
   }
 
-  async experts(query: { text: string; limit: number }) {
-    return findExperts(this.index.store(), query);
+  evidence() {
+    return new LocalEvidence(this.index.store());
   }
 
-  async expertsOn(question: RoutedQuestion, limit: number, exclude: readonly number[] = []) {
+  async expertRecords(users: readonly number[], tags: ReadonlySet<string>) {
     const store = this.index.store();
-    return findExperts(store, {
-      text: `${question.title}\n${question.text}`,
-      tags: question.tags,
-      language: question.language,
-      limit,
-      exclude: [question.author_id, ...exclude],
-      only: question.knowledge_space_id === null ? undefined : store.closedSpaces.get(question.knowledge_space_id),
-    });
+    return new Map<number, ExpertRecord>(users.map((u) => [u, store.expertRecord(u, tags)]));
+  }
+
+  async closedSpaceMembers(id: number) {
+    return this.index.store().closedSpaces.get(id);
+  }
+
+  async history(cutoff: number) {
+    return localHistory(this.index.store(), cutoff);
+  }
+
+  async acceptedAnswers() {
+    return this.index.store().expertise.accepted;
+  }
+
+  async routingsPerExpertPerWeek() {
+    return this.index.store().routingsPerExpertPerWeek;
   }
 
   async question(id: number): Promise<RoutedQuestion | undefined> {

@@ -58,6 +58,13 @@ export const unitFieldWeights: Record<SearchField, number> = {
 };
 const unitWeights = fieldWeights(unitFieldWeights);
 
+/**
+ * What was asked (title twice, description, tags): the part of a question expert search compares,
+ * since its answers are by the very people it looks for, and come later.
+ */
+export const askedFieldWeights: Partial<Record<SearchField, number>> = { title: 2, description: 1, tags: 1 };
+const askedWeights = fieldWeights(askedFieldWeights);
+
 const weighted = (a: number, b: number, w: FieldWeights) =>
   w[0]! * (a & 255) +
   w[1]! * ((a >>> 8) & 255) +
@@ -75,6 +82,8 @@ export interface Facets {
   is_deleted: boolean;
   /** As written; matched lower-case. */
   tags: readonly string[];
+  /** When it was published (ms; 0: not known): equal scores put the newer question first. */
+  time: number;
 }
 
 /**
@@ -156,6 +165,8 @@ export class TermIndex {
   private df = new Int32Array(1024);
   /** Questions a word occurs in as part of their similarity unit (not only in attachments). */
   private unitDf = new Int32Array(1024);
+  /** Questions a word occurs in as part of what was asked (title, description, tags). */
+  private askedDf = new Int32Array(1024);
 
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(1024);
@@ -231,6 +242,11 @@ export class TermIndex {
     return this.unitIdfs[termId]!;
   }
 
+  /** The idf of a word among what was asked, log((N + 1) / (asked frequency + 0.5)); unknown words (-1) as if seen nowhere. */
+  askedIdf(termId: number): number {
+    return Math.log((this.docs + 1) / ((termId < 0 ? 0 : this.askedDf[termId]!) + 0.5));
+  }
+
   private refreshWeights() {
     if (Math.abs(this.docs - this.idfDocuments) <= 0.01 * this.idfDocuments) return;
     this.idfDocuments = this.docs;
@@ -284,6 +300,11 @@ export class TermIndex {
     return this.categoryIds[slot]!;
   }
 
+  /** When the question was published (ms; 0: not known). */
+  timeOf(slot: number): number {
+    return this.facetList[slot]?.time ?? 0;
+  }
+
   /** The knowledge space id, 0 for none. */
   spaceOf(slot: number): number {
     return this.spaceIds[slot]!;
@@ -305,6 +326,7 @@ export class TermIndex {
     this.dead = grow(this.dead, id + 1);
     this.df = grow(this.df, id + 1);
     this.unitDf = grow(this.unitDf, id + 1);
+    this.askedDf = grow(this.askedDf, id + 1);
     this.unitIdfs = grow(this.unitIdfs, id + 1);
     this.unitIdfFresh = grow(this.unitIdfFresh, id + 1);
     for (const key of new Set([term.slice(0, 2), term.slice(0, 3)])) {
@@ -379,6 +401,7 @@ export class TermIndex {
         this.unitDf[id]!++;
         this.unitIdfFresh[id] = 0;
       }
+      if (weighted(a, b, askedWeights) > 0) this.askedDf[id]!++;
       forward[j] = id;
       forward[j + 1] = a;
       forward[j + 2] = b;
@@ -425,6 +448,7 @@ export class TermIndex {
         this.unitDf[id]!--;
         this.unitIdfFresh[id] = 0;
       }
+      if (weighted(forward[j + 1]!, forward[j + 2]!, askedWeights) > 0) this.askedDf[id]!--;
       if (this.sizes[id]! > COMPACT_MIN && this.dead[id]! * 2 > this.sizes[id]!) crowded.push(id);
     }
     for (const id of crowded) this.compact(id);
@@ -592,5 +616,37 @@ export class TermIndex {
     }
     const norm = this.unitNorm(slot);
     return norm > 0 ? Math.min(1, Math.max(0, dot / norm)) : 0;
+  }
+
+  /**
+   * Cosine of what a question asked (title twice, description, tags; log(1 + tf) · askedIdf) with
+   * a query vector whose weights (unit length) sit at their word ids in `dense` (0 elsewhere).
+   */
+  askedCosine(slot: number, dense: Float64Array): number {
+    const forward = this.forward[slot];
+    if (!forward) return 0;
+    let dot = 0;
+    let norm = 0;
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+      const u = weighted(forward[j + 1]!, forward[j + 2]!, askedWeights);
+      if (u <= 0) continue;
+      const id = forward[j]!;
+      const w = Math.log1p(u) * this.askedIdf(id);
+      if (w <= 0) continue;
+      norm += w * w;
+      if (id < dense.length) dot += w * dense[id]!;
+    }
+    return norm > 0 ? Math.min(1, Math.max(0, dot / Math.sqrt(norm))) : 0;
+  }
+
+  /** A question's words with their counts in what was asked: title, description, tags (words not asked left out). */
+  forEachAskedTerm(slot: number, visit: (termId: number, title: number, description: number, tags: number) => void) {
+    const forward = this.forward[slot];
+    if (!forward) return;
+    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+      const a = forward[j + 1]!;
+      if ((a & 0xffffff) === 0) continue;
+      visit(forward[j]!, a & 255, (a >>> 8) & 255, (a >>> 16) & 255);
+    }
   }
 }

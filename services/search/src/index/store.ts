@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { foldDiacritics, type Language, languages, stopWords, tokenize } from '@kn/similarity';
-import type { IndexWriter } from './events.ts';
+import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
 import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, FIELDS, type Forward, packCounts, TermIndex } from './postings.ts';
 
@@ -88,11 +88,22 @@ const schema = `
     rating real,
     rating_count integer not null,
     upvotes integer not null,
-    accepted integer not null
+    accepted_at integer
   );
+  -- How each solution stood from each time on (live, votes, ratings): the expert model's fit reads
+  -- the past as it was, so that nothing after its cut-off changes what it learns.
+  create table if not exists solution_states (
+    solution_id integer not null,
+    time integer not null,
+    live integer not null,
+    upvotes integer not null,
+    rating real,
+    rating_count integer not null,
+    primary key (solution_id, time)
+  ) without rowid;
   create index if not exists solutions_question on solutions (question_id);
   create index if not exists solutions_author on solutions (author_id);
-  create table if not exists forwards (question_id integer not null, recipient_id integer not null);
+  create table if not exists forwards (question_id integer not null, recipient_id integer not null, time integer not null);
   create index if not exists forwards_question on forwards (question_id);
   create index if not exists forwards_recipient on forwards (recipient_id);
   create table if not exists deleted_users (id integer primary key);
@@ -100,7 +111,7 @@ const schema = `
 `;
 
 /** Bump when the layout or the word rules change: an index of another version is rebuilt from the streams. */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 type SqlValue = string | number | null | Uint8Array;
 
@@ -115,6 +126,30 @@ export const labelWords = (text: string) =>
   foldDiacritics(text.toLowerCase())
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
+
+/**
+ * Finds tags named in texts: the lower-case labels whose words occur in a text in a row ("pale-ale"
+ * in "a pale ale"). Labels of stop words only, or of one-letter words only ("q#" is "q", a letter
+ * formulas are full of), are never named.
+ */
+export function tagNamer(keys: Iterable<string>): (text: string) => Set<string> {
+  const byFirstWord = new Map<string, Array<{ key: string; words: string[] }>>();
+  for (const key of keys) {
+    const words = labelWords(key);
+    if (!words.length || words.every((w) => stopWords.en.has(w)) || words.every((w) => w.length < 2)) continue;
+    const list = byFirstWord.get(words[0]!) ?? [];
+    list.push({ key, words });
+    byFirstWord.set(words[0]!, list);
+  }
+  return (text) => {
+    const words = labelWords(text);
+    const named = new Set<string>();
+    words.forEach((word, i) => {
+      for (const tag of byFirstWord.get(word) ?? []) if (tag.words.every((w, k) => words[i + k] === w)) named.add(tag.key);
+    });
+    return named;
+  };
+}
 
 /** The words of a text as the index holds them: stop words of its language removed, diacritics folded. */
 export function indexWords(text: string, language: string): string[] {
@@ -163,6 +198,7 @@ const facetsOf = (q: IndexedQuestion): Facets => ({
   knowledge_space_id: q.knowledge_space_id,
   is_deleted: q.is_deleted,
   tags: q.tags,
+  time: q.published ? Date.parse(q.published) : 0,
 });
 
 export class SearchStore implements IndexWriter {
@@ -186,6 +222,10 @@ export class SearchStore implements IndexWriter {
   readonly deletedUsers = new Set<number>();
   /** The network's min_experts setting (the users service's default until it says otherwise). */
   minExperts = NETWORK_SETTINGS_DEFAULTS.min_experts;
+  /** The network's routings_per_expert_per_week setting (the same). */
+  routingsPerExpertPerWeek = NETWORK_SETTINGS_DEFAULTS.routings_per_expert_per_week;
+  /** When the latest indexed question was published (ms; 0 without any): the network's clock. */
+  latestPublished = 0;
 
   constructor(path: string) {
     this.path = path;
@@ -219,6 +259,8 @@ export class SearchStore implements IndexWriter {
     );
     this.loadExpertise();
     this.loadSmallTables();
+    const latest = this.get<{ latest: string | null }>('select max(published) as latest from questions where terms is not null');
+    this.latestPublished = latest?.latest ? Date.parse(latest.latest) : 0;
   }
 
   /** Expertise of every question with solutions or forwards, from three scans. */
@@ -261,8 +303,12 @@ export class SearchStore implements IndexWriter {
     this.tagLookup = null;
     this.deletedUsers.clear();
     for (const row of this.db.prepare('select id from deleted_users').iterate() as Iterable<{ id: number }>) this.deletedUsers.add(row.id);
-    const minExperts = this.get<{ value: string }>("select value from settings where name = 'min_experts'");
-    this.minExperts = minExperts ? Number(minExperts.value) : NETWORK_SETTINGS_DEFAULTS.min_experts;
+    const setting = (name: keyof ExpertSettings) => {
+      const row = this.get<{ value: string }>('select value from settings where name = ?', name);
+      return row ? Number(row.value) : NETWORK_SETTINGS_DEFAULTS[name];
+    };
+    this.minExperts = setting('min_experts');
+    this.routingsPerExpertPerWeek = setting('routings_per_expert_per_week');
     this.tags.clear();
     for (const row of this.db.prepare('select label, excluded_from_suggestions, links from tags').iterate() as Iterable<{
       label: string;
@@ -308,6 +354,11 @@ export class SearchStore implements IndexWriter {
 
   private get<T>(sqlText: string, ...params: SqlValue[]): T | undefined {
     return this.prepare(sqlText).get(...params) as T | undefined;
+  }
+
+  /** Rows of a query on the file (the expert model's fit reads the past with it). */
+  rows<T>(sqlText: string, ...params: SqlValue[]): T[] {
+    return this.all<T>(sqlText, ...params);
   }
 
   private all<T>(sqlText: string, ...params: SqlValue[]): T[] {
@@ -451,34 +502,30 @@ export class SearchStore implements IndexWriter {
     }
     this.run('update questions set terms = ?, length = ? where id = ?', new Uint8Array(forward.buffer), length, questionId);
     const facets = facetsOf(q);
-    return () => this.index.put(questionId, forward, length, facets);
+    const published = q.published ? Date.parse(q.published) : 0;
+    return () => {
+      this.index.put(questionId, forward, length, facets);
+      this.latestPublished = Math.max(this.latestPublished, published);
+    };
   }
 
-  private tagLookup: { byFirstWord: Map<string, Array<{ key: string; words: string[] }>>; linked: Map<string, Set<string>> } | null = null;
+  private tagLookup: { named: (text: string) => Set<string>; linked: Map<string, Set<string>> } | null = null;
 
-  /** Tag labels as word sequences by their first word, and links both ways; rebuilt after a tag changes. */
+  /** Tag labels as word sequences, and links both ways; rebuilt after a tag changes. */
   private tagLookups() {
     if (this.tagLookup) return this.tagLookup;
-    const byFirstWord = new Map<string, Array<{ key: string; words: string[] }>>();
     const linked = new Map<string, Set<string>>();
     const link = (a: string, b: string) => {
       if (a === b) return;
       if (!linked.has(a)) linked.set(a, new Set());
       linked.get(a)!.add(b);
     };
-    for (const [key, tag] of this.tags) {
-      const words = labelWords(key);
-      if (words.length && !words.every((w) => stopWords.en.has(w))) {
-        const list = byFirstWord.get(words[0]!) ?? [];
-        list.push({ key, words });
-        byFirstWord.set(words[0]!, list);
-      }
+    for (const [key, tag] of this.tags)
       for (const other of tag.links) {
         link(key, other.toLowerCase());
         link(other.toLowerCase(), key);
       }
-    }
-    this.tagLookup = { byFirstWord, linked };
+    this.tagLookup = { named: tagNamer(this.tags.keys()), linked };
     return this.tagLookup;
   }
 
@@ -492,13 +539,7 @@ export class SearchStore implements IndexWriter {
 
   /** Lower-case labels of the known tags whose words occur in the text, in a row ("pale-ale" in "a pale ale"). */
   tagsNamedIn(text: string): Set<string> {
-    const { byFirstWord } = this.tagLookups();
-    const words = labelWords(text);
-    const named = new Set<string>();
-    words.forEach((word, i) => {
-      for (const tag of byFirstWord.get(word) ?? []) if (tag.words.every((w, k) => words[i + k] === w)) named.add(tag.key);
-    });
-    return named;
+    return this.tagLookups().named(text);
   }
 
   /** Lower-case labels of the tags linked to a tag, in either direction. */
@@ -506,15 +547,18 @@ export class SearchStore implements IndexWriter {
     return this.tagLookups().linked.get(key) ?? new Set();
   }
 
-  /** Records a solution's facts for expertise (its text is a part: setPart). */
-  setSolution(s: Omit<SolutionFacts, 'time'> & { time: string }) {
+  /**
+   * Records a solution's facts for expertise (its text is a part: setPart), and how it stands from
+   * `at` (ms) on when that changed.
+   */
+  setSolution(s: EventSolutionFacts, at: number) {
     this.expertiseChanges(s.question_id);
     this.run(
-      `insert into solutions (id, question_id, author_id, live, time, rating, rating_count, upvotes, accepted)
+      `insert into solutions (id, question_id, author_id, live, time, rating, rating_count, upvotes, accepted_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?)
        on conflict (id) do update set question_id = excluded.question_id, author_id = excluded.author_id, live = excluded.live,
          time = excluded.time, rating = excluded.rating, rating_count = excluded.rating_count, upvotes = excluded.upvotes,
-         accepted = excluded.accepted`,
+         accepted_at = excluded.accepted_at`,
       s.id,
       s.question_id,
       s.author_id,
@@ -523,14 +567,36 @@ export class SearchStore implements IndexWriter {
       s.rating,
       s.rating_count,
       s.upvotes,
-      s.accepted ? 1 : 0,
+      s.accepted_at === null ? null : Date.parse(s.accepted_at),
     );
+    const last = this.get<{ live: number; upvotes: number; rating: number | null; rating_count: number }>(
+      'select live, upvotes, rating, rating_count from solution_states where solution_id = ? order by time desc limit 1',
+      s.id,
+    );
+    if (
+      !last ||
+      last.live !== (s.live ? 1 : 0) ||
+      last.upvotes !== s.upvotes ||
+      last.rating !== s.rating ||
+      last.rating_count !== s.rating_count
+    )
+      this.run(
+        `insert into solution_states (solution_id, time, live, upvotes, rating, rating_count) values (?, ?, ?, ?, ?, ?)
+         on conflict (solution_id, time) do update set live = excluded.live, upvotes = excluded.upvotes, rating = excluded.rating,
+           rating_count = excluded.rating_count`,
+        s.id,
+        at,
+        s.live ? 1 : 0,
+        s.upvotes,
+        s.rating,
+        s.rating_count,
+      );
   }
 
-  /** A question was forwarded to a user: a recommendation of them for its tags. */
-  addForward(questionId: number, recipientId: number) {
+  /** A question was forwarded to a user at `at` (ms): a recommendation of them for its tags. */
+  addForward(questionId: number, recipientId: number, at: number) {
     this.expertiseChanges(questionId);
-    this.run('insert into forwards (question_id, recipient_id) values (?, ?)', questionId, recipientId);
+    this.run('insert into forwards (question_id, recipient_id, time) values (?, ?, ?)', questionId, recipientId, at);
   }
 
   setUserDeleted(userId: number, deleted: boolean) {
@@ -540,12 +606,15 @@ export class SearchStore implements IndexWriter {
     else this.deletedUsers.delete(userId);
   }
 
-  setMinExperts(value: number) {
-    this.run(
-      "insert into settings (name, value) values ('min_experts', ?) on conflict (name) do update set value = excluded.value",
-      String(value),
-    );
-    this.minExperts = value;
+  setExpertSettings(settings: ExpertSettings) {
+    for (const [name, value] of Object.entries(settings))
+      this.run(
+        'insert into settings (name, value) values (?, ?) on conflict (name) do update set value = excluded.value',
+        name,
+        String(value),
+      );
+    this.minExperts = settings.min_experts;
+    this.routingsPerExpertPerWeek = settings.routings_per_expert_per_week;
   }
 
   /** Called before a change to a question's expertise facts: remembers what it contributed until now. */
@@ -660,10 +729,10 @@ interface SolutionRow {
   rating: number | null;
   rating_count: number;
   upvotes: number;
-  accepted: number;
+  accepted_at: number | null;
 }
 
-const toSolutionFacts = (row: SolutionRow): SolutionFacts => ({ ...row, live: row.live === 1, accepted: row.accepted === 1 });
+const toSolutionFacts = (row: SolutionRow): SolutionFacts => ({ ...row, live: row.live === 1 });
 
 /** The Forward of a stored question (a copy: SQLite's bytes need not be aligned for an Int32Array view). */
 const toForward = (bytes: Uint8Array): Forward => new Int32Array(bytes.slice().buffer);

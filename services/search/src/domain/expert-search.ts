@@ -1,0 +1,107 @@
+import type { RoutedQuestion } from '@kn/contracts';
+import type { SearchBackend } from '../backend.ts';
+import type { ExpertModels } from './expert-models.ts';
+import { type ExpertQuery, type RoutingResponse, rankExperts } from './experts.ts';
+
+/** Similar questions named as a reason, at most. */
+const REASON_QUESTIONS = 3;
+
+export interface ExpertDetails {
+  solution_count: number;
+  average_rating: number | null;
+  recommendation_count: number;
+  expert_tags: Array<{ label: string }>;
+  /** Why this person (an addition to the interface's details). */
+  reasons: {
+    /** The tags of the search they have a record on, with how surely the text is about each (0 … 1). */
+    tags: Array<{ label: string; weight: number }>;
+    /** Similar questions they answered (the caller can see), most similar first. */
+    similar_questions: Array<{ id: number; title: string; similarity: number }>;
+  };
+}
+
+export interface FoundExperts {
+  /** Labels of the tags used, the text's own first, linked ones last. */
+  tags: string[];
+  experts: Array<{ user_id: number; score: number; details: ExpertDetails }>;
+}
+
+/**
+ * Expert search as the service answers it: the ranking (experts.ts) over the backend's evidence
+ * with the model in force and how people responded to routings, then each expert's details and
+ * reasons. `viewer` is the caller (null: routing), whose view decides which similar questions are
+ * named.
+ */
+export class ExpertSearch {
+  private readonly backend: SearchBackend;
+  private readonly models: ExpertModels;
+  private readonly responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
+
+  constructor(options: {
+    backend: SearchBackend;
+    models: ExpertModels;
+    responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
+  }) {
+    this.backend = options.backend;
+    this.models = options.models;
+    this.responses = options.responses;
+  }
+
+  /** The experts on a text. */
+  async find(query: ExpertQuery, viewer: number | null): Promise<FoundExperts> {
+    const { backend } = this;
+    const ranked = await rankExperts(backend.evidence(), query, { weights: this.models.weights(), responses: this.responses });
+    if (!ranked.experts.length) return { tags: ranked.tags.map((t) => t.label), experts: [] };
+    const label = new Map(ranked.tags.map((t) => [t.key, t.label]));
+    const records = await backend.expertRecords(
+      ranked.experts.map((e) => e.user_id),
+      new Set(ranked.tags.map((t) => t.key)),
+    );
+    const spaces = new Set(
+      ranked.experts.flatMap((e) => e.reasons.similar.flatMap((s) => (s.knowledge_space_id === null ? [] : [s.knowledge_space_id]))),
+    );
+    const hidden = new Set<number>();
+    for (const space of spaces) {
+      const members = await backend.closedSpaceMembers(space);
+      if (members && (viewer === null || !members.has(viewer))) hidden.add(space);
+    }
+    return {
+      tags: ranked.tags.map((t) => t.label),
+      experts: ranked.experts.map(({ user_id, score, reasons }) => {
+        const r = records.get(user_id) ?? { solution_count: 0, average_rating: null, recommendation_count: 0, expert_tags: [] };
+        return {
+          user_id,
+          score,
+          details: {
+            solution_count: r.solution_count,
+            average_rating: r.average_rating,
+            recommendation_count: r.recommendation_count,
+            expert_tags: r.expert_tags.map((key) => ({ label: label.get(key) ?? key })),
+            reasons: {
+              tags: reasons.tags.map((t) => ({ label: label.get(t.key) ?? t.key, weight: Math.round(t.weight * 1000) / 1000 })),
+              similar_questions: reasons.similar
+                .filter((s) => s.knowledge_space_id === null || !hidden.has(s.knowledge_space_id))
+                .slice(0, REASON_QUESTIONS)
+                .map((s) => ({ id: s.id, title: s.title, similarity: Math.round(s.score * 1000) / 1000 })),
+            },
+          },
+        };
+      }),
+    };
+  }
+
+  /** The experts on a question: its own tags certainly; never its poser nor `exclude`; only members for a closed space. */
+  async on(question: RoutedQuestion, limit: number, exclude: readonly number[], viewer: number | null): Promise<FoundExperts> {
+    return this.find(
+      {
+        text: `${question.title}\n${question.text}`,
+        tags: question.tags,
+        language: question.language,
+        limit,
+        exclude: [question.author_id, ...exclude],
+        only: question.knowledge_space_id === null ? undefined : await this.backend.closedSpaceMembers(question.knowledge_space_id),
+      },
+      viewer,
+    );
+  }
+}

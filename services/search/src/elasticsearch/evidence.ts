@@ -1,0 +1,505 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
+import { type Language, languages, termCounts } from '@kn/similarity';
+import type { ExpertRecord } from '../backend.ts';
+import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
+import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
+import type { SolutionFacts, TagRecord } from '../index/expertise.ts';
+import { askedFieldWeights } from '../index/postings.ts';
+import { labelWords, tagNamer } from '../index/store.ts';
+import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
+import type { IndexNames } from './mappings.ts';
+
+/** Users per tag an expert search considers. */
+const EXPERTS_PER_TAG = 1000;
+/** Candidates of the neighbours, and the most informative words that find them (as similarity.ts). */
+const CANDIDATES = 200;
+const CANDIDATE_TERMS = 24;
+/** Documents read per request when the fit reads the past. */
+const PAGE = 1000;
+
+const languageOf = (l: string | undefined): Language => ((languages as readonly string[]).includes(l ?? '') ? (l as Language) : 'en');
+const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
+const round = (v: number) => Math.round(v * 1e12) / 1e12;
+type Buckets = Array<Record<string, any>>;
+const bucketsOf = (agg: unknown): Buckets => ((agg as { buckets?: Buckets } | undefined)?.buckets ?? []) as Buckets;
+
+/** A stored solution as expertise sees it. */
+const factsOf = (s: SolutionSource): SolutionFacts => ({
+  id: s.id,
+  question_id: s.question_id,
+  author_id: s.author_id,
+  live: s.live,
+  time: s.time,
+  rating: s.rating,
+  rating_count: s.rating_count,
+  upvotes: s.upvotes,
+  accepted_at: s.accepted_at,
+});
+
+/** The asked weight of a word: title twice, description, tags. */
+const askedCount = ([title, description, tags]: readonly [number, number, number]) =>
+  (askedFieldWeights.title ?? 0) * title + (askedFieldWeights.description ?? 0) * description + (askedFieldWeights.tags ?? 0) * tags;
+
+/**
+ * Expert search's evidence from the shared Elasticsearch index (domain/experts.ts reads it, as it
+ * reads the local index's): the same facts, from aggregations over the question documents.
+ */
+export class ElasticsearchEvidence implements ExpertEvidence {
+  private readonly client: Client;
+  private readonly names: IndexNames;
+
+  constructor(client: Client, names: IndexNames) {
+    this.client = client;
+    this.names = names;
+  }
+
+  async clock() {
+    const response = await this.client.search({
+      index: this.names.questions,
+      size: 0,
+      query: { term: { live: true } },
+      aggs: { latest: { max: { field: 'published' } } },
+    });
+    const latest = (response.aggregations?.latest as estypes.AggregationsMaxAggregate | undefined)?.value;
+    const now = Date.now();
+    return latest ? Math.min(now, latest) : now;
+  }
+
+  /** The idf of words among what was asked (log((N + 1) / (df + 0.5)), as TermIndex.askedIdf). */
+  private async askedIdf(words: Iterable<string>): Promise<(word: string) => number> {
+    const list = [...new Set(words)];
+    const response = await this.client.search({
+      index: this.names.questions,
+      size: 0,
+      track_total_hits: true,
+      query: { term: { is_published: true } },
+      aggs: { df: { terms: { field: 'asked_terms', include: list, size: Math.max(1, list.length) } } },
+    });
+    const total = response.hits.total;
+    const documents = typeof total === 'number' ? total : (total?.value ?? 0);
+    const df = new Map(bucketsOf(response.aggregations?.df).map((b) => [String(b.key), b.doc_count as number]));
+    return (word) => Math.log((documents + 1) / ((df.get(word) ?? 0) + 0.5));
+  }
+
+  async neighbours(text: string, language: string | undefined, limit: number): Promise<Neighbour[]> {
+    const counts = [...termCounts(text, { language: languageOf(language), stem: false, fold: true })];
+    if (!counts.length) return [];
+    const queryIdf = await this.askedIdf(counts.map(([w]) => w));
+    const weighted = counts.map(([word, count]) => ({ word, weight: Math.log1p(count) * queryIdf(word) })).filter((w) => w.weight > 0);
+    const informative = [...weighted].sort((a, b) => b.weight - a.weight || (a.word < b.word ? -1 : 1)).slice(0, CANDIDATE_TERMS);
+    if (!informative.length) return [];
+    const response = await this.client.search<QuestionDocument>({
+      index: this.names.questions,
+      size: CANDIDATES,
+      _source: ['id', 'asked', 'title', 'tags', 'knowledge_space_id', 'published', 'solutions'],
+      query: {
+        bool: {
+          should: informative.map(({ word, weight }) => ({ term: { asked_terms: { value: word, boost: weight } } })),
+          minimum_should_match: 1,
+          filter: [{ term: { live: true } }],
+        },
+      },
+    });
+    const docs = response.hits.hits.flatMap((h) => (h._source ? [h._source] : []));
+    const idf = await this.askedIdf([...counts.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.asked ?? {}))]);
+    const query = new Map<string, number>();
+    let norm = 0;
+    for (const [word, count] of counts) {
+      const w = Math.log1p(count) * idf(word);
+      if (w <= 0) continue;
+      query.set(word, w);
+      norm += w * w;
+    }
+    const length = Math.sqrt(norm) || 1;
+    return docs
+      .map((doc) => {
+        let dot = 0;
+        let docNorm = 0;
+        for (const [word, fields] of Object.entries(doc.asked ?? {})) {
+          const w = Math.log1p(askedCount(fields)) * idf(word);
+          if (w <= 0) continue;
+          docNorm += w * w;
+          dot += w * (query.get(word) ?? 0);
+        }
+        const score = docNorm > 0 ? round(Math.min(1, Math.max(0, dot / length / Math.sqrt(docNorm)))) : 0;
+        return { doc, score, time: doc.published ? Date.parse(doc.published) : 0 };
+      })
+      .filter((n) => n.score > 0)
+      .sort((a, b) => b.score - a.score || b.time - a.time || b.doc.id - a.doc.id)
+      .slice(0, limit)
+      .map(({ doc, score, time }) => ({
+        id: doc.id,
+        score,
+        time,
+        title: doc.title,
+        tags: doc.tags,
+        knowledge_space_id: doc.knowledge_space_id,
+        solutions: (doc.solutions ?? []).filter((s) => s.live).map(factsOf),
+      }));
+  }
+
+  /** Lower-case labels of the tags whose words occur in the text in a row (store.ts tagNamer). */
+  async namedTags(text: string): Promise<Set<string>> {
+    const words = labelWords(text);
+    if (!words.length) return new Set();
+    const response = await this.client.search<TagDocument>({
+      index: this.names.state,
+      size: 10_000,
+      query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { first_word: [...new Set(words)] } }] } },
+    });
+    return tagNamer(response.hits.hits.map((h) => h._source!.key))(text);
+  }
+
+  async tags(keys: readonly string[]): Promise<Map<string, TagFacts>> {
+    const out = new Map<string, TagFacts>();
+    if (!keys.length) return out;
+    const [{ docs }, back] = await Promise.all([
+      this.client.mget<TagDocument>({ index: this.names.state, ids: keys.map((k) => `tag:${k}`) }),
+      this.client.search<TagDocument>({
+        index: this.names.state,
+        size: 10_000,
+        query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { link_keys: [...keys] } }] } },
+      }),
+    ]);
+    const linkedBack = new Map<string, string[]>();
+    for (const hit of back.hits.hits)
+      for (const key of hit._source!.link_keys)
+        if (key !== hit._source!.key) linkedBack.set(key, [...(linkedBack.get(key) ?? []), hit._source!.key]);
+    for (const d of docs)
+      if ('found' in d && d.found && d._source) {
+        const tag = d._source;
+        out.set(tag.key, {
+          label: tag.label,
+          excluded_from_suggestions: tag.excluded_from_suggestions,
+          linked: [...new Set([...tag.link_keys.filter((k) => k !== tag.key), ...(linkedBack.get(tag.key) ?? [])])],
+        });
+      }
+    return out;
+  }
+
+  async onTags(keys: readonly string[]) {
+    const out = new Map<string, { answers: number; users: Map<number, TagRecord> }>();
+    if (!keys.length) return out;
+    const response = await this.client.search({
+      index: this.names.questions,
+      size: 0,
+      query: { terms: { tag_keys: [...keys] } },
+      aggs: {
+        tags: {
+          terms: { field: 'tag_keys', include: [...keys], size: keys.length },
+          aggs: {
+            live: {
+              filter: { term: { live: true } },
+              aggs: {
+                solutions: {
+                  nested: { path: 'solutions' },
+                  aggs: {
+                    live: {
+                      filter: { term: { 'solutions.live': true } },
+                      aggs: {
+                        users: {
+                          terms: { field: 'solutions.author_id', size: EXPERTS_PER_TAG },
+                          aggs: { value: { sum: { field: 'solutions.value' } } },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            forwards: {
+              nested: { path: 'forwards' },
+              aggs: { users: { terms: { field: 'forwards.recipient_id', size: EXPERTS_PER_TAG } } },
+            },
+          },
+        },
+      },
+    });
+    for (const t of bucketsOf(response.aggregations?.tags)) {
+      const users = new Map<number, TagRecord>();
+      const live = t.live.solutions.live;
+      for (const b of bucketsOf(live.users))
+        users.set(Number(b.key), { value: b.value?.value ?? 0, count: b.doc_count, recommendations: 0 });
+      for (const b of bucketsOf(t.forwards.users)) {
+        const entry = users.get(Number(b.key)) ?? { value: 0, count: 0, recommendations: 0 };
+        entry.recommendations += b.doc_count;
+        users.set(Number(b.key), entry);
+      }
+      out.set(String(t.key), { answers: live.doc_count ?? 0, users });
+    }
+    return out;
+  }
+
+  async answers() {
+    const response = await this.client.search({
+      index: this.names.questions,
+      size: 0,
+      query: { term: { live: true } },
+      aggs: { solutions: { nested: { path: 'solutions' }, aggs: { live: { filter: { term: { 'solutions.live': true } } } } } },
+    });
+    return ((response.aggregations?.solutions as Record<string, any> | undefined)?.live?.doc_count as number | undefined) ?? 0;
+  }
+
+  async users(ids: readonly number[]) {
+    const out = new Map<number, UserFacts>();
+    if (!ids.length) return out;
+    const [response, { docs }] = await Promise.all([
+      this.client.search({
+        index: this.names.questions,
+        size: 0,
+        query: { term: { live: true } },
+        aggs: {
+          solutions: {
+            nested: { path: 'solutions' },
+            aggs: {
+              mine: {
+                filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...ids] } }] } },
+                aggs: {
+                  users: {
+                    terms: { field: 'solutions.author_id', size: ids.length },
+                    aggs: {
+                      value: { sum: { field: 'solutions.value' } },
+                      accepted: { filter: { term: { 'solutions.accepted': true } } },
+                      times: { terms: { field: 'solutions.time', size: 10_000 } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      }),
+      this.client.mget<UserDocument>({ index: this.names.state, ids: ids.map((u) => `user:${u}`) }),
+    ]);
+    const deleted = new Set(docs.flatMap((d) => ('found' in d && d.found && d._source?.deleted ? [d._source.user_id] : [])));
+    const buckets = bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.mine?.users);
+    const byUser = new Map(buckets.map((b) => [Number(b.key), b]));
+    for (const id of ids) {
+      const b = byUser.get(id);
+      const times = b ? bucketsOf(b.times).flatMap((t) => Array<number>(t.doc_count).fill(Number(t.key))) : [];
+      out.set(id, {
+        answers: b?.doc_count ?? 0,
+        accepted: b?.accepted?.doc_count ?? 0,
+        value: b?.value?.value ?? 0,
+        times: Float64Array.from(times).sort(),
+        deleted: deleted.has(id),
+      });
+    }
+    return out;
+  }
+
+  private async setting(name: string): Promise<number | undefined> {
+    const { docs } = await this.client.mget<SettingDocument>({ index: this.names.state, ids: [`setting:${name}`] });
+    const d = docs[0];
+    return d && 'found' in d && d.found ? d._source?.value : undefined;
+  }
+
+  async minExperts() {
+    return (await this.setting('min_experts')) ?? NETWORK_SETTINGS_DEFAULTS.min_experts;
+  }
+
+  async routingsPerExpertPerWeek() {
+    return this.setting('routings_per_expert_per_week');
+  }
+
+  async closedSpaceMembers(id: number): Promise<ReadonlySet<number> | undefined> {
+    const { docs } = await this.client.mget<SpaceDocument>({ index: this.names.state, ids: [`space:${id}`] });
+    const d = docs[0];
+    return d && 'found' in d && d.found && d._source?.is_closed ? new Set(d._source.members) : undefined;
+  }
+
+  async acceptedAnswers() {
+    const response = await this.client.search({
+      index: this.names.questions,
+      size: 0,
+      query: { term: { live: true } },
+      aggs: {
+        solutions: {
+          nested: { path: 'solutions' },
+          aggs: {
+            accepted: { filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { term: { 'solutions.accepted': true } }] } } },
+          },
+        },
+      },
+    });
+    return ((response.aggregations?.solutions as Record<string, any> | undefined)?.accepted?.doc_count as number | undefined) ?? 0;
+  }
+
+  /** The users' records on a set of tags, each solution and recommendation counted once (store.ts expertRecord). */
+  async expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>> {
+    const records = new Map(
+      users.map((u) => [u, { solution_count: 0, ratingSum: 0, ratingCount: 0, recommendation_count: 0, expert_tags: new Set<string>() }]),
+    );
+    if (users.length) {
+      const response = await this.client.search<QuestionDocument>({
+        index: this.names.questions,
+        size: 10_000,
+        _source: ['tag_keys', 'live', 'solutions', 'forwards'],
+        query: {
+          bool: {
+            filter: [{ terms: { tag_keys: [...tags] } }],
+            should: [
+              { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } } },
+              { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } },
+            ],
+            minimum_should_match: 1,
+          },
+        },
+      });
+      for (const hit of response.hits.hits) {
+        const q = hit._source!;
+        const matched = q.tag_keys.filter((t) => tags.has(t));
+        if (!matched.length) continue;
+        if (q.live)
+          for (const s of q.solutions) {
+            const r = records.get(s.author_id);
+            if (!r || !s.live) continue;
+            r.solution_count++;
+            if (s.rating !== null && s.rating_count > 0) {
+              r.ratingSum += s.rating * s.rating_count;
+              r.ratingCount += s.rating_count;
+            }
+            for (const t of matched) r.expert_tags.add(t);
+          }
+        for (const f of q.forwards) {
+          const r = records.get(f.recipient_id);
+          if (!r) continue;
+          r.recommendation_count++;
+          for (const t of matched) r.expert_tags.add(t);
+        }
+      }
+    }
+    return new Map(
+      [...records].map(([user, r]) => [
+        user,
+        {
+          solution_count: r.solution_count,
+          average_rating: r.ratingCount ? Math.round((r.ratingSum / r.ratingCount) * 100) / 100 : null,
+          recommendation_count: r.recommendation_count,
+          expert_tags: [...r.expert_tags],
+        },
+      ]),
+    );
+  }
+
+  /** The network's past up to `cutoff` (domain/expert-history.ts), read page by page. */
+  async history(cutoff: number): Promise<Omit<NetworkHistory, 'routings'>> {
+    const allTags: TagDocument[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await this.client.search<TagDocument>({
+        index: this.names.state,
+        size: PAGE,
+        query: { term: { type: 'tag' } },
+        sort: [{ key: 'asc' }],
+        ...(after === undefined ? {} : { search_after: [after] }),
+      });
+      allTags.push(...page.hits.hits.map((h) => h._source!));
+      if (page.hits.hits.length < PAGE) break;
+      after = allTags[allTags.length - 1]!.key;
+    }
+    const tagByKey = new Map(allTags.map((t) => [t.key, t]));
+    const named = tagNamer(tagByKey.keys());
+    const dictionary = new Map<string, number>();
+    const words: string[] = [];
+    const wordId = (word: string) => {
+      let id = dictionary.get(word);
+      if (id === undefined) {
+        id = words.length;
+        dictionary.set(word, id);
+        words.push(word);
+      }
+      return id;
+    };
+    const questions: HistoryQuestion[] = [];
+    const solutions: HistorySolution[] = [];
+    const forwards: NetworkHistory['forwards'] = [];
+    for (let after: number | undefined; ; ) {
+      const page = await this.client.search<QuestionDocument>({
+        index: this.names.questions,
+        size: PAGE,
+        _source: ['id', 'author_id', 'title', 'description', 'tags', 'knowledge_space_id', 'published', 'asked', 'solutions', 'forwards'],
+        query: {
+          bool: {
+            filter: [
+              { term: { is_published: true } },
+              { term: { is_deleted: false } },
+              { range: { published: { lt: new Date(cutoff).toISOString() } } },
+            ],
+          },
+        },
+        sort: [{ id: 'asc' }],
+        ...(after === undefined ? {} : { search_after: [after] }),
+      });
+      for (const hit of page.hits.hits) {
+        const doc = hit._source!;
+        const entries = Object.entries(doc.asked ?? {}).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        questions.push({
+          id: doc.id,
+          author_id: doc.author_id,
+          time: Date.parse(doc.published!),
+          tags: doc.tags,
+          title: doc.title,
+          knowledge_space_id: doc.knowledge_space_id,
+          named: [...named(`${doc.title}\n${doc.description}`)],
+          terms: Int32Array.from(entries.map(([word]) => wordId(word))),
+          counts: Uint8Array.from(entries.flatMap(([, c]) => c)),
+        });
+        for (const s of doc.solutions ?? [])
+          if (s.time < cutoff)
+            solutions.push({
+              id: s.id,
+              question_id: doc.id,
+              author_id: s.author_id,
+              time: s.time,
+              accepted_at: s.accepted_at,
+              states: (s.states ?? []).filter((st) => st.time < cutoff),
+            });
+        for (const f of doc.forwards ?? [])
+          if (f.time < cutoff) forwards.push({ question_id: doc.id, recipient_id: f.recipient_id, time: f.time });
+      }
+      if (page.hits.hits.length < PAGE) break;
+      after = page.hits.hits[page.hits.hits.length - 1]!._source!.id;
+      await yieldToEvents();
+    }
+    questions.sort((a, b) => a.time - b.time || a.id - b.id);
+    const deletedUsers = new Set<number>();
+    for (let after: number | undefined; ; ) {
+      const page = await this.client.search<UserDocument>({
+        index: this.names.state,
+        size: PAGE,
+        query: { bool: { filter: [{ term: { type: 'user' } }, { term: { deleted: true } }] } },
+        sort: [{ user_id: 'asc' }],
+        ...(after === undefined ? {} : { search_after: [after] }),
+      });
+      for (const hit of page.hits.hits) deletedUsers.add(hit._source!.user_id);
+      if (page.hits.hits.length < PAGE) break;
+      after = page.hits.hits[page.hits.hits.length - 1]!._source!.user_id;
+    }
+    const tags = new Map<string, TagFacts & { since: number }>();
+    for (const q of questions)
+      for (const label of q.tags) {
+        const key = label.toLowerCase();
+        if (tags.has(key)) continue;
+        const tag = tagByKey.get(key);
+        const linked = new Set((tag?.link_keys ?? []).filter((k) => k !== key));
+        for (const other of allTags) if (other.link_keys.includes(key) && other.key !== key) linked.add(other.key);
+        tags.set(key, {
+          label: tag?.label ?? label,
+          excluded_from_suggestions: tag?.excluded_from_suggestions ?? false,
+          linked: [...linked],
+          since: q.time,
+        });
+      }
+    return {
+      cutoff,
+      questions,
+      solutions: solutions.filter((s) => s.states.length > 0),
+      forwards: forwards.sort((a, b) => a.time - b.time || a.question_id - b.question_id || a.recipient_id - b.recipient_id),
+      tags,
+      deletedUsers,
+      minExperts: await this.minExperts(),
+      word: (id) => words[id]!,
+    };
+  }
+}
