@@ -1,6 +1,6 @@
 // Fills a content schema with a large network for read benchmarks: QUESTIONS published questions
-// (default 100,000), three solutions and one comment each, 200 tags (two per question), one
-// category in five. Rows are generated inside Postgres (generate_series), not through the API:
+// (default 100,000), three solutions and one comment each (the first accepted by the poser in
+// three questions of five, a day later), 200 tags (two per question), one category in five. Rows are generated inside Postgres (generate_series), not through the API:
 // the benchmarks that use this measure reads. Titles and sentences come from the beer dump so
 // text and tags look like a real network's.
 
@@ -55,9 +55,10 @@ export async function seedContent(databaseUrl: string, options: { questions: num
       join tags tg on tg.label = 'tag-' || (1 + (q.id * 31 + k * 17) % 200)`);
     await client.query(`
       insert into solutions (question_id, author_id, description, text, language, is_published, published, rating, rating_count,
-                             upvote_count, created, updated, content_updated)
+                             upvote_count, accepted_by_question_poser, created, updated, content_updated)
       select q.id, 2 + (q.id * 13 + k) % ${users}, '<p>' || body || '</p>', body, 'en', true, q.published + (k || ' minutes')::interval,
-             1 + (q.id + k) % 5, 1 + k, k, q.published, q.published, q.published
+             1 + (q.id + k) % 5, 1 + k, k, case when k = 1 and q.id % 5 < 3 then q.published + interval '1 day' end,
+             q.published, q.published, q.published
       from questions q cross join generate_series(1, ${per}) k
       cross join lateral (select ${para('q.id * 3 + k', 4)} as body) b`);
     await client.query(`
@@ -112,7 +113,8 @@ export async function writeImportEvents(databaseUrl: string) {
         'solutions', (select coalesce(json_agg(json_build_object('id', s.id, 'question_id', s.question_id, 'author_id', s.author_id,
             'description', s.description, 'text', s.text, 'language', s.language, 'is_published', true,
             'published', to_char(s.published at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'is_deleted', false,
-            'rating', s.rating, 'rating_count', s.rating_count, 'upvote_count', s.upvote_count, 'accepted_by_question_poser', null,
+            'rating', s.rating, 'rating_count', s.rating_count, 'upvote_count', s.upvote_count,
+            'accepted_by_question_poser', to_char(s.accepted_by_question_poser at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'validity_period', null, 'expires', null,
             'created', to_char(s.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'updated', to_char(s.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

@@ -23,7 +23,7 @@ import { dumpFiles, parseRow, readRows, VoteType } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { fitExpertModel } from '../services/search/src/domain/expert-history.ts';
 import { defaultModel, type ExpertModel, FEATURES, weightVector } from '../services/search/src/domain/expert-model.ts';
-import { rankExperts } from '../services/search/src/domain/experts.ts';
+import { rankExperts, ranking } from '../services/search/src/domain/experts.ts';
 import { type IndexHandler, indexHandlers } from '../services/search/src/index/events.ts';
 import { LocalEvidence, localHistory } from '../services/search/src/index/local-evidence.ts';
 import { indexWords, SearchStore } from '../services/search/src/index/store.ts';
@@ -326,12 +326,15 @@ const renumber = (() => {
   for (const [i, id] of ids.user.entries()) maps.user.set(id, 2_000_000 + i);
   return (kind: 'post' | 'user', id: number) => maps[kind].get(id) ?? id;
 })();
+// TUNE='{"neighbours":50}' tries other ranking parameters; LOADS=1 loads once (quick).
+Object.assign(ranking, JSON.parse(process.env.TUNE ?? '{}'));
 const loads: Load[] = [
   { name: 'time order', order: known, id: (_kind, id) => id },
   { name: 'shuffled', order: shuffled(known, 1), id: (_kind, id) => id },
   { name: 'shuffled, ids renumbered', order: shuffled(known, 2), id: renumber },
 ];
 
+loads.splice(Number(process.env.LOADS ?? 3));
 const started = Date.now();
 const results: Array<{ load: string } & Awaited<ReturnType<typeof run>>> = [];
 for (const l of loads) results.push({ load: l.name, ...(await run(l)) });

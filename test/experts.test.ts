@@ -360,4 +360,60 @@ describe('routing', () => {
     const [routing] = await system.services.search.runtime.db.selectFrom('routings').selectAll().where('question_id', '=', q).execute();
     expect(routing!.experts.map((e) => e.user_id)).toEqual([hopsNovice.user.id]);
   });
+
+  test('people who answer what they are sent are noted as such: the routing is marked answered', async () => {
+    const q = await question(poser, { title: 'Hops oil and late additions?', description: '<p>hops oil</p>', tags: ['hops'] });
+    await system.routed();
+    const db = system.services.search.runtime.db;
+    const sent = await db.selectFrom('routed_experts').selectAll().where('question_id', '=', q).execute();
+    expect(sent.map((r) => r.user_id)).toContain(hopsExpert.user.id);
+    expect(sent.every((r) => r.answered_at === null)).toBe(true);
+    await solution(hopsExpert, q, '<p>Whirlpool hops keep their oil.</p>');
+    await system.routed();
+    const after = await db.selectFrom('routed_experts').selectAll().where('question_id', '=', q).execute();
+    expect(after.filter((r) => r.answered_at !== null).map((r) => r.user_id)).toEqual([hopsExpert.user.id]);
+  });
+
+  test('a person sent routings_per_expert_per_week questions in the last 7 days is passed over for the next best', async () => {
+    const settings = (body: Record<string, unknown>) =>
+      api()
+        .put(`${API}/settings`)
+        .set(...bearer(system.adminToken))
+        .send(body)
+        .expect(200);
+    const db = system.services.search.runtime.db;
+    const weekly = async (user: number) =>
+      (
+        await db
+          .selectFrom('routed_experts')
+          .select('user_id')
+          .where('user_id', '=', user)
+          .where('routed_at', '>', new Date(Date.now() - 7 * 86_400_000))
+          .execute()
+      ).length;
+    const cap = (await weekly(hopsExpert.user.id)) + 1;
+    await settings({ routings_per_expert_per_week: cap });
+    await system.searchCaughtUp();
+    try {
+      const first = await question(poser, { title: 'Hop stand temperature for IPA?', description: '<p>hops stand</p>', tags: ['hops'] });
+      await system.routed();
+      const sentTo = async (q: number) =>
+        (await db.selectFrom('routings').select('experts').where('question_id', '=', q).executeTakeFirstOrThrow()).experts.map(
+          (e) => e.user_id,
+        );
+      expect((await sentTo(first))[0]).toBe(hopsExpert.user.id);
+      const full = new Set<number>();
+      for (const user of [hopsExpert, hopsNovice, yeastExpert, recommended, appleExpert])
+        if ((await weekly(user.user.id)) >= cap) full.add(user.user.id);
+      expect(full).toContain(hopsExpert.user.id);
+      const second = await question(poser, { title: 'Hop creep after dry hopping?', description: '<p>hops creep</p>', tags: ['hops'] });
+      await system.routed();
+      const next = await sentTo(second);
+      // The next best take the places of those at the cap.
+      expect(next.length).toBeGreaterThan(0);
+      expect(next.filter((u) => full.has(u))).toEqual([]);
+    } finally {
+      await settings({ routings_per_expert_per_week: 10 });
+    }
+  });
 });

@@ -126,6 +126,7 @@ describe('network settings', () => {
       webhook_url: null,
       webhook_secret_set: false,
       min_experts: 3,
+      routings_per_expert_per_week: 10,
       rate_limit_per_minute: 1200,
       login_attempts_per_minute: 10,
     });
@@ -137,6 +138,7 @@ describe('network settings', () => {
         webhook_url: 'http://127.0.0.1:9/kn',
         webhook_secret: 'a-very-secret-secret',
         min_experts: 5,
+        routings_per_expert_per_week: 0,
       });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -144,6 +146,7 @@ describe('network settings', () => {
       webhook_url: 'http://127.0.0.1:9/kn',
       webhook_secret_set: true,
       min_experts: 5,
+      routings_per_expert_per_week: 0,
     });
     expect(res.body).not.toHaveProperty('webhook_secret');
     const bad = await system.api
@@ -151,6 +154,15 @@ describe('network settings', () => {
       .set(...admin())
       .send({ webhook_url: 'ftp://x', min_experts: -1 });
     expect(bad.status).toBe(400);
+    for (const routings_per_expert_per_week of [-1, 1.5, '7'])
+      expect(
+        (
+          await system.api
+            .put('/api/v1/settings')
+            .set(...admin())
+            .send({ routings_per_expert_per_week })
+        ).status,
+      ).toBe(400);
     expect((await system.api.get('/api/v1/settings').set(...admin())).body.min_experts).toBe(5);
   });
 

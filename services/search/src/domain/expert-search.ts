@@ -95,6 +95,7 @@ export class ExpertSearch {
     return this.find(
       {
         text: `${question.title}\n${question.text}`,
+        question_id: question.id,
         tags: question.tags,
         language: question.language,
         limit,

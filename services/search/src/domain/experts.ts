@@ -30,13 +30,14 @@ export const ranking = {
   recommendationValue: 1.5,
   /** People with a record on the tags taken as candidates, best record first. */
   tagCandidates: 100,
+  /** A similar question at least this similar brings the people who answered it as candidates (below, it adds to those there are). */
+  candidateSimilarity: 0.15,
   /** Smoothing of shares and rates: as if this many more answers had the network's average. */
   prior: 2,
+  /** Half-lives (days) of the two recency features. */
+  recentYear: 365,
+  recentMonth: 30,
 };
-
-/** Half-lives (days) of the two recency features. */
-const RECENT_YEAR = 365;
-const RECENT_MONTH = 30;
 /** Added to sums before their logarithm: nothing counts a little, not minus infinity. */
 const FLOOR = 0.01;
 
@@ -78,8 +79,11 @@ export interface RoutingResponse {
 export interface ExpertEvidence {
   /** The network's clock (ms): when its latest question was published. */
   clock(): Promise<number>;
-  /** The live published questions most similar to a text, best first (at most `limit`). */
-  neighbours(text: string, language: string | undefined, limit: number): Promise<Neighbour[]>;
+  /**
+   * The live published questions most similar to a text, best first (at most `limit`); when the
+   * text is a question's (`self`), as if that question were not in the index.
+   */
+  neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]>;
   /** Lower-case labels of the tags the text names (all their words in a row). */
   namedTags(text: string): Promise<Set<string>>;
   /** The tags the network has among these lower-case labels. */
@@ -101,6 +105,8 @@ export interface ExpertQuery {
   limit: number;
   /** Users never to return (the poser of the question, say). */
   exclude?: readonly number[];
+  /** The question the text is (when it is one): never its own neighbour, whether or not it is indexed yet. */
+  question_id?: number;
   /** When given, only these users (the members of a closed knowledge space). */
   only?: ReadonlySet<number>;
   /** The time recency is measured from (ms); the network's clock by default. */
@@ -194,8 +200,8 @@ export function features(
     tag_share: Math.log((c.onTags + ranking.prior * (network.tagShare + FLOOR)) / (answers + ranking.prior)),
     similar_answers: Math.log(FLOOR + c.similar),
     answers: Math.log1p(answers),
-    recent_year: Math.log(FLOOR + recency(times, now, RECENT_YEAR)),
-    recent_month: Math.log(FLOOR + recency(times, now, RECENT_MONTH)),
+    recent_year: Math.log(FLOOR + recency(times, now, ranking.recentYear)),
+    recent_month: Math.log(FLOOR + recency(times, now, ranking.recentMonth)),
     acceptance: Math.log(((user?.accepted ?? 0) + 1) / (answers + 3)),
     // 0 for someone never routed: unknown is neither good nor bad.
     routing_response: response ? Math.log(((response.answered + 1) / (response.routed + 2)) * 2) : 0,
@@ -217,7 +223,7 @@ export async function rankExperts(
 ): Promise<RankedExperts> {
   const empty: RankedExperts = { tags: [], experts: [], candidates: [], rows: new Float64Array(0) };
   const now = query.now ?? (await evidence.clock());
-  const neighbours = (await evidence.neighbours(query.text, query.language, ranking.neighbours)).filter(
+  const neighbours = (await evidence.neighbours(query.text, query.language, ranking.neighbours, query.question_id)).filter(
     (n) => n.score >= ranking.minSimilarity,
   );
   const named = await evidence.namedTags(query.text);
@@ -277,7 +283,7 @@ export async function rankExperts(
   const pool = new Map(byRecord.map((c) => [c.user, c]));
   for (const n of neighbours)
     for (const s of n.solutions) {
-      if (!eligible(s.author_id)) continue;
+      if (!eligible(s.author_id) || (!pool.has(s.author_id) && n.score < ranking.candidateSimilarity)) continue;
       const c = pool.get(s.author_id) ?? candidate(s.author_id);
       pool.set(s.author_id, c);
       c.similar += n.score * solutionValue(s) * 2 ** (-Math.max(0, now - s.time) / DAY / HALF_LIFE_DAYS);

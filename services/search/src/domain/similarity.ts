@@ -130,17 +130,30 @@ export function similarTo(
  * Published, live questions whose question (what was asked: title twice, description, tags) is
  * similar to a text, with their cosine (rounded, so that the order words arrived in cannot tell
  * equals apart), in no order: expert search's neighbours. Their answers are not compared: they
- * are by the people expert search looks for, and come later.
+ * are by the people expert search looks for, and come later. When the text is a question's
+ * (`self`), the index is read as if that question were not in it yet (whether it is depends on
+ * how fast its event came).
  */
-export function askedSimilarTo(store: SearchStore, text: string, language: string | undefined): Array<{ id: number; score: number }> {
+export function askedSimilarTo(
+  store: SearchStore,
+  text: string,
+  language: string | undefined,
+  self?: number,
+): Array<{ id: number; score: number }> {
   const { index } = store;
+  const selfSlot = self === undefined ? -1 : index.slotOf(self);
+  const own = selfSlot >= 0 && index.facets(selfSlot) ? index.askedTerms(selfSlot) : null;
+  const documents = index.count - (own ? 1 : 0);
+  const idf = own
+    ? (id: number) => Math.log((documents + 1) / (index.askedFrequency(id) - (own.has(id) ? 1 : 0) + 0.5))
+    : (id: number) => index.askedIdf(id);
   const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
   const ids: number[] = [];
   const weights: number[] = [];
   let norm = 0;
   for (const [term, count] of counts) {
     const id = index.termId(term);
-    const w = Math.log1p(count) * index.askedIdf(id);
+    const w = Math.log1p(count) * idf(id);
     if (w <= 0) continue;
     norm += w * w;
     if (id >= 0) {
@@ -150,14 +163,14 @@ export function askedSimilarTo(store: SearchStore, text: string, language: strin
   }
   const vector = normalised(ids, weights, norm);
   if (!vector.ids.length) return [];
-  const slots = candidateSlots(index, vector, -1);
+  const slots = candidateSlots(index, vector, selfSlot);
   if (dense.length < index.termCount) dense = new Float64Array(Math.max(index.termCount, dense.length * 2));
   vector.ids.forEach((id, i) => {
     dense[id] = vector.weights[i]!;
   });
   try {
     return slots
-      .map((slot) => ({ id: index.questionId(slot), score: Math.round(index.askedCosine(slot, dense) * 1e12) / 1e12 }))
+      .map((slot) => ({ id: index.questionId(slot), score: Math.round(index.askedCosine(slot, dense, idf) * 1e12) / 1e12 }))
       .filter((r) => r.score > 0);
   } finally {
     for (const id of vector.ids) dense[id] = 0;

@@ -66,8 +66,11 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return latest ? Math.min(now, latest) : now;
   }
 
-  /** The idf of words among what was asked (log((N + 1) / (df + 0.5)), as TermIndex.askedIdf). */
-  private async askedIdf(words: Iterable<string>): Promise<(word: string) => number> {
+  /**
+   * The idf of words among what was asked (log((N + 1) / (df + 0.5)), as TermIndex.askedIdf),
+   * without the words of `own` (a question read as if it were not indexed yet) when given.
+   */
+  private async askedIdf(words: Iterable<string>, own?: ReadonlySet<string>): Promise<(word: string) => number> {
     const list = [...new Set(words)];
     const response = await this.client.search({
       index: this.names.questions,
@@ -77,15 +80,28 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       aggs: { df: { terms: { field: 'asked_terms', include: list, size: Math.max(1, list.length) } } },
     });
     const total = response.hits.total;
-    const documents = typeof total === 'number' ? total : (total?.value ?? 0);
+    const documents = (typeof total === 'number' ? total : (total?.value ?? 0)) - (own ? 1 : 0);
     const df = new Map(bucketsOf(response.aggregations?.df).map((b) => [String(b.key), b.doc_count as number]));
-    return (word) => Math.log((documents + 1) / ((df.get(word) ?? 0) + 0.5));
+    return (word) => Math.log((documents + 1) / ((df.get(word) ?? 0) - (own?.has(word) ? 1 : 0) + 0.5));
   }
 
-  async neighbours(text: string, language: string | undefined, limit: number): Promise<Neighbour[]> {
+  async neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]> {
     const counts = [...termCounts(text, { language: languageOf(language), stem: false, fold: true })];
     if (!counts.length) return [];
-    const queryIdf = await this.askedIdf(counts.map(([w]) => w));
+    let own: Set<string> | undefined;
+    if (self !== undefined) {
+      const { docs } = await this.client.mget<QuestionDocument>({
+        index: this.names.questions,
+        ids: [String(self)],
+        _source_includes: ['asked_terms', 'is_published'],
+      });
+      const d = docs[0];
+      if (d && 'found' in d && d.found && d._source?.is_published) own = new Set(d._source.asked_terms ?? []);
+    }
+    const queryIdf = await this.askedIdf(
+      counts.map(([w]) => w),
+      own,
+    );
     const weighted = counts.map(([word, count]) => ({ word, weight: Math.log1p(count) * queryIdf(word) })).filter((w) => w.weight > 0);
     const informative = [...weighted].sort((a, b) => b.weight - a.weight || (a.word < b.word ? -1 : 1)).slice(0, CANDIDATE_TERMS);
     if (!informative.length) return [];
@@ -98,11 +114,12 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           should: informative.map(({ word, weight }) => ({ term: { asked_terms: { value: word, boost: weight } } })),
           minimum_should_match: 1,
           filter: [{ term: { live: true } }],
+          must_not: self === undefined ? [] : [{ term: { id: self } }],
         },
       },
     });
     const docs = response.hits.hits.flatMap((h) => (h._source ? [h._source] : []));
-    const idf = await this.askedIdf([...counts.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.asked ?? {}))]);
+    const idf = await this.askedIdf([...counts.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.asked ?? {}))], own);
     const query = new Map<string, number>();
     let norm = 0;
     for (const [word, count] of counts) {

@@ -17,9 +17,9 @@ export class LocalEvidence implements ExpertEvidence {
     return this.store.latestPublished > 0 ? Math.min(now, this.store.latestPublished) : now;
   }
 
-  async neighbours(text: string, language: string | undefined, limit: number): Promise<Neighbour[]> {
+  async neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]> {
     const { store } = this;
-    const found = askedSimilarTo(store, text, language)
+    const found = askedSimilarTo(store, text, language, self)
       .map((n) => ({ ...n, question: store.question(n.id)! }))
       .filter((n) => n.question?.published)
       .map((n) => ({ ...n, time: Date.parse(n.question.published!) }))

@@ -242,9 +242,14 @@ export class TermIndex {
     return this.unitIdfs[termId]!;
   }
 
+  /** In how many questions a word is part of what was asked (-1: unknown word counts 0). */
+  askedFrequency(termId: number): number {
+    return termId < 0 ? 0 : this.askedDf[termId]!;
+  }
+
   /** The idf of a word among what was asked, log((N + 1) / (asked frequency + 0.5)); unknown words (-1) as if seen nowhere. */
   askedIdf(termId: number): number {
-    return Math.log((this.docs + 1) / ((termId < 0 ? 0 : this.askedDf[termId]!) + 0.5));
+    return Math.log((this.docs + 1) / (this.askedFrequency(termId) + 0.5));
   }
 
   private refreshWeights() {
@@ -622,7 +627,7 @@ export class TermIndex {
    * Cosine of what a question asked (title twice, description, tags; log(1 + tf) · askedIdf) with
    * a query vector whose weights (unit length) sit at their word ids in `dense` (0 elsewhere).
    */
-  askedCosine(slot: number, dense: Float64Array): number {
+  askedCosine(slot: number, dense: Float64Array, idf: (termId: number) => number = (id) => this.askedIdf(id)): number {
     const forward = this.forward[slot];
     if (!forward) return 0;
     let dot = 0;
@@ -631,7 +636,7 @@ export class TermIndex {
       const u = weighted(forward[j + 1]!, forward[j + 2]!, askedWeights);
       if (u <= 0) continue;
       const id = forward[j]!;
-      const w = Math.log1p(u) * this.askedIdf(id);
+      const w = Math.log1p(u) * idf(id);
       if (w <= 0) continue;
       norm += w * w;
       if (id < dense.length) dot += w * dense[id]!;
@@ -639,14 +644,13 @@ export class TermIndex {
     return norm > 0 ? Math.min(1, Math.max(0, dot / Math.sqrt(norm))) : 0;
   }
 
-  /** A question's words with their counts in what was asked: title, description, tags (words not asked left out). */
-  forEachAskedTerm(slot: number, visit: (termId: number, title: number, description: number, tags: number) => void) {
+  /** The ids of the words of what a question asked (title, description, tags). */
+  askedTerms(slot: number): Set<number> {
+    const out = new Set<number>();
     const forward = this.forward[slot];
-    if (!forward) return;
-    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
-      const a = forward[j + 1]!;
-      if ((a & 0xffffff) === 0) continue;
-      visit(forward[j]!, a & 255, (a >>> 8) & 255, (a >>> 16) & 255);
-    }
+    if (forward)
+      for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
+        if (weighted(forward[j + 1]!, forward[j + 2]!, askedWeights) > 0) out.add(forward[j]!);
+    return out;
   }
 }

@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { importDump } from '@kn/stackexchange';
+import { sharedData } from '@kn/testing';
+import { bearer, type System, startSystem } from './system.ts';
+
+// The expert model of a network: the defaults while it has no answered questions, then learned
+// from its own past (here the Quantum Computing Stack Exchange site, imported).
+let system: System;
+let state: string;
+type Model = {
+  status: 'default' | 'fitted';
+  fitted_at: string | null;
+  questions: number;
+  features: Array<{ name: string; weight: number }>;
+  validation: { queries: number; mrr: number | null; popularity_mrr: number | null };
+};
+
+beforeAll(async () => {
+  system = await startSystem();
+  state = mkdtempSync(path.join(tmpdir(), 'kn-expert-model-test-'));
+}, 60_000);
+afterAll(async () => {
+  await system?.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+const admin = () => bearer(system.adminToken);
+const getModel = async () => {
+  const res = await system.api.get('/api/v1/search/experts/model').set(...admin());
+  expect(res.status).toBe(200);
+  return res.body as Model;
+};
+const fitNow = () => system.api.post('/api/v1/search/experts/model/fit').set(...admin());
+
+test('a network with no answered questions ranks with the defaults and says so; a fit there keeps them', async () => {
+  const model = await getModel();
+  expect(model).toMatchObject({
+    status: 'default',
+    fitted_at: null,
+    questions: 0,
+    validation: { queries: 0, mrr: null, popularity_mrr: null },
+  });
+  expect(model.features.map((f) => f.name)).toEqual([
+    'tag_record',
+    'tag_share',
+    'similar_answers',
+    'answers',
+    'recent_year',
+    'recent_month',
+    'acceptance',
+    'routing_response',
+  ]);
+  const res = await fitNow();
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: 'default', questions: 0, features: model.features });
+});
+
+test('only super_admin may see or fit the model', async () => {
+  for (const roles of [['user'], ['user', 'content_admin', 'settings_admin', 'user_admin']]) {
+    const { auth } = await system.createUser({}, roles);
+    const read = await system.api.get('/api/v1/search/experts/model').set(...auth);
+    const write = await system.api.post('/api/v1/search/experts/model/fit').set(...auth);
+    expect([read.status, read.body.code, write.status, write.body.code]).toEqual([403, 'Forbidden', 403, 'Forbidden']);
+  }
+  expect((await system.api.get('/api/v1/search/experts/model')).status).toBe(401);
+});
+
+describe('after an import', () => {
+  beforeAll(async () => {
+    await importDump({
+      dir: sharedData('stackexchange-quantumcomputing'),
+      bus: system.services.content.runtime.bus,
+      stateDir: state,
+      target: 'test',
+    });
+    await system.searchCaughtUp();
+  }, 180_000);
+
+  test('the scheduled check fits the model by itself once the network has answered questions', async () => {
+    await system.services.search.models.check();
+    const model = await getModel();
+    expect(model.status).toBe('fitted');
+    expect(Date.parse(model.fitted_at!)).toBeGreaterThan(Date.now() - 60_000);
+    // Every question whose poser accepted someone else's answer (389 accepted, 17 self-accepted).
+    expect(model.questions).toBeGreaterThan(300);
+    expect(model.validation.queries).toBeGreaterThan(50);
+    expect(model.validation.mrr).toBeGreaterThan(0);
+    expect(model.validation.popularity_mrr).toBeGreaterThan(0);
+    // Not due again until the network grows or a day passes.
+    await system.services.search.models.check();
+    expect((await getModel()).fitted_at).toBe(model.fitted_at);
+  }, 120_000);
+
+  test('POST .../fit fits now and answers the model in force; the same network gives the same weights', async () => {
+    const before = await getModel();
+    const res = await fitNow();
+    expect(res.status).toBe(200);
+    const model = res.body as Model;
+    expect(model).toMatchObject({
+      status: 'fitted',
+      questions: before.questions,
+      features: before.features,
+      validation: before.validation,
+    });
+    expect(model.fitted_at! > before.fitted_at!).toBe(true);
+    expect(await getModel()).toEqual(model);
+  }, 120_000);
+
+  test('a fit that fails keeps the last good model (and logs why)', async () => {
+    const before = await getModel();
+    const { backend } = system.services.search;
+    const history = backend.history;
+    backend.history = async () => {
+      throw new Error('the index went away');
+    };
+    try {
+      const res = await fitNow();
+      expect([res.status, res.body.code]).toEqual([500, 'InternalError']);
+    } finally {
+      backend.history = history;
+    }
+    expect(await getModel()).toEqual(before);
+  }, 60_000);
+
+  test('expert search ranks with the fitted model', async () => {
+    const res = await system.api
+      .post('/api/v1/search/experts')
+      .set(...admin())
+      .send({ query: 'How does Grover search find the marked item with amplitude amplification?' });
+    expect(res.status).toBe(200);
+    expect(res.body.tags.length).toBeGreaterThan(0);
+    expect(res.body.experts.length).toBeGreaterThan(3);
+    expect(res.body.experts[0].details.reasons.similar_questions.length).toBeGreaterThan(0);
+  });
+});
