@@ -61,6 +61,8 @@ export interface SearchBackend {
   evidence(): ExpertEvidence;
   /** Users' records on a set of tags (lower-case), each solution and recommendation counted once, and which of the tags they have a record on. */
   expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>>;
+  /** Titles of questions by id (those the index has). */
+  titles(ids: readonly number[]): Promise<Map<number, string>>;
   /** The members of a closed knowledge space; undefined when the space is open or unknown. */
   closedSpaceMembers(id: number): Promise<ReadonlySet<number> | undefined>;
   /** The network's past up to `cutoff` (ms), for the expert model's fit (domain/expert-history.ts); read without holding up searches. */

@@ -1,6 +1,7 @@
 import { DAY, Expertise, type SolutionFacts } from '../index/expertise.ts';
-import { defaultModel, type Example, type ExpertModel, learnModel, weightVector } from './expert-model.ts';
+import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
 import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
+import { topK } from './ranking.ts';
 
 /**
  * A network's past as the fit reads it, up to a cut-off: what was asked and when, who answered
@@ -29,7 +30,6 @@ export interface HistoryQuestion {
   author_id: number;
   time: number;
   tags: readonly string[];
-  title: string;
   knowledge_space_id: number | null;
   /** Lower-case labels of the tags its title and description name. */
   named: readonly string[];
@@ -87,12 +87,19 @@ class Replay implements ExpertEvidence {
   readonly expertise = new Expertise();
   now = 0;
   asking: HistoryQuestion | null = null;
-  /** Answers per user, for the popularity figures. */
+  /** Answers per user and when they last answered, for the popularity figures. */
   readonly answerCounts = new Map<number, number>();
+  private readonly lastAnswer = new Map<number, number>();
   private readonly responses = new Map<number, RoutingResponse>();
   private readonly idf: Float64Array;
   /** Postings of the questions asked so far: word → (question index, weight in its unit-length vector). */
-  private readonly postings = new Map<number, { questions: number[]; weights: number[] }>();
+  private readonly postings = new Map<number, { questions: Int32Array; weights: Float64Array; size: number }>();
+  /** Scratch of a neighbour search: partial dot products by question index, the query's weights by word. */
+  private partial = new Float64Array(1024);
+  private touched = new Int32Array(1024);
+  private marks = new Uint32Array(1024);
+  private epoch = 0;
+  private readonly dense: Float64Array;
   private readonly vectors: Array<{ terms: Int32Array; weights: Float64Array }> = [];
   private readonly asked: HistoryQuestion[] = [];
   private readonly solutionsOf: Map<number, HistorySolution[]>;
@@ -110,6 +117,7 @@ class Replay implements ExpertEvidence {
     for (const q of history.questions) for (const t of q.terms) df[t]!++;
     const n = history.questions.length;
     this.idf = Float64Array.from(df, (f) => Math.log((n + 1) / (f + 0.5)));
+    this.dense = new Float64Array(maxTerm);
     for (const q of history.questions) this.questionTags.set(q.id, [...new Set(q.tags.map((t) => t.toLowerCase()))]);
   }
 
@@ -136,11 +144,26 @@ class Replay implements ExpertEvidence {
       if (v.weights[i]! <= 0) continue;
       let list = this.postings.get(v.terms[i]!);
       if (!list) {
-        list = { questions: [], weights: [] };
+        list = { questions: new Int32Array(4), weights: new Float64Array(4), size: 0 };
         this.postings.set(v.terms[i]!, list);
       }
-      list.questions.push(index);
-      list.weights.push(v.weights[i]!);
+      if (list.size === list.questions.length) {
+        const questions = new Int32Array(list.size * 2);
+        questions.set(list.questions);
+        const weights = new Float64Array(list.size * 2);
+        weights.set(list.weights);
+        list.questions = questions;
+        list.weights = weights;
+      }
+      list.questions[list.size] = index;
+      list.weights[list.size++] = v.weights[i]!;
+    }
+    if (this.partial.length <= index) {
+      const size = this.partial.length * 2;
+      this.partial = new Float64Array(size);
+      this.touched = new Int32Array(size);
+      this.marks = new Uint32Array(size);
+      this.epoch = 0;
     }
   }
 
@@ -167,6 +190,7 @@ class Replay implements ExpertEvidence {
   private change(tags: readonly string[], s: SolutionFacts, sign: 1 | -1) {
     this.expertise.applySolution(tags, s, sign);
     this.answerCounts.set(s.author_id, (this.answerCounts.get(s.author_id) ?? 0) + sign);
+    if (sign > 0) this.lastAnswer.set(s.author_id, Math.max(this.lastAnswer.get(s.author_id) ?? 0, s.time));
   }
 
   addForward(questionId: number, recipient: number) {
@@ -199,32 +223,41 @@ class Replay implements ExpertEvidence {
       .filter((i) => query.weights[i]! > 0)
       .sort((a, b) => query.weights[b]! - query.weights[a]! || (word(a) < word(b) ? -1 : 1))
       .slice(0, 24);
-    const partial = new Map<number, number>();
+    if (++this.epoch === 0xffffffff) {
+      this.marks.fill(0);
+      this.epoch = 1;
+    }
+    const { partial, touched, marks, epoch, dense } = this;
+    let size = 0;
     let budget = 0;
     for (const [k, i] of informative.entries()) {
       const list = this.postings.get(query.terms[i]!);
       if (!list) continue;
-      if (k >= 4 && budget + list.questions.length > 20_000) continue;
-      budget += list.questions.length;
-      for (let p = 0; p < list.questions.length; p++)
-        partial.set(list.questions[p]!, (partial.get(list.questions[p]!) ?? 0) + list.weights[p]! * query.weights[i]!);
+      if (k >= 4 && budget + list.size > 20_000) continue;
+      budget += list.size;
+      const weight = query.weights[i]!;
+      for (let p = 0; p < list.size; p++) {
+        const at = list.questions[p]!;
+        if (marks[at] !== epoch) {
+          marks[at] = epoch;
+          partial[at] = 0;
+          touched[size++] = at;
+        }
+        partial[at]! += list.weights[p]! * weight;
+      }
     }
-    const dense = new Map<number, number>();
-    query.terms.forEach((t, i) => {
-      if (query.weights[i]! > 0) dense.set(t, query.weights[i]!);
-    });
     // Sums rounded: taken in another word order they must not tell equals apart; ties to the newer question.
     const round = (v: number) => Math.round(v * 1e12) / 1e12;
-    return [...partial]
-      .map(([index, dot]) => [index, round(dot)] as const)
-      .sort((a, b) => b[1] - a[1] || b[0] - a[0])
-      .slice(0, 200)
-      .map(([index]) => {
-        const v = this.vectors[index]!;
-        let dot = 0;
-        for (let i = 0; i < v.terms.length; i++) dot += v.weights[i]! * (dense.get(v.terms[i]!) ?? 0);
-        return { index, score: round(Math.min(1, Math.max(0, dot))) };
-      })
+    const best = topK(touched.subarray(0, size), (a, b) => round(partial[a]!) - round(partial[b]!) || a - b, 200);
+    for (let i = 0; i < query.terms.length; i++) if (query.weights[i]! > 0) dense[query.terms[i]!] = query.weights[i]!;
+    const scored = best.map((index) => {
+      const v = this.vectors[index]!;
+      let dot = 0;
+      for (let i = 0; i < v.terms.length; i++) dot += v.weights[i]! * dense[v.terms[i]!]!;
+      return { index, score: round(Math.min(1, Math.max(0, dot))) };
+    });
+    for (const t of query.terms) dense[t] = 0;
+    return scored
       .filter((c) => c.score > 0)
       .sort((a, b) => b.score - a.score || this.asked[b.index]!.time - this.asked[a.index]!.time || b.index - a.index)
       .slice(0, limit)
@@ -234,7 +267,7 @@ class Replay implements ExpertEvidence {
           const facts = this.current.get(s.id);
           return facts?.live ? [facts] : [];
         });
-        return { id: n.id, score, time: n.time, title: n.title, tags: n.tags, knowledge_space_id: n.knowledge_space_id, solutions };
+        return { id: n.id, score, time: n.time, tags: n.tags, knowledge_space_id: n.knowledge_space_id, solutions };
       });
   }
 
@@ -252,13 +285,7 @@ class Replay implements ExpertEvidence {
   }
 
   async onTags(keys: readonly string[]) {
-    return new Map(
-      keys.map((key) => {
-        const users = new Map<number, { value: number; count: number; recommendations: number }>();
-        this.expertise.onTag(key, (user, record) => users.set(user, record));
-        return [key, { answers: this.expertise.tagAnswers(key), users }];
-      }),
-    );
+    return new Map(keys.map((key) => [key, this.expertise.tagUsers(key)]));
   }
 
   async answers() {
@@ -313,18 +340,26 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
   }
   const expertOf = acceptedAnswerer(history, solutionsOf);
   const labelled = history.questions.filter((q) => expertOf.has(q.id));
-  const learnFrom = new Set(labelled.slice(-MAX_EXAMPLES).map((q) => q.id));
+  const learning = labelled.slice(-MAX_EXAMPLES);
+  const learnFrom = new Set(learning.map((q) => q.id));
+  // Popularity is the validation's yardstick: only the latest examples need it.
+  const yardstick = new Set(learning.slice(validationStart(learning.length)).map((q) => q.id));
   const events: Event[] = [];
   for (const q of history.questions) events.push({ time: q.time, order: 1, kind: 'question', question: q });
   for (const list of solutionsOf.values())
     for (const s of list) {
-      // Acceptance is a change of its own, at its time.
-      const times = new Set([...s.states.map((st) => st.time), ...(s.accepted_at === null ? [] : [s.accepted_at])]);
-      for (const time of [...times].sort((a, b) => a - b)) {
-        if (time >= history.cutoff) continue;
-        const state = [...s.states].reverse().find((st) => st.time <= time) ?? s.states[0]!;
-        events.push({ time: Math.max(time, s.time), order: 2, kind: 'solution', solution: s, state });
-      }
+      // Each state from its time on (states are in time order); acceptance is a change of its own, at its time.
+      const accepted = s.accepted_at;
+      let acceptanceDone = accepted === null || accepted >= history.cutoff;
+      s.states.forEach((state, i) => {
+        if (state.time >= history.cutoff) return;
+        const until = s.states[i + 1]?.time ?? Infinity;
+        events.push({ time: Math.max(state.time, s.time), order: 2, kind: 'solution', solution: s, state });
+        if (!acceptanceDone && accepted! > state.time && accepted! < until) {
+          events.push({ time: Math.max(accepted!, s.time), order: 2, kind: 'solution', solution: s, state });
+          acceptanceDone = true;
+        }
+      });
     }
   for (const f of history.forwards)
     if (f.time < history.cutoff)
@@ -371,7 +406,7 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
           rows: ranked.rows,
           candidates: ranked.candidates.length,
           relevant: ranked.candidates.indexOf(expert),
-          popularityRank: replay.popularityRank(expert),
+          popularityRank: yardstick.has(q.id) ? replay.popularityRank(expert) : 0,
         });
         if (++handled % SLICE === 0) await yieldToEvents();
       }

@@ -84,6 +84,8 @@ export const MIN_EXAMPLES = 40;
 const STRENGTHS = [1, 3, 10, 30, 100, 300];
 /** The share of the examples (the latest) the strength is chosen on. */
 const VALIDATION_SHARE = 0.2;
+/** Where the latest examples, the validation part, begin among `n`. */
+export const validationStart = (n: number) => Math.floor(n * (1 - VALIDATION_SHARE));
 
 /** The reciprocal rank of the relevant candidate within the first ten (a tie counts against it). */
 export function reciprocalRank(example: Example, weights: ArrayLike<number>): number {
@@ -254,7 +256,7 @@ export function learnModel(examples: readonly Example[], options: { cutoff: numb
   const usable = examples.filter((e) => e.relevant >= 0 && e.candidates > 1).length;
   const prior = weightVector({ weights: DEFAULT_WEIGHTS });
   if (usable < MIN_EXAMPLES) return { ...defaultModel(), cutoff: new Date(options.cutoff).toISOString() };
-  const split = Math.floor(examples.length * (1 - VALIDATION_SHARE));
+  const split = validationStart(examples.length);
   const earlier = examples.slice(0, split);
   const latest = examples.slice(split);
   const scale = scaleOf(earlier);

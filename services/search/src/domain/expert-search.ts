@@ -65,6 +65,13 @@ export class ExpertSearch {
       const members = await backend.closedSpaceMembers(space);
       if (members && (viewer === null || !members.has(viewer))) hidden.add(space);
     }
+    const named = new Map(
+      ranked.experts.map((e) => [
+        e.user_id,
+        e.reasons.similar.filter((s) => s.knowledge_space_id === null || !hidden.has(s.knowledge_space_id)).slice(0, REASON_QUESTIONS),
+      ]),
+    );
+    const titles = await backend.titles([...new Set([...named.values()].flat().map((s) => s.id))]);
     return {
       tags: ranked.tags.map((t) => t.label),
       experts: ranked.experts.map(({ user_id, score, reasons }) => {
@@ -79,10 +86,9 @@ export class ExpertSearch {
             expert_tags: r.expert_tags.map((key) => ({ label: label.get(key) ?? key })),
             reasons: {
               tags: reasons.tags.map((t) => ({ label: label.get(t.key) ?? t.key, weight: Math.round(t.weight * 1000) / 1000 })),
-              similar_questions: reasons.similar
-                .filter((s) => s.knowledge_space_id === null || !hidden.has(s.knowledge_space_id))
-                .slice(0, REASON_QUESTIONS)
-                .map((s) => ({ id: s.id, title: s.title, similarity: Math.round(s.score * 1000) / 1000 })),
+              similar_questions: named
+                .get(user_id)!
+                .map((s) => ({ id: s.id, title: titles.get(s.id) ?? '', similarity: Math.round(s.score * 1000) / 1000 })),
             },
           },
         };

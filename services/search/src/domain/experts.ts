@@ -1,5 +1,6 @@
 import { DAY, fading, HALF_LIFE_DAYS, type SolutionFacts, solutionValue, type TagRecord, type UserRecord } from '../index/expertise.ts';
 import { FEATURE_COUNT, FEATURES, type FeatureName } from './expert-model.ts';
+import { topK } from './ranking.ts';
 
 /**
  * Expert search: which existing tags a text is about, who could answer it, and how likely each of
@@ -48,7 +49,6 @@ export interface Neighbour {
   score: number;
   /** When it was published (ms): the stable order of equally similar questions. */
   time: number;
-  title: string;
   tags: readonly string[];
   knowledge_space_id: number | null;
   /** Its live solutions. */
@@ -61,6 +61,14 @@ export interface TagFacts {
   excluded_from_suggestions: boolean;
   /** Lower-case labels of the tags linked to it, in either direction. */
   linked: readonly string[];
+}
+
+/** The users with a record on one tag (read in place: a popular tag has thousands). */
+export interface TagUsers {
+  /** Live solutions on questions with the tag, of everyone. */
+  answers: number;
+  forEach(visit: (user: number, record: TagRecord) => void): void;
+  has(user: number): boolean;
 }
 
 /** A user's record over all tags, and whether they are deleted. */
@@ -89,7 +97,7 @@ export interface ExpertEvidence {
   /** The tags the network has among these lower-case labels. */
   tags(keys: readonly string[]): Promise<Map<string, TagFacts>>;
   /** Each user's record on each of these tags, and how many live solutions each tag has in all. */
-  onTags(keys: readonly string[]): Promise<Map<string, { answers: number; users: Map<number, TagRecord> }>>;
+  onTags(keys: readonly string[]): Promise<Map<string, TagUsers>>;
   /** Live solutions of everyone. */
   answers(): Promise<number>;
   users(ids: readonly number[]): Promise<Map<number, UserFacts>>;
@@ -116,7 +124,7 @@ export interface ExpertQuery {
 /** Why a person was found: the tags they have a record on, with how surely the text is about each, and similar questions they answered. */
 export interface ExpertReasons {
   tags: Array<{ key: string; weight: number }>;
-  similar: Array<{ id: number; title: string; score: number; knowledge_space_id: number | null }>;
+  similar: Array<{ id: number; score: number; knowledge_space_id: number | null }>;
 }
 
 export interface RankedExperts {
@@ -182,7 +190,7 @@ interface Candidate {
   /** Σ over the similar questions of similarity · faded value of their solutions there. */
   similar: number;
   tags: Array<{ key: string; weight: number }>;
-  answered: Array<{ id: number; title: string; score: number; knowledge_space_id: number | null }>;
+  answered: Array<{ id: number; score: number; knowledge_space_id: number | null }>;
 }
 
 /** A candidate's features, in FEATURES order (each well scaled: logarithms of counts, shares and rates). */
@@ -235,60 +243,87 @@ export async function rankExperts(
   const skip = new Set(query.exclude ?? []);
   const eligible = (user: number) => !skip.has(user) && (!query.only || query.only.has(user));
   const fade = fading(now);
-  const candidates = new Map<number, Candidate>();
-  const candidate = (user: number) => {
-    let c = candidates.get(user);
-    if (!c) {
-      c = { user, record: 0, onTags: 0, similar: 0, tags: [], answered: [] };
-      candidates.set(user, c);
+  // Everyone with a record on the tags, in flat arrays: a popular tag has thousands of them.
+  const slots = new Map<number, number>();
+  const people: number[] = [];
+  let records = new Float64Array(64);
+  let counts = new Float64Array(64);
+  const slotOf = (user: number) => {
+    let slot = slots.get(user);
+    if (slot === undefined) {
+      slot = people.length;
+      people.push(user);
+      slots.set(user, slot);
+      if (slot >= records.length) {
+        const grown = [new Float64Array(records.length * 2), new Float64Array(records.length * 2)] as const;
+        grown[0].set(records);
+        grown[1].set(counts);
+        [records, counts] = grown;
+      }
     }
-    return c;
+    return slot;
   };
-  const used = new Map<string, number>();
+  const used: Array<{ key: string; weight: number; users: TagUsers | undefined }> = [];
   let tagAnswers = 0;
   const addTags = async (tags: ReadonlyArray<{ key: string; weight: number }>) => {
-    const fresh = tags.filter((t) => !used.has(t.key) && t.weight > 0);
-    const records = await evidence.onTags(fresh.map((t) => t.key));
+    const fresh = tags.filter((t) => !used.some((u) => u.key === t.key) && t.weight > 0);
+    const found = await evidence.onTags(fresh.map((t) => t.key));
     for (const { key, weight } of fresh) {
-      used.set(key, weight);
-      const onTag = records.get(key);
-      tagAnswers += weight * (onTag?.answers ?? 0);
-      for (const [user, r] of onTag?.users ?? []) {
-        if (!eligible(user)) continue;
-        const c = candidate(user);
-        c.record += weight * (r.value * fade + ranking.recommendationValue * r.recommendations);
-        c.onTags += weight * r.count;
-        c.tags.push({ key, weight });
-      }
+      const users = found.get(key);
+      used.push({ key, weight, users });
+      tagAnswers += weight * (users?.answers ?? 0);
+      users?.forEach((user, r) => {
+        if (!eligible(user)) return;
+        const slot = slotOf(user);
+        records[slot]! += weight * (r.value * fade + ranking.recommendationValue * r.recommendations);
+        counts[slot]! += weight * r.count;
+      });
     }
   };
   await addTags(chosen);
   const minExperts = await evidence.minExperts();
   // Deleted users do not count; they are few, so only a pool near the minimum is looked at.
-  const fewDeleted = async () => {
-    if (candidates.size >= 2 * minExperts + 10) return true;
-    const facts = await evidence.users([...candidates.keys()]);
-    return candidates.size - [...facts.values()].filter((u) => u.deleted).length >= minExperts;
+  const enough = async () => {
+    if (people.length >= 2 * minExperts + 10) return true;
+    const facts = await evidence.users(people);
+    return people.length - [...facts.values()].filter((u) => u.deleted).length >= minExperts;
   };
-  if (!(await fewDeleted())) {
+  if (!(await enough())) {
     const linked = chosen.flatMap((t) => (known.get(t.key)?.linked ?? []).map((key) => ({ key, weight: ranking.linkedWeight * t.weight })));
     const linkedKnown = await evidence.tags([...new Set(linked.map((l) => l.key))]);
     for (const [key, facts] of linkedKnown) known.set(key, facts);
     await addTags(linked.filter((l) => linkedKnown.has(l.key)));
   }
   // The best records on the tags, and everyone who answered the similar questions.
-  const byRecord = [...candidates.values()]
-    .sort((a, b) => rounded(b.record) - rounded(a.record) || a.user - b.user)
-    .slice(0, ranking.tagCandidates);
-  const pool = new Map(byRecord.map((c) => [c.user, c]));
+  const pool = new Map<number, Candidate>();
+  const candidate = (user: number) => {
+    let c = pool.get(user);
+    if (!c) {
+      const slot = slots.get(user);
+      c = {
+        user,
+        record: slot === undefined ? 0 : records[slot]!,
+        onTags: slot === undefined ? 0 : counts[slot]!,
+        similar: 0,
+        tags: used.filter((t) => t.users?.has(user)).map(({ key, weight }) => ({ key, weight })),
+        answered: [],
+      };
+      pool.set(user, c);
+    }
+    return c;
+  };
+  for (const slot of topK(
+    people.keys(),
+    (a, b) => rounded(records[a]!) - rounded(records[b]!) || people[b]! - people[a]!,
+    ranking.tagCandidates,
+  ))
+    candidate(people[slot]!);
   for (const n of neighbours)
     for (const s of n.solutions) {
       if (!eligible(s.author_id) || (!pool.has(s.author_id) && n.score < ranking.candidateSimilarity)) continue;
-      const c = pool.get(s.author_id) ?? candidate(s.author_id);
-      pool.set(s.author_id, c);
+      const c = candidate(s.author_id);
       c.similar += n.score * solutionValue(s) * 2 ** (-Math.max(0, now - s.time) / DAY / HALF_LIFE_DAYS);
-      if (!c.answered.some((a) => a.id === n.id))
-        c.answered.push({ id: n.id, title: n.title, score: n.score, knowledge_space_id: n.knowledge_space_id });
+      if (!c.answered.some((a) => a.id === n.id)) c.answered.push({ id: n.id, score: n.score, knowledge_space_id: n.knowledge_space_id });
     }
   const users = await evidence.users([...pool.keys()]);
   const responses = await context.responses([...pool.keys()]);
@@ -308,7 +343,7 @@ export async function rankExperts(
   scored.sort((a, b) => b.score - a.score || b.answers - a.answers || b.last - a.last || a.user - b.user);
   const label = (key: string) => known.get(key)?.label ?? key;
   return {
-    tags: [...used].map(([key, weight]) => ({ key, label: label(key), weight })),
+    tags: used.map(({ key, weight }) => ({ key, label: label(key), weight })),
     experts: scored.slice(0, Math.max(0, query.limit)).map(({ user, score }) => {
       const c = pool.get(user)!;
       return {

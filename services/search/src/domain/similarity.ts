@@ -73,6 +73,9 @@ export function questionVector(index: TermIndex, slot: number): TopicVector | nu
 }
 
 let dense = new Float64Array(0);
+let idfs = new Float64Array(0);
+let idfEpochs = new Uint32Array(0);
+let idfEpoch = 0;
 
 /** Cosine similarity of indexed questions (by slot) with a vector, in [0, 1]. */
 export function cosines(index: TermIndex, slots: readonly number[], vector: TopicVector): number[] {
@@ -139,14 +142,28 @@ export function askedSimilarTo(
   text: string,
   language: string | undefined,
   self?: number,
-): Array<{ id: number; score: number }> {
+): Array<{ id: number; score: number; time: number }> {
   const { index } = store;
   const selfSlot = self === undefined ? -1 : index.slotOf(self);
   const own = selfSlot >= 0 && index.facets(selfSlot) ? index.askedTerms(selfSlot) : null;
   const documents = index.count - (own ? 1 : 0);
-  const idf = own
-    ? (id: number) => Math.log((documents + 1) / (index.askedFrequency(id) - (own.has(id) ? 1 : 0) + 0.5))
-    : (id: number) => index.askedIdf(id);
+  // Each word's idf once per query: the candidates share most of their words.
+  if (idfs.length < index.termCount) {
+    idfs = new Float64Array(Math.max(index.termCount, idfs.length * 2));
+    idfEpochs = new Uint32Array(idfs.length);
+  }
+  if (++idfEpoch === 0xffffffff) {
+    idfEpochs.fill(0);
+    idfEpoch = 1;
+  }
+  const idf = (id: number) => {
+    if (id < 0) return Math.log((documents + 1) / 0.5);
+    if (idfEpochs[id] !== idfEpoch) {
+      idfs[id] = Math.log((documents + 1) / (index.askedFrequency(id) - (own?.has(id) ? 1 : 0) + 0.5));
+      idfEpochs[id] = idfEpoch;
+    }
+    return idfs[id]!;
+  };
   const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
   const ids: number[] = [];
   const weights: number[] = [];
@@ -170,7 +187,11 @@ export function askedSimilarTo(
   });
   try {
     return slots
-      .map((slot) => ({ id: index.questionId(slot), score: Math.round(index.askedCosine(slot, dense, idf) * 1e12) / 1e12 }))
+      .map((slot) => ({
+        id: index.questionId(slot),
+        score: Math.round(index.askedCosine(slot, dense, idf) * 1e12) / 1e12,
+        time: index.timeOf(slot),
+      }))
       .filter((r) => r.score > 0);
   } finally {
     for (const id of vector.ids) dense[id] = 0;

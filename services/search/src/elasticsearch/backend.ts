@@ -331,6 +331,12 @@ export class ElasticsearchBackend implements SearchBackend {
     return this.expertEvidence.expertRecords(users, tags);
   }
 
+  async titles(ids: readonly number[]) {
+    this.check();
+    const docs = await this.documents(ids, ['id', 'title']);
+    return new Map([...docs].map(([id, d]) => [id, d.title]));
+  }
+
   async closedSpaceMembers(id: number) {
     this.check();
     return this.expertEvidence.closedSpaceMembers(id);

@@ -3,7 +3,7 @@ import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
 import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
-import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
+import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
 import type { SolutionFacts, TagRecord } from '../index/expertise.ts';
 import { askedFieldWeights } from '../index/postings.ts';
 import { labelWords, tagNamer } from '../index/store.ts';
@@ -108,7 +108,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     const response = await this.client.search<QuestionDocument>({
       index: this.names.questions,
       size: CANDIDATES,
-      _source: ['id', 'asked', 'title', 'tags', 'knowledge_space_id', 'published', 'solutions'],
+      _source: ['id', 'asked', 'tags', 'knowledge_space_id', 'published', 'solutions'],
       query: {
         bool: {
           should: informative.map(({ word, weight }) => ({ term: { asked_terms: { value: word, boost: weight } } })),
@@ -149,7 +149,6 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         id: doc.id,
         score,
         time,
-        title: doc.title,
         tags: doc.tags,
         knowledge_space_id: doc.knowledge_space_id,
         solutions: (doc.solutions ?? []).filter((s) => s.live).map(factsOf),
@@ -196,7 +195,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   }
 
   async onTags(keys: readonly string[]) {
-    const out = new Map<string, { answers: number; users: Map<number, TagRecord> }>();
+    const out = new Map<string, TagUsers>();
     if (!keys.length) return out;
     const response = await this.client.search({
       index: this.names.questions,
@@ -243,7 +242,13 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         entry.recommendations += b.doc_count;
         users.set(Number(b.key), entry);
       }
-      out.set(String(t.key), { answers: live.doc_count ?? 0, users });
+      out.set(String(t.key), {
+        answers: live.doc_count ?? 0,
+        forEach: (visit) => {
+          for (const [user, record] of users) visit(user, record);
+        },
+        has: (user) => users.has(user),
+      });
     }
     return out;
   }
@@ -456,7 +461,6 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           author_id: doc.author_id,
           time: Date.parse(doc.published!),
           tags: doc.tags,
-          title: doc.title,
           knowledge_space_id: doc.knowledge_space_id,
           named: [...named(`${doc.title}\n${doc.description}`)],
           terms: Int32Array.from(entries.map(([word]) => wordId(word))),

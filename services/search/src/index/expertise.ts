@@ -187,20 +187,26 @@ export class Expertise {
     if (!table.rows.size) this.tables.delete(tag);
   }
 
-  /** Calls `visit` with each user's record on a tag. */
-  onTag(tag: string, visit: (user: number, record: TagRecord) => void) {
+  /** The users with a record on a tag, read in place (valid until the next change). */
+  tagUsers(tag: string) {
     const table = this.tables.get(tag);
-    if (!table) return;
-    const d = table.data;
-    for (const [user, row] of table.rows) {
-      const at = row * STATS;
-      visit(user, { count: Math.round(d[at]!), recommendations: Math.round(d[at + 1]!), value: d[at + 2]! });
-    }
-  }
-
-  /** Live solutions on questions with the tag, of everyone. */
-  tagAnswers(tag: string): number {
-    return this.tables.get(tag)?.answers ?? 0;
+    return {
+      /** Live solutions on questions with the tag, of everyone. */
+      answers: table?.answers ?? 0,
+      forEach(visit: (user: number, record: TagRecord) => void) {
+        if (!table) return;
+        const d = table.data;
+        const record = { count: 0, recommendations: 0, value: 0 };
+        for (const [user, row] of table.rows) {
+          const at = row * STATS;
+          record.count = Math.round(d[at]!);
+          record.recommendations = Math.round(d[at + 1]!);
+          record.value = d[at + 2]!;
+          visit(user, record);
+        }
+      },
+      has: (user: number) => table?.rows.has(user) ?? false,
+    };
   }
 
   user(id: number): UserRecord | undefined {

@@ -62,6 +62,16 @@ export class LocalBackend implements SearchBackend {
     return new Map<number, ExpertRecord>(users.map((u) => [u, store.expertRecord(u, tags)]));
   }
 
+  async titles(ids: readonly number[]) {
+    const store = this.index.store();
+    return new Map(
+      ids.flatMap((id) => {
+        const q = store.question(id);
+        return q ? [[id, q.title] as const] : [];
+      }),
+    );
+  }
+
   async closedSpaceMembers(id: number) {
     return this.index.store().closedSpaces.get(id);
   }

@@ -1,7 +1,6 @@
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
 import { askedSimilarTo } from '../domain/similarity.ts';
-import type { TagRecord } from './expertise.ts';
 import type { SearchStore } from './store.ts';
 
 /** Expert search's evidence from this instance's own index (domain/experts.ts reads it). */
@@ -20,22 +19,14 @@ export class LocalEvidence implements ExpertEvidence {
   async neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]> {
     const { store } = this;
     const found = askedSimilarTo(store, text, language, self)
-      .map((n) => ({ ...n, question: store.question(n.id)! }))
-      .filter((n) => n.question?.published)
-      .map((n) => ({ ...n, time: Date.parse(n.question.published!) }))
       // Equally similar: the later question first, then the higher id (ids differ between loads, times do not).
       .sort((a, b) => b.score - a.score || b.time - a.time || b.id - a.id)
       .slice(0, limit);
     const solutions = store.solutionsOn(found.map((n) => n.id));
-    return found.map(({ id, score, time, question }) => ({
-      id,
-      score,
-      time,
-      title: question.title,
-      tags: question.tags,
-      knowledge_space_id: question.knowledge_space_id,
-      solutions: solutions.get(id) ?? [],
-    }));
+    return found.map(({ id, score, time }) => {
+      const facets = store.index.facets(store.index.slotOf(id))!;
+      return { id, score, time, tags: facets.tags, knowledge_space_id: facets.knowledge_space_id, solutions: solutions.get(id) ?? [] };
+    });
   }
 
   async namedTags(text: string) {
@@ -57,14 +48,7 @@ export class LocalEvidence implements ExpertEvidence {
   }
 
   async onTags(keys: readonly string[]) {
-    const { expertise } = this.store;
-    return new Map(
-      keys.map((key) => {
-        const users = new Map<number, TagRecord>();
-        expertise.onTag(key, (user, record) => users.set(user, record));
-        return [key, { answers: expertise.tagAnswers(key), users }];
-      }),
-    );
+    return new Map(keys.map((key) => [key, this.store.expertise.tagUsers(key)]));
   }
 
   async answers() {
@@ -128,7 +112,6 @@ export async function localHistory(store: SearchStore, cutoff: number): Promise<
         author_id: row.author_id,
         time: Date.parse(row.published),
         tags: JSON.parse(row.tags) as string[],
-        title: row.title,
         knowledge_space_id: row.knowledge_space_id,
         named: [...store.tagsNamedIn(`${row.title}\n${row.description}`)],
         terms: Int32Array.from(terms),

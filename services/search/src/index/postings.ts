@@ -633,8 +633,10 @@ export class TermIndex {
     let dot = 0;
     let norm = 0;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
-      const u = weighted(forward[j + 1]!, forward[j + 2]!, askedWeights);
-      if (u <= 0) continue;
+      const a = forward[j + 1]!;
+      // Title, description and tags are the low three bytes: most words of a question are only in its answers.
+      if ((a & 0xffffff) === 0) continue;
+      const u = weighted(a, forward[j + 2]!, askedWeights);
       const id = forward[j]!;
       const w = Math.log1p(u) * idf(id);
       if (w <= 0) continue;
