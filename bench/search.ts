@@ -169,11 +169,14 @@ try {
     `search RSS peak ${peakRss()}; targets: search p99 < 100 ms, experts p99 < 150 ms, rebuild < 2 min, expert model fit < 1 min`,
   );
 } finally {
-  await bus.close();
   await stopProcess(gateway);
   await stopProcess(search);
   await stopProcess(content);
   await stopProcess(users);
+  // The namespace's streams and buckets go with the benchmark.
+  for await (const stream of bus.jsm.streams.list())
+    if (stream.config.name.includes(env.NATS_NAMESPACE)) await bus.jsm.streams.delete(stream.config.name);
+  await bus.close();
   await dropDatabase(databaseUrl);
   if (process.env.KEEP_INDEX) console.log(`index kept at ${indexPath}`);
   else rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });

@@ -320,6 +320,8 @@ const scenarios: Record<string, Scenario[]> = {
   autocompleteQuestions: [{ request: () => ({ path: '/search/questions-autocomplete', query: { query: 'How do' } }) }],
   suggestTags: [{ request: () => ({ path: '/search/tags/suggestions', body: { title: 'How do I configure the build cache' } }) }],
   findExperts: [{ request: () => ({ path: '/search/experts', body: { query: 'build cache' } }) }],
+  getExpertModel: [{ request: () => ({ path: '/search/experts/model' }) }],
+  fitExpertModel: [{ request: () => ({ path: '/search/experts/model/fit' }) }],
 
   createTopicContentExport: [
     { request: () => ({ path: '/export/topic-content', body: { topics: [{ global_concept_id: 'build', label: 'build' }] } }) },
