@@ -1,4 +1,4 @@
-import { DAY, Expertise, type SolutionFacts } from '../index/expertise.ts';
+import { DAY, Expertise, type SolutionFacts, solutionValue } from '../index/expertise.ts';
 import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
 import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
 import { topK } from './ranking.ts';
@@ -265,7 +265,7 @@ class Replay implements ExpertEvidence {
         const n = this.asked[index]!;
         const solutions = (this.solutionsOf.get(n.id) ?? []).flatMap((s) => {
           const facts = this.current.get(s.id);
-          return facts?.live ? [facts] : [];
+          return facts?.live ? [{ author_id: facts.author_id, time: facts.time, value: solutionValue(facts) }] : [];
         });
         return { id: n.id, score, time: n.time, tags: n.tags, knowledge_space_id: n.knowledge_space_id, solutions };
       });

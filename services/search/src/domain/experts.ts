@@ -1,4 +1,4 @@
-import { DAY, fading, HALF_LIFE_DAYS, type SolutionFacts, solutionValue, type TagRecord, type UserRecord } from '../index/expertise.ts';
+import { DAY, fading, HALF_LIFE_DAYS, type TagRecord, type UserRecord } from '../index/expertise.ts';
 import { FEATURE_COUNT, FEATURES, type FeatureName } from './expert-model.ts';
 import { topK } from './ranking.ts';
 
@@ -51,8 +51,8 @@ export interface Neighbour {
   time: number;
   tags: readonly string[];
   knowledge_space_id: number | null;
-  /** Its live solutions. */
-  solutions: readonly SolutionFacts[];
+  /** Its live solutions: who wrote them, when, and what they are worth (expertise.ts solutionValue). */
+  solutions: ReadonlyArray<{ author_id: number; time: number; value: number }>;
 }
 
 /** What the ranking reads of a tag. */
@@ -322,7 +322,7 @@ export async function rankExperts(
     for (const s of n.solutions) {
       if (!eligible(s.author_id) || (!pool.has(s.author_id) && n.score < ranking.candidateSimilarity)) continue;
       const c = candidate(s.author_id);
-      c.similar += n.score * solutionValue(s) * 2 ** (-Math.max(0, now - s.time) / DAY / HALF_LIFE_DAYS);
+      c.similar += n.score * s.value * 2 ** (-Math.max(0, now - s.time) / DAY / HALF_LIFE_DAYS);
       if (!c.answered.some((a) => a.id === n.id)) c.answered.push({ id: n.id, score: n.score, knowledge_space_id: n.knowledge_space_id });
     }
   const users = await evidence.users([...pool.keys()]);

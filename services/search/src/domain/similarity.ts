@@ -73,9 +73,6 @@ export function questionVector(index: TermIndex, slot: number): TopicVector | nu
 }
 
 let dense = new Float64Array(0);
-let idfs = new Float64Array(0);
-let idfEpochs = new Uint32Array(0);
-let idfEpoch = 0;
 
 /** Cosine similarity of indexed questions (by slot) with a vector, in [0, 1]. */
 export function cosines(index: TermIndex, slots: readonly number[], vector: TopicVector): number[] {
@@ -93,9 +90,9 @@ export function cosines(index: TermIndex, slots: readonly number[], vector: Topi
 /** Candidates for a vector: the questions sharing its most informative words, by BM25 (not `self`, not deleted). */
 function candidateSlots(index: TermIndex, vector: TopicVector, self: number): number[] {
   const informative = vector.ids
-    .map((id, i) => ({ id, w: vector.weights[i]! }))
+    .map((id, i) => ({ id, w: vector.weights[i]!, word: index.term(id) }))
     // Equal weights in the order of the words, not of their ids (which depend on what arrived first).
-    .sort((a, b) => b.w - a.w || (index.term(a.id) < index.term(b.id) ? -1 : 1))
+    .sort((a, b) => b.w - a.w || (a.word < b.word ? -1 : 1))
     .slice(0, CANDIDATE_TERMS);
   candidates.reset(index.slotCount);
   const n = index.count;
@@ -147,23 +144,9 @@ export function askedSimilarTo(
   const selfSlot = self === undefined ? -1 : index.slotOf(self);
   const own = selfSlot >= 0 && index.facets(selfSlot) ? index.askedTerms(selfSlot) : null;
   const documents = index.count - (own ? 1 : 0);
-  // Each word's idf once per query: the candidates share most of their words.
-  if (idfs.length < index.termCount) {
-    idfs = new Float64Array(Math.max(index.termCount, idfs.length * 2));
-    idfEpochs = new Uint32Array(idfs.length);
-  }
-  if (++idfEpoch === 0xffffffff) {
-    idfEpochs.fill(0);
-    idfEpoch = 1;
-  }
-  const idf = (id: number) => {
-    if (id < 0) return Math.log((documents + 1) / 0.5);
-    if (idfEpochs[id] !== idfEpoch) {
-      idfs[id] = Math.log((documents + 1) / (index.askedFrequency(id) - (own?.has(id) ? 1 : 0) + 0.5));
-      idfEpochs[id] = idfEpoch;
-    }
-    return idfs[id]!;
-  };
+  // Its own words are one question rarer without it.
+  const logN = Math.log(documents + 1);
+  const idf = (id: number) => logN - (own?.has(id) ? Math.log(index.askedFrequency(id) - 0.5) : index.askedLogDf(id));
   const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
   const ids: number[] = [];
   const weights: number[] = [];
@@ -189,7 +172,7 @@ export function askedSimilarTo(
     return slots
       .map((slot) => ({
         id: index.questionId(slot),
-        score: Math.round(index.askedCosine(slot, dense, idf) * 1e12) / 1e12,
+        score: Math.round(index.askedCosine(slot, dense, documents, own ?? undefined) * 1e12) / 1e12,
         time: index.timeOf(slot),
       }))
       .filter((r) => r.score > 0);

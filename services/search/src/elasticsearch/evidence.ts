@@ -4,7 +4,7 @@ import { type Language, languages, termCounts } from '@kn/similarity';
 import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
-import type { SolutionFacts, TagRecord } from '../index/expertise.ts';
+import { type SolutionFacts, solutionValue, type TagRecord } from '../index/expertise.ts';
 import { askedFieldWeights } from '../index/postings.ts';
 import { labelWords, tagNamer } from '../index/store.ts';
 import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
@@ -151,7 +151,9 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         time,
         tags: doc.tags,
         knowledge_space_id: doc.knowledge_space_id,
-        solutions: (doc.solutions ?? []).filter((s) => s.live).map(factsOf),
+        solutions: (doc.solutions ?? [])
+          .filter((s) => s.live)
+          .map((s) => ({ author_id: s.author_id, time: s.time, value: solutionValue(factsOf(s)) })),
       }));
   }
 

@@ -129,6 +129,8 @@ interface UserTotals {
 export class Expertise {
   private readonly tables = new Map<string, TagTable>();
   private readonly users = new Map<number, UserTotals>();
+  /** Per live question, its live solutions as [id, author, time, value] (flat, no object per solution). */
+  private readonly answered = new Map<number, Float64Array>();
   /** Live solutions on live questions, of everyone. */
   answers = 0;
   /** Of those, the accepted ones. */
@@ -162,6 +164,21 @@ export class Expertise {
       sign > 0 ? insertSorted(totals.times, totals.answers - 1, s.time) : removeSorted(totals.times, totals.answers + 1, s.time);
     if (totals.answers > 0) this.users.set(s.author_id, totals);
     else this.users.delete(s.author_id);
+    const before = this.answered.get(s.question_id) ?? new Float64Array(0);
+    const after =
+      sign > 0
+        ? Float64Array.of(...before, s.id, s.author_id, s.time, solutionValue(s))
+        : before.filter((_, i) => before[i - (i % 4)] !== s.id);
+    if (after.length) this.answered.set(s.question_id, after);
+    else this.answered.delete(s.question_id);
+  }
+
+  /** The live solutions of a live question: who wrote them, when, and what they are worth (solutionValue). */
+  answersOn(questionId: number): Array<{ author_id: number; time: number; value: number }> {
+    const flat = this.answered.get(questionId);
+    const out: Array<{ author_id: number; time: number; value: number }> = [];
+    if (flat) for (let i = 0; i < flat.length; i += 4) out.push({ author_id: flat[i + 1]!, time: flat[i + 2]!, value: flat[i + 3]! });
+    return out;
   }
 
   /** Adds or takes back one forward of a question with these tags to a user (a recommendation). */

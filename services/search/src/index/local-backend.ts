@@ -63,13 +63,7 @@ export class LocalBackend implements SearchBackend {
   }
 
   async titles(ids: readonly number[]) {
-    const store = this.index.store();
-    return new Map(
-      ids.flatMap((id) => {
-        const q = store.question(id);
-        return q ? [[id, q.title] as const] : [];
-      }),
-    );
+    return this.index.store().titles(ids);
   }
 
   async closedSpaceMembers(id: number) {

@@ -22,10 +22,16 @@ export class LocalEvidence implements ExpertEvidence {
       // Equally similar: the later question first, then the higher id (ids differ between loads, times do not).
       .sort((a, b) => b.score - a.score || b.time - a.time || b.id - a.id)
       .slice(0, limit);
-    const solutions = store.solutionsOn(found.map((n) => n.id));
     return found.map(({ id, score, time }) => {
       const facets = store.index.facets(store.index.slotOf(id))!;
-      return { id, score, time, tags: facets.tags, knowledge_space_id: facets.knowledge_space_id, solutions: solutions.get(id) ?? [] };
+      return {
+        id,
+        score,
+        time,
+        tags: facets.tags,
+        knowledge_space_id: facets.knowledge_space_id,
+        solutions: store.expertise.answersOn(id),
+      };
     });
   }
 

@@ -98,6 +98,9 @@ const COMPACT_MIN = 16;
 
 const EMPTY = new Int32Array(0);
 
+/** log(1 + u) of the whole numbers an asked frequency can be (title twice, description, tags). */
+const LOG1P = Float64Array.from({ length: 4 * MAX_TF + 1 }, (_, u) => Math.log1p(u));
+
 function grow<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(array: T, needed: number): T {
   if (needed <= array.length) return array;
   const next = new (array.constructor as new (n: number) => T)(Math.max(needed, array.length * 2));
@@ -167,6 +170,8 @@ export class TermIndex {
   private unitDf = new Int32Array(1024);
   /** Questions a word occurs in as part of what was asked (title, description, tags). */
   private askedDf = new Int32Array(1024);
+  /** log(askedDf + 0.5) per word, computed when first asked after its frequency changed (NaN: stale). */
+  private askedLogDfs = new Float64Array(1024).fill(Number.NaN);
 
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(1024);
@@ -247,9 +252,20 @@ export class TermIndex {
     return termId < 0 ? 0 : this.askedDf[termId]!;
   }
 
+  /** log(asked frequency + 0.5): a word's part of its idf among what was asked, cached (the other part, log(N + 1), is the index's). */
+  askedLogDf(termId: number): number {
+    if (termId < 0) return Math.log(0.5);
+    let value = this.askedLogDfs[termId]!;
+    if (Number.isNaN(value)) {
+      value = Math.log(this.askedDf[termId]! + 0.5);
+      this.askedLogDfs[termId] = value;
+    }
+    return value;
+  }
+
   /** The idf of a word among what was asked, log((N + 1) / (asked frequency + 0.5)); unknown words (-1) as if seen nowhere. */
   askedIdf(termId: number): number {
-    return Math.log((this.docs + 1) / (this.askedFrequency(termId) + 0.5));
+    return Math.log(this.docs + 1) - this.askedLogDf(termId);
   }
 
   private refreshWeights() {
@@ -332,6 +348,11 @@ export class TermIndex {
     this.df = grow(this.df, id + 1);
     this.unitDf = grow(this.unitDf, id + 1);
     this.askedDf = grow(this.askedDf, id + 1);
+    if (this.askedLogDfs.length < id + 1) {
+      const next = new Float64Array(Math.max(id + 1, this.askedLogDfs.length * 2)).fill(Number.NaN);
+      next.set(this.askedLogDfs);
+      this.askedLogDfs = next;
+    }
     this.unitIdfs = grow(this.unitIdfs, id + 1);
     this.unitIdfFresh = grow(this.unitIdfFresh, id + 1);
     for (const key of new Set([term.slice(0, 2), term.slice(0, 3)])) {
@@ -406,7 +427,10 @@ export class TermIndex {
         this.unitDf[id]!++;
         this.unitIdfFresh[id] = 0;
       }
-      if (weighted(a, b, askedWeights) > 0) this.askedDf[id]!++;
+      if (weighted(a, b, askedWeights) > 0) {
+        this.askedDf[id]!++;
+        this.askedLogDfs[id] = Number.NaN;
+      }
       forward[j] = id;
       forward[j + 1] = a;
       forward[j + 2] = b;
@@ -453,7 +477,10 @@ export class TermIndex {
         this.unitDf[id]!--;
         this.unitIdfFresh[id] = 0;
       }
-      if (weighted(forward[j + 1]!, forward[j + 2]!, askedWeights) > 0) this.askedDf[id]!--;
+      if (weighted(forward[j + 1]!, forward[j + 2]!, askedWeights) > 0) {
+        this.askedDf[id]!--;
+        this.askedLogDfs[id] = Number.NaN;
+      }
       if (this.sizes[id]! > COMPACT_MIN && this.dead[id]! * 2 > this.sizes[id]!) crowded.push(id);
     }
     for (const id of crowded) this.compact(id);
@@ -624,21 +651,29 @@ export class TermIndex {
   }
 
   /**
-   * Cosine of what a question asked (title twice, description, tags; log(1 + tf) · askedIdf) with
-   * a query vector whose weights (unit length) sit at their word ids in `dense` (0 elsewhere).
+   * Cosine of what a question asked (title twice, description, tags; log(1 + tf) · idf) with a
+   * query vector whose weights (unit length) sit at their word ids in `dense` (0 elsewhere). The
+   * idf is askedIdf's with N = `documents`, and the words of `own` one question rarer.
    */
-  askedCosine(slot: number, dense: Float64Array, idf: (termId: number) => number = (id) => this.askedIdf(id)): number {
+  askedCosine(slot: number, dense: Float64Array, documents = this.docs, own?: ReadonlySet<number>): number {
     const forward = this.forward[slot];
     if (!forward) return 0;
+    const logN = Math.log(documents + 1);
+    const logDfs = this.askedLogDfs;
     let dot = 0;
     let norm = 0;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const a = forward[j + 1]!;
       // Title, description and tags are the low three bytes: most words of a question are only in its answers.
       if ((a & 0xffffff) === 0) continue;
-      const u = weighted(a, forward[j + 2]!, askedWeights);
       const id = forward[j]!;
-      const w = Math.log1p(u) * idf(id);
+      // Title twice, description, tags (askedFieldWeights): a whole number, so log(1 + u) is looked up.
+      const u = 2 * (a & 255) + ((a >>> 8) & 255) + ((a >>> 16) & 255);
+      let logDf = logDfs[id]!;
+      if (Number.isNaN(logDf)) logDf = this.askedLogDf(id);
+      // A question read as if it were not indexed: its own words are one question rarer.
+      if (own?.has(id)) logDf = Math.log(this.askedDf[id]! - 0.5);
+      const w = (u < LOG1P.length ? LOG1P[u]! : Math.log1p(u)) * (logN - logDf);
       if (w <= 0) continue;
       norm += w * w;
       if (id < dense.length) dot += w * dense[id]!;

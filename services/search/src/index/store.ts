@@ -430,6 +430,16 @@ export class SearchStore implements IndexWriter {
     return row && toQuestion(row);
   }
 
+  /** Titles of questions by id, in one statement. */
+  titles(ids: readonly number[]): Map<number, string> {
+    if (!ids.length) return new Map();
+    const rows = this.all<{ id: number; title: string }>(
+      `select id, title from questions where id in (${ids.map(() => '?').join(',')})`,
+      ...ids,
+    );
+    return new Map(rows.map((r) => [r.id, r.title]));
+  }
+
   /** The solutions, comments and attachments of a question (those of one kind). */
   parts(questionId: number, kind?: PartKind): Array<{ kind: PartKind; id: number; author_id: number; text: string }> {
     return kind
@@ -637,22 +647,6 @@ export class SearchStore implements IndexWriter {
         (r) => r.recipient_id,
       ),
     };
-  }
-
-  /** The live solutions on these questions (expert search asks for live ones), by question. */
-  solutionsOn(questionIds: readonly number[]): Map<number, SolutionFacts[]> {
-    const byQuestion = new Map<number, SolutionFacts[]>();
-    if (!questionIds.length) return byQuestion;
-    // One statement whatever the number of ids (compiled once, not per call).
-    for (const row of this.all<SolutionRow>(
-      'select * from solutions where question_id in (select value from json_each(?)) and live = 1 order by id',
-      JSON.stringify(questionIds),
-    )) {
-      const list = byQuestion.get(row.question_id) ?? [];
-      list.push(toSolutionFacts(row));
-      byQuestion.set(row.question_id, list);
-    }
-    return byQuestion;
   }
 
   /**
