@@ -204,24 +204,24 @@ describe('the learner', () => {
       return { rows, candidates, relevant, popularityRank: k % 3 === 0 ? 1 : 0 };
     });
 
-  test('learns the evidence that tells the relevant person, validated on the latest examples', () => {
-    const model = learnModel(examples(200, 1), { cutoff: 0, now: 0, questions: 200 });
+  test('learns the evidence that tells the relevant person, validated on the latest examples', async () => {
+    const model = await learnModel(examples(200, 1), { cutoff: 0, now: 0, questions: 200 });
     expect(model.status).toBe('fitted');
     expect(model.weights.tag_record).toBeGreaterThan(DEFAULT_WEIGHTS.tag_record + 1);
     expect(model.validation.queries).toBe(40);
     expect(model.validation.mrr!).toBeGreaterThan(model.validation.popularity_mrr!);
-    expect(learnModel(examples(200, 1), { cutoff: 0, now: 0, questions: 200 })).toEqual(model);
+    expect(await learnModel(examples(200, 1), { cutoff: 0, now: 0, questions: 200 })).toEqual(model);
   });
 
-  test('a strong pull keeps the defaults; too few examples give them', () => {
-    const pulled = fitWeights(examples(50, 2), weightVector({ weights: DEFAULT_WEIGHTS }), 1e9);
+  test('a strong pull keeps the defaults; too few examples give them', async () => {
+    const pulled = await fitWeights(examples(50, 2), weightVector({ weights: DEFAULT_WEIGHTS }), 1e9);
     for (const [i, f] of FEATURES.entries()) expect(pulled[i]).toBeCloseTo(DEFAULT_WEIGHTS[f], 3);
-    expect(learnModel(examples(10, 3), { cutoff: 0, questions: 10 })).toMatchObject({ status: 'default', weights: DEFAULT_WEIGHTS });
+    expect(await learnModel(examples(10, 3), { cutoff: 0, questions: 10 })).toMatchObject({ status: 'default', weights: DEFAULT_WEIGHTS });
   });
 
-  test('a feature that is not a number fails the fit instead of giving a model', () => {
+  test('a feature that is not a number fails the fit instead of giving a model', async () => {
     const bad = examples(60, 4);
     bad[3]!.rows[2] = Number.NaN;
-    expect(() => learnModel(bad, { cutoff: 0, questions: 60 })).toThrow('not a finite number');
+    await expect(learnModel(bad, { cutoff: 0, questions: 60 })).rejects.toThrow('not a finite number');
   });
 });

@@ -1,6 +1,7 @@
 import { DAY, Expertise, type SolutionFacts, solutionValue } from '../index/expertise.ts';
 import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
 import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
+import { pacer } from './pace.ts';
 import { topK } from './ranking.ts';
 
 /**
@@ -60,10 +61,6 @@ export interface RoutingOutcome {
 export const RESPONSE_WINDOW_MS = 3 * DAY;
 /** At most this many of the latest answered questions are learned from (older ones still build the evidence). */
 export const MAX_EXAMPLES = 4000;
-/** How many questions the fit handles between two yields to the event loop (searches go on meanwhile). */
-const SLICE = 25;
-
-const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The question's accepted answerer, when the poser accepted someone else's live solution before the cut-off. */
 function acceptedAnswerer(history: NetworkHistory, solutionsOf: Map<number, HistorySolution[]>) {
@@ -344,9 +341,12 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
   const learnFrom = new Set(learning.map((q) => q.id));
   // Popularity is the validation's yardstick: only the latest examples need it.
   const yardstick = new Set(learning.slice(validationStart(learning.length)).map((q) => q.id));
+  const pace = pacer();
   const events: Event[] = [];
   for (const q of history.questions) events.push({ time: q.time, order: 1, kind: 'question', question: q });
-  for (const list of solutionsOf.values())
+  for (const list of solutionsOf.values()) {
+    const pause = pace();
+    if (pause) await pause;
     for (const s of list) {
       // Each state from its time on (states are in time order); acceptance is a change of its own, at its time.
       const accepted = s.accepted_at;
@@ -361,6 +361,7 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
         }
       });
     }
+  }
   for (const f of history.forwards)
     if (f.time < history.cutoff)
       events.push({ time: f.time, order: 3, kind: 'forward', question_id: f.question_id, recipient_id: f.recipient_id });
@@ -383,13 +384,28 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
         : e.kind === 'forward'
           ? e.question_id
           : e.routing.user_id;
-  events.sort((a, b) => a.time - b.time || a.order - b.order || key(a) - key(b));
+  // In order of time: by day first (each day sorted on its own, between yields), not one sort of all.
+  const byDay = new Map<number, Event[]>();
+  for (const e of events) {
+    const day = Math.floor(e.time / DAY);
+    const list = byDay.get(day);
+    if (list) list.push(e);
+    else byDay.set(day, [e]);
+  }
+  const days = [...byDay.keys()].sort((a, b) => a - b);
 
   const replay = new Replay(history, solutionsOf);
   const weights = weightVector(defaultModel());
   const examples: Example[] = [];
-  let handled = 0;
-  for (const e of events) {
+  for (const day of days) {
+    const pause = pace();
+    if (pause) await pause;
+    const today = byDay.get(day)!.sort((a, b) => a.time - b.time || a.order - b.order || key(a) - key(b));
+    for (const e of today) await replayEvent(e);
+  }
+  return { examples, answered: labelled.length };
+
+  async function replayEvent(e: Event) {
     replay.now = e.time;
     if (e.kind === 'question') {
       const q = e.question;
@@ -408,18 +424,18 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
           relevant: ranked.candidates.indexOf(expert),
           popularityRank: yardstick.has(q.id) ? replay.popularityRank(expert) : 0,
         });
-        if (++handled % SLICE === 0) await yieldToEvents();
+        const pause = pace();
+        if (pause) await pause;
       }
       replay.addQuestion(q);
     } else if (e.kind === 'solution') replay.setSolution(e.solution, e.state, e.time);
     else if (e.kind === 'forward') replay.addForward(e.question_id, e.recipient_id);
     else replay.addRouting(e.routing);
   }
-  return { examples, answered: labelled.length };
 }
 
 /** The model a network's past teaches (the defaults when it has too little of one). */
 export async function fitExpertModel(history: NetworkHistory, now = Date.now()): Promise<ExpertModel> {
   const { examples, answered } = await historyExamples(history);
-  return learnModel(examples, { cutoff: history.cutoff, now, questions: answered });
+  return learnModel(examples, { cutoff: history.cutoff, now, questions: answered, pace: pacer() });
 }

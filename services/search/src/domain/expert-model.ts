@@ -130,10 +130,15 @@ function scaleOf(examples: readonly Example[]): Scale {
   return { sd, free: [...sd].map((s) => s > 1e-9) };
 }
 
+type Pace = () => Promise<void> | undefined;
+const noPause: Pace = () => undefined;
+
 /** Log-likelihood of the relevant candidates under raw weights. */
-function logLikelihood(examples: readonly Example[], weights: ArrayLike<number>): number {
+async function logLikelihood(examples: readonly Example[], weights: ArrayLike<number>, pace = noPause): Promise<number> {
   let ll = 0;
   for (const e of examples) {
+    const pause = pace();
+    if (pause) await pause;
     if (e.relevant < 0) continue;
     const scores = scoreRows(e, weights);
     let max = -Infinity;
@@ -149,29 +154,32 @@ function logLikelihood(examples: readonly Example[], weights: ArrayLike<number>)
  * The maximum a posteriori raw weights: log-likelihood of the examples minus
  * strength/2 · Σ ((w_i − prior_i) · sd_i)², by Newton's method with step halving.
  */
-export function fitWeights(
+export async function fitWeights(
   examples: readonly Example[],
   prior: ArrayLike<number>,
   strength: number,
   scale = scaleOf(examples),
-): Float64Array {
+  pace = noPause,
+): Promise<Float64Array> {
   const usable = examples.filter((e) => e.relevant >= 0 && e.candidates > 1);
   const d = FEATURE_COUNT;
   // Work in standardised units: z = x · sd, so the weights there are w · sd.
   const free = scale.free.flatMap((f, i) => (f ? [i] : []));
   const w = Float64Array.from(prior);
-  const objective = (weights: Float64Array) => {
+  const objective = async (weights: Float64Array) => {
     let penalty = 0;
     for (const i of free) penalty += ((weights[i]! - prior[i]!) * scale.sd[i]!) ** 2;
-    return logLikelihood(usable, weights) - (strength / 2) * penalty;
+    return (await logLikelihood(usable, weights, pace)) - (strength / 2) * penalty;
   };
-  let current = objective(w);
+  let current = await objective(w);
   for (let iteration = 0; iteration < 50; iteration++) {
     const k = free.length;
     const gradient = new Float64Array(k);
     const hessian = new Float64Array(k * k);
     const expected = new Float64Array(k);
     for (const e of usable) {
+      const pause = pace();
+      if (pause) await pause;
       const scores = scoreRows(e, w);
       let max = -Infinity;
       for (const s of scores) max = Math.max(max, s);
@@ -206,7 +214,7 @@ export function fitWeights(
     for (; t > 1e-6; t /= 2) {
       next = Float64Array.from(w);
       for (let a = 0; a < k; a++) next[free[a]!]! += (t * step[a]!) / scale.sd[free[a]!]!;
-      value = objective(next);
+      value = await objective(next);
       if (value >= current) break;
     }
     if (value < current) break;
@@ -250,7 +258,10 @@ const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
  * The model learned from a network's past questions (in time order), or the defaults when too few
  * of them have their accepted answerer among the candidates.
  */
-export function learnModel(examples: readonly Example[], options: { cutoff: number; now?: number; questions: number }): ExpertModel {
+export async function learnModel(
+  examples: readonly Example[],
+  options: { cutoff: number; now?: number; questions: number; pace?: Pace },
+): Promise<ExpertModel> {
   if (examples.some((e) => e.rows.some((v) => !Number.isFinite(v))))
     throw new Error('an example has a feature that is not a finite number');
   const usable = examples.filter((e) => e.relevant >= 0 && e.candidates > 1).length;
@@ -267,11 +278,11 @@ export function learnModel(examples: readonly Example[], options: { cutoff: numb
   };
   // From the strongest pull down: a weaker one must predict the latest part strictly better.
   for (const strength of [...STRENGTHS].reverse()) {
-    const weights = fitWeights(earlier, prior, strength, scale);
-    const likelihood = logLikelihood(latest, weights);
+    const weights = await fitWeights(earlier, prior, strength, scale, options.pace);
+    const likelihood = await logLikelihood(latest, weights, options.pace);
     if (likelihood > best.likelihood + 1e-9) best = { strength, likelihood, weights };
   }
-  const final = fitWeights(examples, prior, best.strength);
+  const final = await fitWeights(examples, prior, best.strength, undefined, options.pace);
   return {
     status: 'fitted',
     fitted_at: new Date(options.now ?? Date.now()).toISOString(),

@@ -4,6 +4,7 @@ import { type Language, languages, termCounts } from '@kn/similarity';
 import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
+import { pacer } from '../domain/pace.ts';
 import { type SolutionFacts, solutionValue, type TagRecord } from '../index/expertise.ts';
 import { askedFieldWeights } from '../index/postings.ts';
 import { labelWords, tagNamer } from '../index/store.ts';
@@ -19,7 +20,6 @@ const CANDIDATE_TERMS = 24;
 const PAGE = 1000;
 
 const languageOf = (l: string | undefined): Language => ((languages as readonly string[]).includes(l ?? '') ? (l as Language) : 'en');
-const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 const round = (v: number) => Math.round(v * 1e12) / 1e12;
 type Buckets = Array<Record<string, any>>;
 const bucketsOf = (agg: unknown): Buckets => ((agg as { buckets?: Buckets } | undefined)?.buckets ?? []) as Buckets;
@@ -409,6 +409,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
 
   /** The network's past up to `cutoff` (domain/expert-history.ts), read page by page. */
   async history(cutoff: number): Promise<Omit<NetworkHistory, 'routings'>> {
+    const pace = pacer();
     const allTags: TagDocument[] = [];
     for (let after: string | undefined; ; ) {
       const page = await this.client.search<TagDocument>({
@@ -456,6 +457,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         ...(after === undefined ? {} : { search_after: [after] }),
       });
       for (const hit of page.hits.hits) {
+        const pause = pace();
+        if (pause) await pause;
         const doc = hit._source!;
         const entries = Object.entries(doc.asked ?? {}).sort((a, b) => (a[0] < b[0] ? -1 : 1));
         questions.push({
@@ -483,7 +486,6 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       }
       if (page.hits.hits.length < PAGE) break;
       after = page.hits.hits[page.hits.hits.length - 1]!._source!.id;
-      await yieldToEvents();
     }
     questions.sort((a, b) => a.time - b.time || a.id - b.id);
     const deletedUsers = new Set<number>();

@@ -1,5 +1,6 @@
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
+import { pacer } from '../domain/pace.ts';
 import { askedSimilarTo } from '../domain/similarity.ts';
 import type { SearchStore } from './store.ts';
 
@@ -75,9 +76,8 @@ export class LocalEvidence implements ExpertEvidence {
   }
 }
 
-/** Rows read between two yields to the event loop: reading a large network's past does not hold up searches. */
-const CHUNK = 2000;
-const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Rows read per statement: reading a large network's past gives the event loop back between (and within) them. */
+const CHUNK = 500;
 
 /**
  * The network's past up to `cutoff` as the local index holds it (domain/expert-history.ts), read
@@ -86,6 +86,11 @@ const yieldToEvents = () => new Promise<void>((resolve) => setImmediate(resolve)
  */
 export async function localHistory(store: SearchStore, cutoff: number): Promise<Omit<NetworkHistory, 'routings'>> {
   const before = new Date(cutoff).toISOString();
+  const pace = pacer();
+  const yieldToEvents = async () => {
+    const pause = pace();
+    if (pause) await pause;
+  };
   const questions: HistoryQuestion[] = [];
   for (let after = 0; ; ) {
     const rows = store.rows<{
@@ -104,6 +109,7 @@ export async function localHistory(store: SearchStore, cutoff: number): Promise<
       before,
     );
     for (const row of rows) {
+      await yieldToEvents();
       const forward = new Int32Array(row.terms.slice().buffer);
       const terms: number[] = [];
       const counts: number[] = [];
