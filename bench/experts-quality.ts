@@ -326,10 +326,10 @@ async function run(l: Load) {
     // Weights chosen on the queries themselves (likelihood, then coordinate ascent on their MRR):
     // about how far this form of ranking could go on them at all. A diagnostic, never a result.
     const mrrOf = (w: ArrayLike<number>) => asExamples.reduce((sum, e) => sum + reciprocalRank(e, w), 0) / asExamples.length;
-    let best = [
+    let best: Float64Array = [
       weightVector(model),
       weightVector({ weights: DEFAULT_WEIGHTS }),
-      fitWeights(asExamples, weightVector({ weights: DEFAULT_WEIGHTS }), 1),
+      await fitWeights(asExamples, weightVector({ weights: DEFAULT_WEIGHTS }), 1),
     ].reduce((a, b) => (mrrOf(b) > mrrOf(a) ? b : a));
     for (let round = 0; round < 4; round++)
       for (let i = 0; i < FEATURES.length; i++)
