@@ -32,6 +32,8 @@ const env = {
   PORT: '18092',
   HOST: '127.0.0.1',
   SEARCH_INDEX_PATH: indexPath,
+  // The benchmark says when the expert model is fitted (below), not the service's own schedule.
+  EXPERT_MODEL_CHECK_MS: '3600000',
 };
 
 const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
@@ -125,17 +127,7 @@ try {
   });
   const experts = (await expertSample.json()) as { tags: string[]; experts: unknown[] };
   console.log(`sample expert search: ${expertSample.status}, ${experts.tags.length} tags, ${experts.experts.length} experts`);
-  const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
-  const rows = [];
-  for (const n of [1, 2, 4])
-    rows.push({
-      request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
-      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: queries(n), processes })),
-    });
-  rows.push({
-    request: 'POST /search/experts (a question)',
-    ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: expertQueries, processes })),
-  });
+  // The expert model first, timed.
   const fitModel = async () => {
     const at = Date.now();
     const res = await fetch(`${base}/api/v1/search/experts/model/fit`, { method: 'POST', headers });
@@ -147,6 +139,17 @@ try {
   console.log(
     `expert model fit: ${first.seconds.toFixed(1)} s, ${first.model.status} on ${first.model.questions} answered questions, validation ${JSON.stringify(first.model.validation)}`,
   );
+  const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
+  const rows = [];
+  for (const n of [1, 2, 4])
+    rows.push({
+      request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
+      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: queries(n), processes })),
+    });
+  rows.push({
+    request: 'POST /search/experts (a question)',
+    ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: expertQueries, processes })),
+  });
   let loading = true;
   const fitting = (async () => {
     const seconds: number[] = [];
@@ -166,7 +169,7 @@ try {
     rows,
   );
   console.log(
-    `search RSS peak ${peakRss()}; targets: search p99 < 100 ms, experts p99 < 150 ms, rebuild < 2 min, expert model fit < 1 min`,
+    `search RSS peak ${peakRss()} (the fits included); targets: search p99 < 100 ms, experts p99 < 150 ms, rebuild < 2 min, expert model fit < 1 min`,
   );
 } finally {
   await stopProcess(gateway);
