@@ -60,7 +60,7 @@ export interface RoutingOutcome {
 /** A routing counts once its answer window has closed: answered within it, or not. */
 export const RESPONSE_WINDOW_MS = 3 * DAY;
 /** At most this many of the latest answered questions are learned from (older ones still build the evidence). */
-export const MAX_EXAMPLES = 4000;
+export const MAX_EXAMPLES = 2000;
 
 /** The question's accepted answerer, when the poser accepted someone else's live solution before the cut-off. */
 function acceptedAnswerer(history: NetworkHistory, solutionsOf: Map<number, HistorySolution[]>) {
