@@ -91,7 +91,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS });
   const limits = networkLimits(bus);
   const takeRate = rateLimiter(bus);
-  const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS });
+  const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS, waitMs: config.RPC_TIMEOUT_MS });
   /** Counts a request against a limit: RateLimit-* headers on the answer, 429 RateLimited beyond it. */
   const limit = async (res: Response, name: string, perMinute: number) => {
     const decision = await takeRate(name, perMinute);

@@ -1,4 +1,4 @@
-import { type Bus, connectBus, ensureStream, type OutboxRelay, startOutboxRelay } from '@kn/bus';
+import { type Bus, connectBus, ensureStream, type OutboxRelay, type RequestKeys, requestKeys, startOutboxRelay } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { Migration } from '@kn/db';
 import { createDb, ensureDatabase, migrate } from '@kn/db';
@@ -71,6 +71,8 @@ export interface Runtime<S> {
   db: Kysely<S>;
   bus: Bus;
   relay: OutboxRelay;
+  /** Runs requests sent with an Idempotency-Key once (serveOperations takes it). */
+  requestKeys: RequestKeys;
   logger: Logger;
   /** This instance's Prometheus metrics (services add their own gauges), served at `metricsUrl`. */
   metrics: Metrics;
@@ -121,6 +123,13 @@ export async function startRuntime<S>(options: {
     db,
     bus,
     relay: startOutboxRelay({ db: db as Kysely<unknown>, bus, databaseUrl: config.DATABASE_URL, schema: service }),
+    requestKeys: requestKeys({
+      db,
+      databaseUrl: config.DATABASE_URL,
+      schema: service,
+      poolSize: config.DATABASE_POOL_SIZE,
+      onError: (err) => logger.warn({ err: err.message }, 'idempotency key store'),
+    }),
     logger,
     metrics,
     metricsUrl,
@@ -128,6 +137,7 @@ export async function startRuntime<S>(options: {
       // The relay in force now: a test (or an operator tool) may have replaced it.
       await runtime.relay.stop();
       await bus.close();
+      await runtime.requestKeys.stop();
       await db.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

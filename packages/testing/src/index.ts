@@ -55,6 +55,19 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
+/** The samples of a metric on a process's Prometheus page: labels (as written, `{…}` or '') → value. */
+export async function scrapeMetric(url: string, metric: string): Promise<Map<string, number>> {
+  const res = await fetch(url);
+  const type = res.headers.get('content-type') ?? '';
+  if (res.status !== 200 || !type.startsWith('text/plain')) throw new Error(`${url} answered ${res.status} ${type}`);
+  const samples = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    const m = line.match(/^(\w+)(\{[^}]*\})? (\S+)$/);
+    if (m && m[1] === metric) samples.set(m[2] ?? '', Number(m[3]));
+  }
+  return samples;
+}
+
 /** Whether something accepts connections on a local port. */
 function listening(port: number) {
   return new Promise<boolean>((resolve) => {

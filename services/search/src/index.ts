@@ -61,7 +61,7 @@ export async function start(config: SearchConfig) {
   const rpc = serveOperations({
     bus,
     service: 'search',
-    db,
+    requestKeys: runtime.requestKeys,
     operations: searchOperations,
     handlers: createHandlers({ db, bus, backend, config }),
     ready: () => backend.ready,

@@ -22,7 +22,7 @@ export async function start(config: UsersConfig) {
   const rpc = serveOperations({
     bus,
     service: 'users',
-    db,
+    requestKeys: runtime.requestKeys,
     operations: usersOperations,
     handlers: createHandlers({ db, bus, users, auth: authDomain({ db, config }), settings }),
   });
