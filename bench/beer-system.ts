@@ -2,14 +2,12 @@
 // search index caught up: the ground the quality benchmarks stand on.
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { type Bus, connectBus } from '@kn/bus';
-import { dropDatabase } from '@kn/db';
 import { indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
 import { sharedData } from '@kn/testing';
-import { login, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
   base: string;
@@ -20,12 +18,12 @@ export interface BeerSystem {
 }
 
 export async function startBeerSystem(port: number): Promise<BeerSystem> {
-  const id = randomBytes(3).toString('hex');
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+  const space = benchSpace();
+  const { id, databaseUrl } = space;
   const dir = `/tmp/kn-bench-beer-${id}`;
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_NAMESPACE: `bench${id}`,
+    NATS_NAMESPACE: space.namespace,
     LOG_LEVEL: 'warn',
     ADMIN_PASSWORD: 'bench-admin-password',
     PORT: String(port),
@@ -50,7 +48,7 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
   const stop = async () => {
     await bus.close();
     for (const p of processes.reverse()) await stopProcess(p);
-    await dropDatabase(databaseUrl);
+    await space.drop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -182,8 +182,8 @@ describe('Idempotency-Key', () => {
       await holder.query('begin');
       await holder.query(`lock table content.${table} in exclusive mode`);
       /** Resolves once a backend of this database waits for a lock of this kind (`relation`, `advisory`). */
-      const waiting = (event: string) =>
-        waitFor(
+      const waiting = async (event: string) => {
+        await waitFor(
           async () =>
             (
               await watcher.query(
@@ -193,7 +193,8 @@ describe('Idempotency-Key', () => {
               )
             ).rows[0].n > 0,
           { what: `a request waiting for a ${event} lock` },
-        ) as Promise<void>;
+        );
+      };
       return await run(waiting);
     } finally {
       await holder.query('rollback').catch(() => {});

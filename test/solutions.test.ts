@@ -218,8 +218,9 @@ describe('editing', () => {
     expect(forbidden.body.code).toBe('Forbidden');
     expect((await system.api.get(`${API}/solutions/${id}`).set(...author.auth)).body.description).not.toContain('hijacked');
 
-    // Wait until the users projection knows the mentioned user.
-    await new Promise((r) => setTimeout(r, 300));
+    // The users projection of the content service knows the mentioned user.
+    await system.services.users.runtime.relay.flush();
+    await system.services.content.consumers.users.caughtUp();
     const res = await system.api
       .put(`${API}/solutions/${id}`)
       .set(...author.auth)

@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as content from '@kn/content';
-import { dropDatabase } from '@kn/db';
 import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
 import * as search from '@kn/search';
-import { isolation } from '@kn/testing';
+import { isolation, testClock } from '@kn/testing';
 import * as users from '@kn/users';
 import supertest from 'supertest';
 
@@ -16,10 +15,13 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for
 /**
  * The whole system as production runs it (each service's `start`, the gateway's `start`) inside
  * the test process, against the machine's real Postgres and NATS, in a database and NATS
- * namespace of this test file's own.
+ * namespace of this test file's own, both dropped by `stop()`.
  */
 export async function startSystem(overrides: Record<string, string> = {}) {
-  const { databaseUrl, namespace } = isolation();
+  const space = isolation();
+  // Time-dependent rules (token expiry) follow this clock: a test moves it instead of waiting.
+  const clock = testClock();
+  const { databaseUrl, namespace } = space;
   const indexDir = mkdtempSync(join(tmpdir(), 'kn-search-'));
   const env = {
     DATABASE_URL: databaseUrl,
@@ -59,15 +61,15 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   let exportsService: Awaited<ReturnType<typeof exportsModule.start>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
-    usersService = await begin(users.start(users.loadConfig(env)));
+    usersService = await begin(users.start(users.loadConfig(env), { clock }));
     contentService = await begin(content.start(content.loadConfig(env)));
     notificationsService = await begin(notifications.start(notifications.loadConfig(env)));
     searchService = await begin(search.start(search.loadConfig(env)));
     exportsService = await begin(exportsModule.start(exportsModule.loadConfig(env)));
-    gateway = await begin(startGateway(loadGatewayConfig(env)));
+    gateway = await begin(startGateway(loadGatewayConfig(env), { clock }));
   } catch (err) {
     for (const part of started) await part.stop().catch(() => {});
-    await dropDatabase(databaseUrl).catch(() => {});
+    await space.drop().catch(() => {});
     await dropSearchIndices().catch(() => {});
     rmSync(indexDir, { recursive: true, force: true });
     throw err;
@@ -85,6 +87,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   return {
     env,
     api,
+    clock,
     url: gateway.url,
     gateway,
     services: {
@@ -108,6 +111,11 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     },
     adminToken,
     login,
+    /** Writes out what every process's logger holds (a test reading the logs waits for this). */
+    async flushLogs() {
+      const loggers = [gateway.logger, ...Object.values(this.services).map((s) => s.runtime.logger)];
+      await Promise.all(loggers.map((l) => new Promise<void>((resolve) => l.flush(() => resolve()))));
+    },
     /** A user who can log in (api_user plus the given roles) and their token. */
     async createUser(fields: Record<string, unknown> = {}, roles: string[] = ['user']) {
       counter++;
@@ -138,7 +146,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
           usersService.stop(),
         ])),
       );
-      results.push(...(await Promise.allSettled([dropDatabase(databaseUrl), dropSearchIndices()])));
+      results.push(...(await Promise.allSettled([space.drop(env.NATS_URL), dropSearchIndices()])));
       rmSync(indexDir, { recursive: true, force: true });
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;

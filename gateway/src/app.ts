@@ -13,6 +13,7 @@ import {
   unsupportedMediaType,
   validationError,
 } from '@kn/contracts';
+import type { Clock } from '@kn/service';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
@@ -37,7 +38,7 @@ declare global {
 
 const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 
-export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Logger }) {
+export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Logger; clock: Clock }) {
   const { bus, config, logger } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -88,7 +89,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   });
   app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
 
-  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS });
+  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS, clock: options.clock });
   const limits = networkLimits(bus);
   const takeRate = rateLimiter(bus);
   const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS, waitMs: config.RPC_TIMEOUT_MS });

@@ -1,9 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect as connectTcp, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { dropNamespace } from '@kn/bus';
+import { dropDatabase } from '@kn/db';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
 
 /**
  * A data set of the workplace (`shared/data/<name>`, beside the checkout, not in it): from
@@ -17,13 +22,87 @@ export function sharedData(name: string): string {
   throw new Error(`data set ${name} not found in ${candidates.filter(Boolean).join(', ')}; set SHARED_DATA_DIR`);
 }
 
-/** Everything a test file touches is its own: database, NATS subjects and streams. */
+/**
+ * The run a test process belongs to: jest's global setup (test/global-setup.ts) names it in
+ * KN_TEST_RUN, so that its global teardown can find whatever a test file of the run left behind.
+ * Benchmarks and other scripts have no run.
+ */
+const run = () => process.env.KN_TEST_RUN;
+/** The namespaces and databases of a test run start with these. */
+export const runPrefixes = (runId: string) => ({ namespace: `t${runId}`, database: `kn_t${runId}_` });
+
+/**
+ * Everything a test file (or a benchmark) touches is its own: a database and a NATS namespace
+ * (subjects, streams, consumers, buckets). `drop()` removes both; call it also when the file fails.
+ */
 export function isolation() {
   const id = randomBytes(4).toString('hex');
+  const runId = run();
+  const { namespace: scope, database } = runId ? runPrefixes(runId) : { namespace: 'bench', database: 'kn_bench_' };
+  // TEST_DATABASE_URL: another Postgres server for the tests (its database part is replaced).
   const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const url = new URL(base);
-  url.pathname = `/kn_test_${id}`;
-  return { id, databaseUrl: url.toString(), namespace: `t${id}` };
+  url.pathname = `/${database}${id}`;
+  const databaseUrl = url.toString();
+  const namespace = `${scope}${id}`;
+  return {
+    id,
+    databaseUrl,
+    namespace,
+    /** Drops the database and the namespace's streams and buckets from the NATS server at `natsUrl`. */
+    async drop(natsUrl = 'nats://127.0.0.1:4222') {
+      const results = await Promise.allSettled([dropDatabase(databaseUrl), dropNatsNamespace(natsUrl, namespace)]);
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    },
+  };
+}
+
+/** Removes a namespace's streams and buckets from a NATS server (see @kn/bus dropNamespace). */
+export async function dropNatsNamespace(natsUrl: string, namespace: string) {
+  const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0 });
+  try {
+    return await dropNamespace(await jetstreamManager(nc), namespace);
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Removes whatever a test run left on the NATS server and on Postgres (its namespaces' streams,
+ * consumers and buckets, its databases) and answers what that was.
+ */
+export async function removeRun(runId: string, natsUrl = 'nats://127.0.0.1:4222'): Promise<string[]> {
+  const { namespace, database } = runPrefixes(runId);
+  const left: string[] = [];
+  const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const streams: Array<{ name: string; consumers: number }> = [];
+    for await (const s of jsm.streams.list())
+      if ([namespace, `KV_${namespace}`, `OBJ_${namespace}`].some((p) => s.config.name.startsWith(p)))
+        streams.push({ name: s.config.name, consumers: s.state.consumer_count });
+    for (const s of streams) {
+      await jsm.streams.delete(s.name);
+      left.push(`NATS stream ${s.name} (${s.consumers} consumers)`);
+    }
+  } finally {
+    await nc.close();
+  }
+  const admin = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [database]);
+    for (const { datname } of rows) {
+      await client.query(`drop database if exists "${datname}" with (force)`);
+      left.push(`Postgres database ${datname}`);
+    }
+  } finally {
+    await client.end();
+  }
+  return left;
 }
 
 export async function freePort(): Promise<number> {
@@ -55,6 +134,17 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
+/** A clock for a system under test: real time plus however far the test has moved it (`advance`). */
+export function testClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
+}
+
 /** The samples of a metric on a process's Prometheus page: labels (as written, `{…}` or '') → value. */
 export async function scrapeMetric(url: string, metric: string): Promise<Map<string, number>> {
   const res = await fetch(url);
@@ -71,7 +161,7 @@ export async function scrapeMetric(url: string, metric: string): Promise<Map<str
 /** Whether something accepts connections on a local port. */
 function listening(port: number) {
   return new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connectTcp(port, '127.0.0.1');
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);

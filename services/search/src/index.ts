@@ -1,5 +1,5 @@
 import { type Bus, call, serveOperations } from '@kn/bus';
-import { type ServiceName, searchOperations } from '@kn/contracts';
+import { SEARCH_REBUILD_SUBJECT, type ServiceName, searchOperations } from '@kn/contracts';
 import { startRuntime } from '@kn/service';
 import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
@@ -16,7 +16,6 @@ export { loadConfig, SearchConfig } from './config.ts';
 export { dropElasticsearchIndices } from './elasticsearch/backend.ts';
 
 /** Subject every search instance listens on (no queue group): `pnpm search:rebuild` rebuilds them all. */
-export const REBUILD_SUBJECT = 'search.control.rebuild';
 
 /** The index status of a running search instance, asked over NATS (operators' scripts, benchmarks). */
 export const indexStatus = (bus: Bus) =>
@@ -73,7 +72,7 @@ export async function start(config: SearchConfig) {
     experts: config.ROUTING_EXPERTS,
     maxEventAgeMs: config.ROUTING_MAX_EVENT_AGE_MS,
   });
-  const rebuild = bus.nc.subscribe(bus.subject(REBUILD_SUBJECT), {
+  const rebuild = bus.nc.subscribe(bus.subject(SEARCH_REBUILD_SUBJECT), {
     callback: (_err, msg) => {
       logger.info('search index rebuild requested');
       const started = Date.now();
