@@ -6,7 +6,7 @@ import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
 import * as search from '@kn/search';
-import { isolation, testClock } from '@kn/testing';
+import { isolation, type NatsAuth, testClock } from '@kn/testing';
 import * as users from '@kn/users';
 import supertest from 'supertest';
 
@@ -17,7 +17,17 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for
  * the test process, against the machine's real Postgres and NATS, in a database and NATS
  * namespace of this test file's own, both dropped by `stop()`.
  */
-export async function startSystem(overrides: Record<string, string> = {}) {
+export type Part = 'gateway' | 'users' | 'content' | 'notifications' | 'search' | 'exports';
+
+export async function startSystem(
+  overrides: Record<string, string> = {},
+  options: {
+    /** Settings of one part only (its NATS user on a locked bus, say). */
+    partEnv?: (part: Part) => Record<string, string>;
+    /** A NATS user that may drop the namespace at stop (a locked bus). */
+    natsAdmin?: NatsAuth;
+  } = {},
+) {
   const space = isolation();
   // Time-dependent rules (token expiry) follow this clock: a test moves it instead of waiting.
   const clock = testClock();
@@ -61,15 +71,16 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   let exportsService: Awaited<ReturnType<typeof exportsModule.start>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
-    usersService = await begin(users.start(users.loadConfig(env), { clock }));
-    contentService = await begin(content.start(content.loadConfig(env)));
-    notificationsService = await begin(notifications.start(notifications.loadConfig(env)));
-    searchService = await begin(search.start(search.loadConfig(env)));
-    exportsService = await begin(exportsModule.start(exportsModule.loadConfig(env)));
-    gateway = await begin(startGateway(loadGatewayConfig(env), { clock }));
+    const of = (part: Part) => ({ ...env, ...options.partEnv?.(part) });
+    usersService = await begin(users.start(users.loadConfig(of('users')), { clock }));
+    contentService = await begin(content.start(content.loadConfig(of('content'))));
+    notificationsService = await begin(notifications.start(notifications.loadConfig(of('notifications'))));
+    searchService = await begin(search.start(search.loadConfig(of('search'))));
+    exportsService = await begin(exportsModule.start(exportsModule.loadConfig(of('exports'))));
+    gateway = await begin(startGateway(loadGatewayConfig(of('gateway')), { clock }));
   } catch (err) {
     for (const part of started) await part.stop().catch(() => {});
-    await space.drop().catch(() => {});
+    await space.drop(env.NATS_URL, options.natsAdmin).catch(() => {});
     await dropSearchIndices().catch(() => {});
     rmSync(indexDir, { recursive: true, force: true });
     throw err;
@@ -146,7 +157,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
           usersService.stop(),
         ])),
       );
-      results.push(...(await Promise.allSettled([space.drop(env.NATS_URL), dropSearchIndices()])));
+      results.push(...(await Promise.allSettled([space.drop(env.NATS_URL, options.natsAdmin), dropSearchIndices()])));
       rmSync(indexDir, { recursive: true, force: true });
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;

@@ -36,6 +36,9 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/** Where a user of the locked bus receives its replies and pulled messages (permissions.ts). */
+export const inboxPrefix = (user: string) => `_INBOX_${user}`;
+
 /** What a namespace puts before the names of its streams and buckets. */
 const namePrefix = (namespace: string | undefined) => (namespace ? `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '');
 
@@ -54,7 +57,8 @@ export function namespaced(namespace: string | undefined) {
 export async function connectBus(options: BusOptions): Promise<Bus> {
   const nc = await connect({
     servers: options.url.split(',').map((u) => u.trim()),
-    ...(options.user ? { user: options.user, pass: options.password } : {}),
+    // A user of the locked bus receives replies on inboxes of its own, which no other user may read.
+    ...(options.user ? { user: options.user, pass: options.password, inboxPrefix: inboxPrefix(options.user) } : {}),
     name: options.name,
     // Keep trying for ever: a NATS restart must not take the service down with it.
     maxReconnectAttempts: -1,

@@ -1,5 +1,5 @@
 import { AUTH_REVOKED_SUBJECT, attachmentBucket, exportBucket, SEARCH_REBUILD_SUBJECT, type ServiceName, streams } from '@kn/contracts';
-import { namespaced } from './connection.ts';
+import { inboxPrefix, namespaced } from './connection.ts';
 
 /**
  * The locked bus: who may publish and read what on NATS. Each service connects as its own user
@@ -60,7 +60,9 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
   const attachments = attachmentBucket(names.streamName('content'));
   const exportFiles = exportBucket(names.streamName('exports'));
 
-  const common = { subscribe: ['_INBOX.>'], publish: ['$JS.API.INFO'] };
+  // Replies reach each user on inboxes of its own: no user reads another's answers.
+  const inbox = (user: NatsUser) => `${inboxPrefix(user)}.>`;
+  const common = { publish: ['$JS.API.INFO'] };
   const service = (name: ServiceName, extra: { publish?: string[]; subscribe?: string[] } = {}): Permissions => ({
     publish: [
       ...common.publish,
@@ -71,7 +73,7 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
       ...reads[name].flatMap((s) => manage(names.streamName(s))),
       ...(extra.publish ?? []),
     ],
-    subscribe: [...common.subscribe, subject(`rpc.${name}.>`), ...(extra.subscribe ?? [])],
+    subscribe: [inbox(name), subject(`rpc.${name}.>`), ...(extra.subscribe ?? [])],
     allowResponses: true,
   });
 
@@ -85,7 +87,7 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
         ...objects(attachments, true),
         ...objects(exportFiles, false),
       ],
-      subscribe: [...common.subscribe, subject(AUTH_REVOKED_SUBJECT), subject('users.network-settings.updated.v1')],
+      subscribe: [inbox('gateway'), subject(AUTH_REVOKED_SUBJECT), subject('users.network-settings.updated.v1')],
       allowResponses: false,
     },
     users: service('users', { publish: [subject(AUTH_REVOKED_SUBJECT)] }),
@@ -95,12 +97,12 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
     exports: service('exports', { publish: objects(exportFiles, true) }),
     operator: {
       publish: [...common.publish, subject('rpc.>'), subject(SEARCH_REBUILD_SUBJECT)],
-      subscribe: [...common.subscribe],
+      subscribe: [inbox('operator')],
       allowResponses: false,
     },
     subscriber: {
       publish: [...common.publish, ...services.flatMap((s) => read(names.streamName(s)))],
-      subscribe: [...common.subscribe, ...services.map(events)],
+      subscribe: [inbox('subscriber'), ...services.map(events)],
       allowResponses: false,
     },
   };

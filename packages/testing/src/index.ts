@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as connectTcp, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,17 +50,20 @@ export function isolation() {
     databaseUrl,
     namespace,
     /** Drops the database and the namespace's streams and buckets from the NATS server at `natsUrl`. */
-    async drop(natsUrl = 'nats://127.0.0.1:4222') {
-      const results = await Promise.allSettled([dropDatabase(databaseUrl), dropNatsNamespace(natsUrl, namespace)]);
+    async drop(natsUrl = 'nats://127.0.0.1:4222', natsAuth?: NatsAuth) {
+      const results = await Promise.allSettled([dropDatabase(databaseUrl), dropNatsNamespace(natsUrl, namespace, natsAuth)]);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
     },
   };
 }
 
+/** A user with the right to drop streams, on a locked NATS server. */
+export type NatsAuth = { user: string; pass: string };
+
 /** Removes a namespace's streams and buckets from a NATS server (see @kn/bus dropNamespace). */
-export async function dropNatsNamespace(natsUrl: string, namespace: string) {
-  const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0 });
+export async function dropNatsNamespace(natsUrl: string, namespace: string, auth?: NatsAuth) {
+  const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0, ...auth });
   try {
     return await dropNamespace(await jetstreamManager(nc), namespace);
   } finally {
@@ -105,15 +108,29 @@ export async function removeRun(runId: string, natsUrl = 'nats://127.0.0.1:4222'
   return left;
 }
 
+/** The first port the kernel hands to outgoing connections (and to `listen(0)`). */
+const ephemeralPorts = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+})();
+
+/**
+ * A port nothing listens on now, below the ephemeral range: a port from `listen(0)` is often taken
+ * by an outgoing connection before a server started later can bind it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (ephemeralPorts - 10_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 export async function waitFor<T>(
@@ -172,17 +189,39 @@ function listening(port: number) {
 
 /**
  * A NATS server of the test's own (the machine's nats-server binary, JetStream on, file store in a
- * temporary folder), so a test can stop and restart it without disturbing anything else.
+ * temporary folder), so a test can stop and restart it without disturbing anything else; with a
+ * configuration file's text and the environment it reads (passwords), when given.
  */
-export async function startNatsServer() {
+export async function startNatsServer(options: { config?: string; env?: Record<string, string> } = {}) {
   const port = await freePort();
   const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-'));
   const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
   let child: ChildProcess | undefined;
+  // A configuration of the test's own (authorization, say); the flags set address, port and store.
+  const config = options.config === undefined ? [] : ['-c', path.join(storeDir, 'nats.conf')];
+  if (options.config !== undefined) writeFileSync(path.join(storeDir, 'nats.conf'), options.config);
 
   async function up() {
-    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    await waitFor(() => listening(port), { what: `nats-server on port ${port}` });
+    child = spawn(
+      binary,
+      [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, '-l', path.join(storeDir, 'nats.log')],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...options.env },
+      },
+    );
+    const started = child;
+    let errors = '';
+    started.stderr!.on('data', (c: Buffer) => {
+      errors += c.toString();
+    });
+    await waitFor(
+      () => {
+        if (started.exitCode !== null) throw new Error(`nats-server exited (${started.exitCode}): ${errors.slice(-500)}`);
+        return listening(port);
+      },
+      { what: `nats-server on port ${port}` },
+    );
   }
   async function down(signal: NodeJS.Signals = 'SIGTERM') {
     const c = child;
@@ -195,6 +234,8 @@ export async function startNatsServer() {
   await up();
   return {
     url: `nats://127.0.0.1:${port}`,
+    /** What the server has logged so far (refused connections and publishes among it). */
+    log: () => readFileSync(path.join(storeDir, 'nats.log'), 'utf8'),
     stop: () => down(),
     /** Stops the server (SIGKILL: as a crash) and starts it again on the same port and store. */
     restart: async (signal: NodeJS.Signals = 'SIGTERM') => {
