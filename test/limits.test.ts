@@ -2,7 +2,6 @@ import { call } from '@kn/bus';
 import { contentOperations } from '@kn/contracts';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import { scrapeMetric, waitFor } from '@kn/testing';
-import pg from 'pg';
 import supertest from 'supertest';
 import { publishedQuestion } from './solutions-helpers.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -169,39 +168,6 @@ describe('Idempotency-Key', () => {
     expect(await mine(alice)).toBe(before + 1);
   });
 
-  /**
-   * The first attempt of a request is held inside its transaction: the test locks the table it
-   * writes (its insert waits, as it would behind a slow disk or a busy Postgres), until `run` is done.
-   */
-  async function holding<T>(table: string, run: (waiting: (event: string) => Promise<void>) => Promise<T>): Promise<T> {
-    const holder = new pg.Client({ connectionString: system.env.DATABASE_URL });
-    // Another connection watches: inside a transaction pg_stat_activity stays as it was first read.
-    const watcher = new pg.Client({ connectionString: system.env.DATABASE_URL });
-    await Promise.all([holder.connect(), watcher.connect()]);
-    try {
-      await holder.query('begin');
-      await holder.query(`lock table content.${table} in exclusive mode`);
-      /** Resolves once a backend of this database waits for a lock of this kind (`relation`, `advisory`). */
-      const waiting = async (event: string) => {
-        await waitFor(
-          async () =>
-            (
-              await watcher.query(
-                `select count(*)::int as n from pg_stat_activity
-                  where datname = current_database() and wait_event_type = 'Lock' and wait_event = $1`,
-                [event],
-              )
-            ).rows[0].n > 0,
-          { what: `a request waiting for a ${event} lock` },
-        );
-      };
-      return await run(waiting);
-    } finally {
-      await holder.query('rollback').catch(() => {});
-      await Promise.all([holder.end(), watcher.end()]);
-    }
-  }
-
   test('a retry while the first attempt is still running waits for it and answers what it answered', async () => {
     const before = await mine(alice);
     const [api, other] = gateways();
@@ -212,7 +178,7 @@ describe('Idempotency-Key', () => {
         .set('Idempotency-Key', 'held-1')
         .send(draft)
         .then((r) => r);
-    const { first, retry } = await holding('questions', async (waiting) => {
+    const { first, retry } = await system.holding('content.questions', async (waiting) => {
       const first = send(api);
       await waiting('relation');
       // The retry reaches the other gateway, which sees the first attempt's claim and waits for its answer.
@@ -247,7 +213,7 @@ describe('Idempotency-Key', () => {
         requestKey,
       } as never) as Promise<{ id: number }>;
     const key = `held-${Date.now()}`;
-    const [first, retry] = await holding('solutions', async (waiting) => {
+    const [first, retry] = await system.holding('content.solutions', async (waiting) => {
       const first = answer(key);
       await waiting('relation');
       const retry = answer(key);

@@ -6,8 +6,9 @@ import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
 import * as search from '@kn/search';
-import { isolation, type NatsAuth, testClock } from '@kn/testing';
+import { isolation, type NatsAuth, testClock, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
+import pg from 'pg';
 import supertest from 'supertest';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for-tests' };
@@ -122,6 +123,39 @@ export async function startSystem(
     },
     adminToken,
     login,
+    /**
+     * Holds requests inside their transactions: locks a table of a service's schema
+     * (`content.solutions`, say) until `run` is done, so that every write to it waits, as it would
+     * behind a slow disk. `waiting(kind)` resolves once a backend of this system waits for a lock
+     * of that kind (`relation`: the held table, `advisory`: an advisory lock).
+     */
+    async holding<T>(table: string, run: (waiting: (kind: string) => Promise<void>) => Promise<T>): Promise<T> {
+      const holder = new pg.Client({ connectionString: databaseUrl });
+      // Another connection watches: inside a transaction pg_stat_activity stays as it was first read.
+      const watcher = new pg.Client({ connectionString: databaseUrl });
+      await Promise.all([holder.connect(), watcher.connect()]);
+      try {
+        await holder.query('begin');
+        await holder.query(`lock table ${table} in exclusive mode`);
+        const waiting = async (kind: string) => {
+          await waitFor(
+            async () =>
+              (
+                await watcher.query<{ n: number }>(
+                  `select count(*)::int as n from pg_stat_activity
+                    where datname = current_database() and wait_event_type = 'Lock' and wait_event = $1`,
+                  [kind],
+                )
+              ).rows[0]!.n > 0,
+            { what: `a request waiting for a ${kind} lock` },
+          );
+        };
+        return await run(waiting);
+      } finally {
+        await holder.query('rollback').catch(() => {});
+        await Promise.all([holder.end(), watcher.end()]);
+      }
+    },
     /** Writes out what every process's logger holds (a test reading the logs waits for this). */
     async flushLogs() {
       const loggers = [gateway.logger, ...Object.values(this.services).map((s) => s.runtime.logger)];
