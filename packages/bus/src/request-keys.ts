@@ -66,6 +66,7 @@ export function requestKeys(options: {
     connectionString: options.databaseUrl,
     max: options.poolSize,
     idleTimeoutMillis: 10_000,
+    allowExitOnIdle: true,
     options: `-c lock_timeout=${LOCK_WAIT_MS}`,
   });
   locks.on('error', (err) => options.onError?.(err));

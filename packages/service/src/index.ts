@@ -184,12 +184,16 @@ export async function startRuntime<S>(options: {
       metrics,
       metricsUrl,
       stop: async () => {
-        // The relay in force now: a test (or an operator tool) may have replaced it.
-        await runtime.relay.stop();
-        await bus.close();
-        await runtime.requestKeys.stop();
-        await db.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        // Every part is stopped even when one fails to (NATS already gone, say): nothing may keep
+        // the process alive. The relay in force now: a test (or an operator tool) may have replaced it.
+        const results = await Promise.allSettled([
+          runtime.relay.stop().then(() => bus.close()),
+          runtime.requestKeys.stop(),
+          new Promise<void>((resolve) => server.close(() => resolve())),
+        ]);
+        results.push(...(await Promise.allSettled([db.destroy()])));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) throw (failed as PromiseRejectedResult).reason;
       },
     };
     return runtime;
