@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { context, propagation, type Span, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -80,13 +79,22 @@ export const tracer = () => trace.getTracer('knowledge-network');
  * message and event then carries a `traceparent`, so logs and subscribers can tie them together.
  */
 function withNewTrace(ctx: ReturnType<typeof context.active>) {
-  let traceId: string;
-  let spanId: string;
-  do {
-    traceId = randomBytes(16).toString('hex');
-    spanId = randomBytes(8).toString('hex');
-  } while (/^0+$/.test(traceId) || /^0+$/.test(spanId));
-  return trace.setSpanContext(ctx, { traceId, spanId, traceFlags: TraceFlags.NONE, isRemote: false });
+  return trace.setSpanContext(ctx, { traceId: randomHex(32), spanId: randomHex(16), traceFlags: TraceFlags.NONE, isRemote: false });
+}
+
+/**
+ * Random lowercase hex, never all zeros (what W3C trace ids must be). Math.random, as
+ * OpenTelemetry's own id generator: ids need to be unique, not secret, and crypto's random
+ * bytes cost a measurable share of a request.
+ */
+function randomHex(length: number): string {
+  let out = '';
+  while (out.length < length)
+    out += Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
+  out = out.slice(0, length);
+  return /^0+$/.test(out) ? `${out.slice(0, -1)}1` : out;
 }
 
 /** Writes the active trace context into a header carrier (HTTP or NATS, through `set`); a new trace when there is none. */
