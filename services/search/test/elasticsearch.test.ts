@@ -4,7 +4,7 @@ import { stubQuestion, withDerived } from '../src/elasticsearch/documents.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
 import { filterClauses, frequencyQuery, matchQuery } from '../src/elasticsearch/queries.ts';
 import { rankMatches, routedQuestion, termStatistics } from '../src/elasticsearch/results.ts';
-import { applyEvent, indexHandlers } from '../src/index/events.ts';
+import { applyEvent, indexHandlers } from '../src/local/events.ts';
 
 const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
 

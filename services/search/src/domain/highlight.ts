@@ -1,7 +1,7 @@
 import type { SearchField } from '@kn/contracts';
 import { foldDiacritics } from '@kn/similarity';
-import { FIELDS } from '../index/postings.ts';
-import type { PartKind, SearchStore } from '../index/store.ts';
+import { FIELDS } from '../local/postings.ts';
+import type { PartKind, SearchStore } from '../local/store.ts';
 import { queryTerms } from './terms.ts';
 
 export interface Highlighting {

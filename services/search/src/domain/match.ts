@@ -1,6 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import { Accumulator, type FieldWeights, type TermIndex, fieldWeights as weightsOf } from '../index/postings.ts';
-import type { SearchStore } from '../index/store.ts';
+import { Accumulator, type FieldWeights, type TermIndex, fieldWeights as weightsOf } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
 import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
 import { cosines, similarTo, textVector } from './similarity.ts';
 import { queryTerms } from './terms.ts';

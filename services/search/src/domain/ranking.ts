@@ -1,4 +1,4 @@
-import type { Accumulator, FieldWeights, TermIndex } from '../index/postings.ts';
+import type { Accumulator, FieldWeights, TermIndex } from '../local/postings.ts';
 
 /** FTS5's inverse document frequency (the one its bm25() uses; kept so the calibration carries over). */
 export function bm25Idf(documents: number, frequency: number): number {

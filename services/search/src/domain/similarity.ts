@@ -1,6 +1,6 @@
 import { type Language, languages, termCounts } from '@kn/similarity';
-import { Accumulator, fieldWeights, type TermIndex } from '../index/postings.ts';
-import type { SearchStore } from '../index/store.ts';
+import { Accumulator, fieldWeights, type TermIndex } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
 import { bm25Idf, topSlots } from './ranking.ts';
 
 /**

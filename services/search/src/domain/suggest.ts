@@ -1,5 +1,5 @@
-import { Accumulator, fieldWeights } from '../index/postings.ts';
-import type { SearchStore } from '../index/store.ts';
+import { Accumulator, fieldWeights } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
 import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
 import { similarTo } from './similarity.ts';
 import { queryTerms } from './terms.ts';

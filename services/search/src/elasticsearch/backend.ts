@@ -9,8 +9,8 @@ import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, SIMILARITY_DEPTH } from '../
 import { cosine, topicVector, unitIdf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import { queryTerms } from '../domain/terms.ts';
-import type { IndexHandlers } from '../index/events.ts';
-import { labelWords } from '../index/store.ts';
+import type { IndexHandlers } from '../local/events.ts';
+import { labelWords } from '../local/store.ts';
 import type { QuestionDocument, SettingDocument, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import { ElasticsearchFeed } from './feed.ts';
 import { indexNames } from './mappings.ts';

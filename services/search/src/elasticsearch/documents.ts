@@ -1,7 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import { type SolutionFacts, solutionValue, timeWeight } from '../index/expertise.ts';
-import { unitFieldWeights } from '../index/postings.ts';
-import { type IndexedQuestion, indexWords, labelWords, type PartKind, questionWords } from '../index/store.ts';
+import { type SolutionFacts, solutionValue, timeWeight } from '../local/expertise.ts';
+import { unitFieldWeights } from '../local/postings.ts';
+import { type IndexedQuestion, indexWords, labelWords, type PartKind, questionWords } from '../local/store.ts';
 
 /** A solution's, comment's or attachment's searchable text. */
 export interface PartSource {
