@@ -1,16 +1,14 @@
 import { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
 import { type RoutedQuestion, type ServiceName, searchIndexLoading } from '@kn/contracts';
-import { type Language, languages, termCounts } from '@kn/similarity';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
 import { chooseTags, type ExpertQuery, type FoundExperts, ranking, scoreExperts } from '../domain/experts.ts';
 import { highlightSource } from '../domain/highlight.ts';
-import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, SIMILARITY_DEPTH } from '../domain/match.ts';
+import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
 import { cosine, topicVector, unitIdf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
-import { queryTerms } from '../domain/terms.ts';
 import type { IndexHandlers } from '../local/events.ts';
-import { labelWords } from '../local/store.ts';
+import { labelWords, queryTerms, textCounts } from '../words.ts';
 import type { QuestionDocument, SettingDocument, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import { ElasticsearchFeed } from './feed.ts';
 import { indexNames } from './mappings.ts';
@@ -30,8 +28,6 @@ const CANDIDATES = 200;
 const CANDIDATE_TERMS = 24;
 /** Users per tag an expert search considers. */
 const EXPERTS_PER_TAG = 1000;
-
-const languageOf = (l: string | undefined): Language => ((languages as readonly string[]).includes(l ?? '') ? (l as Language) : 'en');
 
 /**
  * The Elasticsearch backend: one index shared by every instance (ELASTICSEARCH_URL,
@@ -161,7 +157,7 @@ export class ElasticsearchBackend implements SearchBackend {
     let similarOnly: Array<{ id: number; score: number }> | undefined;
     if (['title', 'description', 'tags', 'solutions'].every((f) => fields.includes(f as never))) {
       const language = request.stop_languages[0];
-      const best = hits.slice(0, SIMILARITY_DEPTH).map((h) => h.id);
+      const best = hits.slice(0, similarityBlend.depth).map((h) => h.id);
       similarity = new Map((await this.cosinesWith(request.query, language, best)).map((c) => [c.id, c.score]));
       if (request.operator === 'AND' && hits.length < PAGE) {
         const found = new Set(hits.map((h) => h.id));
@@ -222,7 +218,7 @@ export class ElasticsearchBackend implements SearchBackend {
   }
 
   private textCounts(text: string, language?: string) {
-    return termCounts(text, { language: languageOf(language), stem: false, fold: true });
+    return textCounts(text, language);
   }
 
   /** Cosines of a text with questions (those missing count 0). */

@@ -1,7 +1,8 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { type SolutionFacts, solutionValue, timeWeight } from '../local/expertise.ts';
 import { unitFieldWeights } from '../local/postings.ts';
-import { type IndexedQuestion, indexWords, labelWords, type PartKind, questionWords } from '../local/store.ts';
+import type { IndexedQuestion } from '../local/store.ts';
+import { indexWords, labelWords, type PartKind, questionWords } from '../words.ts';
 
 /** A solution's, comment's or attachment's searchable text. */
 export interface PartSource {
@@ -26,7 +27,7 @@ export interface QuestionDocument extends IndexedQuestion {
   parts: Record<PartKind, PartSource[]>;
   /** Space-separated words per field; empty for drafts (not searchable). */
   words: Record<SearchField, string>;
-  /** Similar-question search's unit: word → weighted count (title twice, comments a quarter). */
+  /** Similar-question search's unit: word → weighted count (postings.ts unitFieldWeights). */
   unit: Record<string, number>;
   unit_terms: string[];
   solutions: SolutionSource[];
@@ -62,7 +63,7 @@ export const stubQuestion = (id: number): QuestionDocument => ({
 
 /**
  * The fields computed from the rest (words, unit, flags, solution values): the same words the
- * local store indexes (store.ts questionWords), only for published questions.
+ * local store indexes (words.ts questionWords), only for published questions.
  */
 export function withDerived(doc: QuestionDocument): QuestionDocument {
   const live = doc.is_published && !doc.is_deleted;

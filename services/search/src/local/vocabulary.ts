@@ -1,0 +1,85 @@
+/**
+ * The words of the index in sorted order, for typo tolerance: the words within one or two edits
+ * of a query word. Walking the sorted list is walking a trie: the edit-distance rows of a common
+ * prefix are computed once, and a prefix that is already too far skips every word it begins (a
+ * binary search), so a lookup reads a few thousand rows, not the whole dictionary. Words added
+ * since the last sort wait in a short list that is read word by word and merged once it has grown.
+ */
+export class Vocabulary {
+  private sorted: string[] = [];
+  private sortedIds = new Int32Array(0);
+  private recent: Array<{ word: string; id: number }> = [];
+
+  add(word: string, id: number) {
+    this.recent.push({ word, id });
+  }
+
+  /** Sorts the words added since the last sort in (opening an index does it once, at the end). */
+  merge() {
+    const all = this.sorted.map((word, i) => ({ word, id: this.sortedIds[i]! }));
+    all.push(...this.recent);
+    all.sort((a, b) => (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
+    this.sorted = all.map((e) => e.word);
+    this.sortedIds = Int32Array.from(all, (e) => e.id);
+    this.recent = [];
+  }
+
+  /** The ids of the words at most `max` edits (optimal string alignment) from `term`, the term itself included. */
+  within(term: string, max: number, distance: (a: string, b: string, max: number) => number): number[] {
+    if (this.recent.length > 1000 && this.recent.length * 20 > this.sorted.length) this.merge();
+    const out: number[] = [];
+    for (const { word, id } of this.recent) if (distance(term, word, max) <= max) out.push(id);
+    const n = term.length;
+    const words = this.sorted;
+    // rows[d]: the distances of term's prefixes to the candidate's first d characters.
+    const depth = n + max + 2;
+    const rows = Array.from({ length: depth + 1 }, () => new Int32Array(n + 1));
+    for (let j = 0; j <= n; j++) rows[0]![j] = j;
+    let previous = '';
+    let valid = 0;
+    let i = 0;
+    outer: while (i < words.length) {
+      const word = words[i]!;
+      let common = 0;
+      const limit = Math.min(valid, word.length, previous.length);
+      while (common < limit && word.charCodeAt(common) === previous.charCodeAt(common)) common++;
+      for (let d = common + 1; d <= word.length; d++) {
+        if (d > depth) break;
+        const row = rows[d]!;
+        const above = rows[d - 1]!;
+        const c = word.charCodeAt(d - 1);
+        row[0] = d;
+        let least = d;
+        for (let j = 1; j <= n; j++) {
+          const cost = term.charCodeAt(j - 1) === c ? 0 : 1;
+          let v = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + cost);
+          if (d > 1 && j > 1 && c === term.charCodeAt(j - 2) && word.charCodeAt(d - 2) === term.charCodeAt(j - 1))
+            v = Math.min(v, rows[d - 2]![j - 2]! + 1);
+          row[j] = v;
+          if (v < least) least = v;
+        }
+        if (least > max) {
+          // No word that begins with these d characters is near enough: skip them all.
+          const prefix = word.slice(0, d);
+          let lo = i + 1;
+          let hi = words.length;
+          const bound = `${prefix}\uffff`;
+          while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (words[mid]! < bound && words[mid]!.startsWith(prefix)) lo = mid + 1;
+            else hi = mid;
+          }
+          previous = word;
+          valid = d - 1;
+          i = lo;
+          continue outer;
+        }
+      }
+      if (word.length <= depth && rows[word.length]![n]! <= max) out.push(this.sortedIds[i]!);
+      previous = word;
+      valid = Math.min(word.length, depth);
+      i++;
+    }
+    return out;
+  }
+}
