@@ -10,6 +10,9 @@
 // event handlers; each original question (subject and body, at most 1,000 characters) asks, and its
 // 10 related questions are ranked by the answer (those not answered last, ties by a hash of the id).
 // Run: pnpm bench:retrieval-cv
+
+import { languages, useStemmers } from '@kn/similarity';
+import snowball from 'snowball-stemmers';
 import { formWeights, matchQuestions, similarityBlend } from '../services/search/src/domain/match.ts';
 import { similarParameters, similarTo } from '../services/search/src/domain/similarity.ts';
 import { unitFieldWeights } from '../services/search/src/local/postings.ts';
@@ -25,6 +28,19 @@ import {
   storeOf,
   tieBreak,
 } from './retrieval-data.ts';
+
+// bench/stemmers.ts compares stemmer libraries: STEMMERS=snowball-stemmers runs with the other one.
+if (process.env.STEMMERS === 'snowball-stemmers') {
+  const names = { en: 'english', de: 'german', fr: 'french', es: 'spanish', it: 'italian', pt: 'portuguese' } as const;
+  useStemmers(
+    Object.fromEntries(
+      languages.map((l) => {
+        const stemmer = snowball.newStemmer(names[l]);
+        return [l, (w: string) => stemmer.stem(w)];
+      }),
+    ) as Parameters<typeof useStemmers>[0],
+  );
+}
 
 const originals = semevalOriginals();
 const numeric = new Map<string, number>();

@@ -29,4 +29,14 @@ export {
   tfidfVector,
   type WeightedText,
 } from './model.ts';
-export { foldDiacritics, type Language, languages, stem, stopWords, type TokenizeOptions, tokenize, useStemmers } from './text.ts';
+export {
+  foldDiacritics,
+  type Language,
+  languages,
+  libraryStemmers,
+  stem,
+  stopWords,
+  type TokenizeOptions,
+  tokenize,
+  useStemmers,
+} from './text.ts';

@@ -68,7 +68,7 @@ export const stopWords: Record<Language, ReadonlySet<string>> = {
  * as a port of the Snowball compiler's output): held-out MAP within noise, 7–10 times faster. Stems
  * need not be words; they only have to agree between a query and the texts it is compared with.
  */
-const libraryStemmers: Record<Language, (word: string) => string> = { en, de, fr, es, it, pt };
+export const libraryStemmers: Record<Language, (word: string) => string> = { en, de, fr, es, it, pt };
 let stemmers = libraryStemmers;
 
 /** Stems of words seen before, per language: a network's vocabulary is small, its texts are not. */
