@@ -27,8 +27,6 @@ export const fieldWeights: Record<SearchField, number> = {
  * a prefix much lower than a whole word, as the interface says.
  */
 export const formWeights = { stem: 0.7, typo: 0.3, prefix: 0.1 };
-/** @deprecated name kept for the Elasticsearch queries: formWeights.prefix. */
-export const PREFIX_WEIGHT = formWeights.prefix;
 /**
  * The similarity blend: `weight` times the cosine (in [0, 1]) of the query text with a question's
  * unit is added to the calibrated text score of the `depth` best text matches (cross-validated).
@@ -157,14 +155,23 @@ function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights
   words.forEach(({ id, frequency, idf, forms }, i) => {
     const bit = (1 << i) >>> 0;
     if (frequency > 0) index.scoreTerm(id, idf / reference, weights, bit, matches);
+    // Each form's idf counts the questions of the word and of the forms before it too.
+    let counted = frequency;
     for (const form of forms) {
       const weight = formWeights[form.kind] / reference;
-      scorePhrase(index, form.ids, weights, formMatches, (slot, formScore) => {
-        matches.touch(slot);
-        if (matches.any[slot]! & bit) return;
-        matches.extra[slot]! += weight * formScore;
-        matches.any[slot]! |= bit;
-      });
+      counted += scorePhrase(
+        index,
+        form.ids,
+        weights,
+        formMatches,
+        (slot, formScore) => {
+          matches.touch(slot);
+          if (matches.any[slot]! & bit) return;
+          matches.extra[slot]! += weight * formScore;
+          matches.any[slot]! |= bit;
+        },
+        counted,
+      );
     }
   });
 }

@@ -20,9 +20,12 @@ export const similarParameters = {
   feedback: { documents: 5, weight: 0.5 },
 };
 
-/** Candidates: the questions sharing the most informative words of the unit, by BM25. */
-const CANDIDATES = 500;
-const CANDIDATE_TERMS = 24;
+/**
+ * Candidates: the questions sharing the most informative words of the unit, by BM25. In a small
+ * network a related question may share only common words: 500 keeps it among the candidates.
+ */
+export const CANDIDATES = 500;
+export const CANDIDATE_TERMS = 24;
 /**
  * Candidates come from at least this many words, and from more while their postings fit
  * CANDIDATE_POSTINGS: a long text's common words would cost milliseconds and bring candidates
@@ -181,6 +184,21 @@ export function topicVector(counts: Iterable<readonly [string, number]>, idf: (w
   const length = Math.sqrt(norm);
   if (length > 0) for (const [word, w] of vector) vector.set(word, w / length);
   return vector;
+}
+
+/** withFeedback for vectors by word (Elasticsearch): `ranked` are the neighbours' unit vectors, best first. */
+export function withFeedbackOf(
+  vector: ReadonlyMap<string, number>,
+  ranked: ReadonlyArray<ReadonlyMap<string, number>>,
+): Map<string, number> {
+  const { documents, weight } = similarParameters.feedback;
+  const top = ranked.slice(0, documents);
+  const sum = new Map(vector);
+  if (!top.length || weight <= 0) return sum;
+  for (const v of top) for (const [word, w] of v) sum.set(word, (sum.get(word) ?? 0) + (weight * w) / top.length);
+  const length = Math.sqrt([...sum.values()].reduce((n, w) => n + w * w, 0));
+  if (length > 0) for (const [word, w] of sum) sum.set(word, w / length);
+  return sum;
 }
 
 /** The cosine of two unit-length topic vectors, in [0, 1]. */

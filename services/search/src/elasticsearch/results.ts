@@ -13,7 +13,8 @@ export function termStatistics(response: estypes.SearchResponse, terms: readonly
     documents: count(response.hits.total),
     frequencies: terms.map((_, i) => {
       const whole = aggs[`w${i}`]?.doc_count ?? 0;
-      return { whole, prefix: aggs[`p${i}`]?.doc_count ?? whole };
+      const count = (key: string) => aggs[`${key}${i}`]?.doc_count ?? whole;
+      return { whole, stem: count('s'), typo: count('t'), prefix: count('p') };
     }),
   };
 }
