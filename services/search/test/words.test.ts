@@ -48,9 +48,9 @@ describe('the word rules of both backends', () => {
       ),
     ];
     const vocabulary = new Vocabulary();
-    words.slice(0, 2000).forEach((w, i) => vocabulary.add(w, i));
+    for (const [i, w] of words.slice(0, 2000).entries()) vocabulary.add(w, i);
     vocabulary.merge();
-    words.slice(2000).forEach((w, i) => vocabulary.add(w, 2000 + i));
+    for (const [i, w] of words.slice(2000).entries()) vocabulary.add(w, 2000 + i);
     for (const term of ['abcde', 'eeeee', 'badcaé', 'aaaaaaaaa', 'cab']) {
       for (const max of [1, 2]) {
         const expected = words.flatMap((w, i) => (editDistance(term, w, max) <= max ? [i] : [])).sort((a, b) => a - b);
