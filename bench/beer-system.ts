@@ -1,5 +1,6 @@
-// The whole system as separate processes with the beer Stack Exchange site imported and the
-// search index caught up: the ground the quality benchmarks stand on.
+// The whole system as separate processes in a database and NATS namespace of its own, optionally
+// with the beer Stack Exchange site imported and the search index caught up: the ground the quality
+// benchmarks stand on.
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,8 @@ import { sharedData } from '@kn/testing';
 import { login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
+  /** The environment of its processes (NATS_NAMESPACE, DATABASE_URL, …) for commands run beside it. */
+  env: Record<string, string>;
   base: string;
   headers: Record<string, string>;
   bus: Bus;
@@ -19,7 +22,10 @@ export interface BeerSystem {
   stop(): Promise<void>;
 }
 
-export async function startBeerSystem(port: number): Promise<BeerSystem> {
+/** The system with the beer site imported. */
+export const startBeerSystem = (port: number) => startBenchSystem(port, { beer: true });
+
+export async function startBenchSystem(port: number, options: { beer: boolean }): Promise<BeerSystem> {
   const id = randomBytes(3).toString('hex');
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
   const dir = `/tmp/kn-bench-beer-${id}`;
@@ -48,21 +54,25 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     logger: createLogger('bench', 'warn'),
   });
   const stop = async () => {
-    await bus.close();
     for (const p of processes.reverse()) await stopProcess(p);
+    // Leave nothing behind on NATS: the streams, buckets and object stores of its namespace.
+    const prefix = `${env.NATS_NAMESPACE}_`;
+    for await (const name of bus.jsm.streams.names()) if (name.includes(prefix)) await bus.jsm.streams.delete(name);
+    await bus.close();
     await dropDatabase(databaseUrl);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
-        env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
-        stdio: ['ignore', 'ignore', 'inherit'],
+    if (options.beer)
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
+          env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
       });
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
-    });
     // Wait until the index has every imported question.
-    for (;;) {
+    for (; options.beer; ) {
       const status = await indexStatus(bus).catch(() => null);
       const stream = await bus.jsm.streams.info(bus.streamName('content'));
       if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq) break;
@@ -72,6 +82,7 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     const token = await login(`${base}/api/v1`);
     const headers = { authorization: `Bearer ${token}` };
     return {
+      env,
       base,
       headers,
       bus,

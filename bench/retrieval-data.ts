@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EventEnvelope, EventSubject } from '@kn/contracts';
-import { dumpFiles, LinkType, parseRow, readRows } from '@kn/stackexchange';
+import { readSite, type SiteQuestion } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
 import { type IndexHandler, indexHandlers } from '../services/search/src/local/events.ts';
@@ -100,15 +100,7 @@ export function tieBreak(id: string): number {
 }
 
 /** A question as the benchmarks index it. */
-export interface BenchQuestion {
-  id: number;
-  title: string;
-  body: string;
-  tags: string[];
-  answers: string[];
-  comments: string[];
-  language?: string;
-}
+export type BenchQuestion = SiteQuestion & { language?: string };
 
 /** A search index (the search service's store, in memory) holding these questions, fed through its event handlers. */
 export function storeOf(questions: readonly BenchQuestion[]): SearchStore {
@@ -157,47 +149,5 @@ export function storeOf(questions: readonly BenchQuestion[]): SearchStore {
   return store;
 }
 
-/** Plain text of a dump's HTML body. */
-export const htmlText = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-
-/** A Stack Exchange site: its questions with answers and comments, and its duplicate links whose both ends are questions. */
-export async function stackExchangeSite(name: string) {
-  const dir = sharedData(name);
-  const questions = new Map<number, BenchQuestion>();
-  const answerOf = new Map<number, number>();
-  for await (const raw of readRows(path.join(dir, dumpFiles.posts.file), dumpFiles.posts.root)) {
-    const parsed = parseRow('posts', raw);
-    if (!parsed.ok) continue;
-    const r = parsed.row;
-    if (r.PostTypeId === 1)
-      questions.set(r.Id, { id: r.Id, title: r.Title ?? '', body: htmlText(r.Body), tags: r.Tags, answers: [], comments: [] });
-    else if (r.PostTypeId === 2 && r.ParentId !== undefined) {
-      answerOf.set(r.Id, r.ParentId);
-      questions.get(r.ParentId)?.answers.push(htmlText(r.Body));
-    }
-  }
-  for await (const raw of readRows(path.join(dir, dumpFiles.comments.file), dumpFiles.comments.root)) {
-    const parsed = parseRow('comments', raw);
-    if (!parsed.ok) continue;
-    const q = questions.get(parsed.row.PostId) ?? questions.get(answerOf.get(parsed.row.PostId) ?? -1);
-    q?.comments.push(parsed.row.Text);
-  }
-  const duplicates: Array<{ duplicate: number; original: number }> = [];
-  for await (const raw of readRows(path.join(dir, dumpFiles.postLinks.file), dumpFiles.postLinks.root)) {
-    const parsed = parseRow('postLinks', raw);
-    if (!parsed.ok || parsed.row.LinkTypeId !== LinkType.duplicate) continue;
-    const { PostId, RelatedPostId } = parsed.row;
-    if (questions.has(PostId) && questions.has(RelatedPostId) && PostId !== RelatedPostId)
-      duplicates.push({ duplicate: PostId, original: RelatedPostId });
-  }
-  return { name, questions: [...questions.values()], duplicates };
-}
+/** A Stack Exchange site from its dump folder (in ../shared/data): questions with answers and comments, duplicate links. */
+export const stackExchangeSite = (name: string) => readSite(sharedData(name));
