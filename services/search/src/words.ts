@@ -114,13 +114,24 @@ export const queryStems = (term: string, languages: readonly Language[]) => new 
 
 /**
  * Typo tolerance: how many edits (insertions, deletions, substitutions, transpositions of two
- * neighbours) a query word may be from a word it matches: one from five letters on, two from nine.
+ * neighbours) a query word may be from a word it matches: one from five letters on, two from nine;
+ * the first letter stays (TYPO_PREFIX).
  * Shorter words have too many neighbours that mean something else (`beer`, `bear`, `deer`).
  */
 export function typoEdits(term: string): 0 | 1 | 2 {
   const letters = term.match(/\p{L}/gu)?.length ?? 0;
   return letters >= 9 ? 2 : letters >= 5 ? 1 : 0;
 }
+
+/**
+ * A typo keeps the first letter: people rarely mistype it, and a lookup that starts from it reads
+ * a twentieth of the dictionary (Lucene's fuzzy queries call it the prefix length).
+ */
+export const TYPO_PREFIX = 1;
+
+/** Whether a word is a typo of a query word (typoEdits of it, the first letter kept). */
+export const isTypo = (term: string, word: string) =>
+  typoEdits(term) > 0 && word.startsWith(term.slice(0, TYPO_PREFIX)) && editDistance(term, word, typoEdits(term)) <= typoEdits(term);
 
 /**
  * A query word is rare when fewer than this share of the questions have it (and at most a few):
@@ -171,7 +182,7 @@ export function wordMatcher(query: QueryWords, typoTerms: ReadonlySet<string> = 
     if (exact) return { term: exact, kind: 'exact' };
     const byStem = query.terms.findIndex((_, i) => query.languages.some((l) => stems[i]!.has(stem(folded, l))));
     if (byStem >= 0) return { term: query.terms[byStem]!, kind: 'stem' };
-    for (const t of typoTerms) if (editDistance(t, folded, typoEdits(t)) <= typoEdits(t)) return { term: t, kind: 'typo' };
+    for (const t of typoTerms) if (isTypo(t, folded)) return { term: t, kind: 'typo' };
     const prefix = query.terms.find((t) => t.length >= 3 && folded.startsWith(t));
     return prefix ? { term: prefix, kind: 'prefix' } : null;
   };

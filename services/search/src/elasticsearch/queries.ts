@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { formWeights, type MatchFilter, WINDOW } from '../domain/match.ts';
 import { bm25Idf } from '../domain/ranking.ts';
-import { isRare, type QueryWords, queryStems, typoEdits } from '../words.ts';
+import { isRare, type QueryWords, queryStems, TYPO_PREFIX, typoEdits } from '../words.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -54,7 +54,7 @@ export const requestedFields = (fields: readonly SearchField[]) => {
 const stemTerms = (field: SearchField, term: string, languages: QueryWords['languages']): Query[] =>
   [...queryStems(term, languages)].map((s) => ({ term: { [`stems.${field}`]: s } }));
 
-/** A word's typos: the words `typoEdits` away (constant score: a typo is not scored by its own frequency). */
+/** A word's typos: the words `typoEdits` away with its first letter (constant score: a typo is not scored by its own frequency). */
 const typoQuery = (field: SearchField, term: string, boost?: number): Query => ({
   fuzzy: {
     [`words.${field}`]: {

@@ -1,6 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
-import { editDistance, stemLanguageOf, wordStem } from '../words.ts';
+import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -267,9 +267,9 @@ export class TermIndex {
     return group ? group.filter((id) => this.df[id]! > 0) : [];
   }
 
-  /** Words at most `edits` edits from `term` that some question has (the term itself included). */
+  /** Words at most `edits` edits from `term`, with its first letter, that some question has (the term itself included). */
   neighbours(term: string, edits: number): number[] {
-    return this.vocabulary.within(term, edits, editDistance).filter((id) => this.df[id]! > 0);
+    return this.vocabulary.within(term, edits, TYPO_PREFIX, editDistance).filter((id) => this.df[id]! > 0);
   }
 
   /** Joins each word of a question to its stem in the question's language (once per word and language). */

@@ -1,6 +1,6 @@
 /**
  * The words of the index in sorted order, for typo tolerance: the words within one or two edits
- * of a query word. Walking the sorted list is walking a trie: the edit-distance rows of a common
+ * of a query word that begin with its first letter. Walking the sorted list is walking a trie: the edit-distance rows of a common
  * prefix are computed once, and a prefix that is already too far skips every word it begins (a
  * binary search), so a lookup reads a few thousand rows, not the whole dictionary. Words added
  * since the last sort wait in a short list that is read word by word and merged once it has grown.
@@ -24,21 +24,38 @@ export class Vocabulary {
     this.recent = [];
   }
 
-  /** The ids of the words at most `max` edits (optimal string alignment) from `term`, the term itself included. */
-  within(term: string, max: number, distance: (a: string, b: string, max: number) => number): number[] {
+  /** The first position of a word at or after `from` that is not below `word` (binary search). */
+  private lowerBound(word: string, from = 0): number {
+    let lo = from;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.sorted[mid]! < word) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * The ids of the words at most `max` edits (optimal string alignment) from `term` that begin with
+   * its first `keep` characters, the term itself included.
+   */
+  within(term: string, max: number, keep: number, distance: (a: string, b: string, max: number) => number): number[] {
     if (this.recent.length > 1000 && this.recent.length * 20 > this.sorted.length) this.merge();
+    const start = term.slice(0, keep);
     const out: number[] = [];
-    for (const { word, id } of this.recent) if (distance(term, word, max) <= max) out.push(id);
+    for (const { word, id } of this.recent) if (word.startsWith(start) && distance(term, word, max) <= max) out.push(id);
     const n = term.length;
     const words = this.sorted;
+    const end = this.lowerBound(`${start}\uffff`);
     // rows[d]: the distances of term's prefixes to the candidate's first d characters.
     const depth = n + max + 2;
     const rows = Array.from({ length: depth + 1 }, () => new Int32Array(n + 1));
     for (let j = 0; j <= n; j++) rows[0]![j] = j;
     let previous = '';
     let valid = 0;
-    let i = 0;
-    outer: while (i < words.length) {
+    let i = this.lowerBound(start);
+    outer: while (i < end) {
       const word = words[i]!;
       let common = 0;
       const limit = Math.min(valid, word.length, previous.length);
@@ -60,18 +77,9 @@ export class Vocabulary {
         }
         if (least > max) {
           // No word that begins with these d characters is near enough: skip them all.
-          const prefix = word.slice(0, d);
-          let lo = i + 1;
-          let hi = words.length;
-          const bound = `${prefix}\uffff`;
-          while (lo < hi) {
-            const mid = (lo + hi) >> 1;
-            if (words[mid]! < bound && words[mid]!.startsWith(prefix)) lo = mid + 1;
-            else hi = mid;
-          }
           previous = word;
           valid = d - 1;
-          i = lo;
+          i = this.lowerBound(`${word.slice(0, d)}\uffff`, i + 1);
           continue outer;
         }
       }
