@@ -73,7 +73,7 @@ let stemmers = libraryStemmers;
 
 /** Stems of words seen before, per language: a network's vocabulary is small, its texts are not. */
 const memo = new Map<Language, Map<string, string>>(languages.map((l) => [l, new Map()]));
-const MEMO_SIZE = 200_000;
+const MEMO_SIZE = 20_000;
 
 /** The stem of a lower-case word in a language; a word a stemmer cannot take comes back as it is. */
 export function stem(word: string, language: Language): string {

@@ -8,20 +8,25 @@
 export class Vocabulary {
   private sorted: string[] = [];
   private sortedIds = new Int32Array(0);
-  private recent: Array<{ word: string; id: number }> = [];
+  private recentWords: string[] = [];
+  private recentIds: number[] = [];
 
   add(word: string, id: number) {
-    this.recent.push({ word, id });
+    this.recentWords.push(word);
+    this.recentIds.push(id);
   }
 
   /** Sorts the words added since the last sort in (opening an index does it once, at the end). */
   merge() {
     const all = this.sorted.map((word, i) => ({ word, id: this.sortedIds[i]! }));
-    all.push(...this.recent);
+    this.recentWords.forEach((word, i) => {
+      all.push({ word, id: this.recentIds[i]! });
+    });
     all.sort((a, b) => (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
     this.sorted = all.map((e) => e.word);
     this.sortedIds = Int32Array.from(all, (e) => e.id);
-    this.recent = [];
+    this.recentWords = [];
+    this.recentIds = [];
   }
 
   /** The first position of a word at or after `from` that is not below `word` (binary search). */
@@ -41,10 +46,12 @@ export class Vocabulary {
    * its first `keep` characters, the term itself included.
    */
   within(term: string, max: number, keep: number, distance: (a: string, b: string, max: number) => number): number[] {
-    if (this.recent.length > 1000 && this.recent.length * 20 > this.sorted.length) this.merge();
+    if (this.recentWords.length > 1000 && this.recentWords.length * 20 > this.sorted.length) this.merge();
     const start = term.slice(0, keep);
     const out: number[] = [];
-    for (const { word, id } of this.recent) if (word.startsWith(start) && distance(term, word, max) <= max) out.push(id);
+    this.recentWords.forEach((word, i) => {
+      if (word.startsWith(start) && distance(term, word, max) <= max) out.push(this.recentIds[i]!);
+    });
     const n = term.length;
     const words = this.sorted;
     const end = this.lowerBound(`${start}\uffff`);
