@@ -66,7 +66,7 @@ const matchRequest = (query: string, limit: number) => ({
 type Task = 'similar' | 'query';
 /** Scores of an original's related questions by the task's answer. */
 function scoresOf(store: SearchStore, task: Task, o: Original): Map<number, number> {
-  if (task === 'similar') return new Map(similarTo(store, { text: asked(o), language: 'en' }, 1000).map((s) => [s.id, s.score]));
+  if (task === 'similar') return new Map(similarTo(store, { text: asked(o), language: 'en' }, 1000, true).map((s) => [s.id, s.score]));
   const { items } = matchQuestions(store, { ...matchRequest(asked(o), 1000), fields: [...matchRequest('', 0).fields] });
   return new Map(items.map((i) => [i.id, i.score]));
 }

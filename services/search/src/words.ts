@@ -134,10 +134,10 @@ export const isTypo = (term: string, word: string) =>
   typoEdits(term) > 0 && word.startsWith(term.slice(0, TYPO_PREFIX)) && editDistance(term, word, typoEdits(term)) <= typoEdits(term);
 
 /**
- * A query word is rare when fewer than this share of the questions have it (and at most a few):
- * then it is likely a typo, and its neighbours are looked up. A common word costs nothing more.
+ * A query word is rare when at most this share of the questions have it (or at most 2): then it
+ * is likely a typo, and its neighbours are looked up. Any other word costs nothing more.
  */
-export const RARE_SHARE = 0.001;
+export const RARE_SHARE = 0.0001;
 export const isRare = (frequency: number, documents: number) => frequency <= Math.max(2, RARE_SHARE * documents);
 
 /**

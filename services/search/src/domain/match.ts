@@ -247,7 +247,7 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
     if (and && found < PAGE) {
       const ids = new Set(items.map((i) => i.id));
       const some = new Set(terms.map((t) => index.termId(t)).filter((id) => id >= 0));
-      for (const s of similarTo(store, { text: request.query, language: query.languages[0] }, PAGE)) {
+      for (const s of similarTo(store, { text: request.query, language: query.languages[0] }, PAGE, true)) {
         const slot = index.slotOf(s.id);
         const visible = !deleted?.[slot] && (!keep || keep(slot));
         if (!ids.has(s.id) && s.score >= SIMILAR_ONLY_MIN && visible && index.hasAnyTerm(slot, some, weights)) {

@@ -21,10 +21,11 @@ export const similarParameters = {
 };
 
 /**
- * Candidates: the questions sharing the most informative words of the unit, by BM25. In a small
- * network a related question may share only common words: 500 keeps it among the candidates.
+ * Candidates: the questions sharing the most informative words of the unit, by BM25. Similar-question
+ * search itself looks at 500 (in a small network a related question may share only common words);
+ * the neighbours that expert search and tag suggestions read need no more than 200.
  */
-export const CANDIDATES = 500;
+export const candidateCount = (thorough: boolean) => (thorough ? 500 : 200);
 export const CANDIDATE_TERMS = 24;
 /**
  * Candidates come from at least this many words, and from more while their postings fit
@@ -124,11 +125,16 @@ export function withFeedback(index: TermIndex, vector: TopicVector, ranked: read
   );
 }
 
-/** Published, live questions most similar to a question or a text, best first, with their cosine. */
+/**
+ * Published, live questions most similar to a question or a text, best first, with their cosine.
+ * `thorough` (similar-question search and its blend into question search): more candidates and
+ * pseudo-relevance feedback; without it, the plain neighbours (expert search, tag suggestions).
+ */
 export function similarTo(
   store: SearchStore,
   source: { question_id?: number; text?: string; language?: string },
   limit: number,
+  thorough = false,
 ): Array<{ id: number; score: number }> {
   const { index } = store;
   const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
@@ -148,10 +154,10 @@ export function similarTo(
     postings += frequency;
     index.scoreTerm(id, bm25Idf(n, frequency), allFields, 1, candidates);
   }
-  const found = topSlots(index, candidates, CANDIDATES, (slot) => slot !== self && !index.isDeleted(slot));
+  const found = topSlots(index, candidates, candidateCount(thorough), (slot) => slot !== self && !index.isDeleted(slot));
   const slots = found.map((c) => c.slot);
   let scores = cosines(index, slots, vector);
-  if (similarParameters.feedback.documents > 0 && slots.length) {
+  if (thorough && similarParameters.feedback.documents > 0 && slots.length) {
     const best = slots
       .map((slot, i) => ({ slot, score: scores[i]! }))
       .sort((a, b) => b.score - a.score)

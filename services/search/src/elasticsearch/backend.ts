@@ -5,7 +5,7 @@ import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts
 import { chooseTags, type ExpertQuery, type FoundExperts, ranking, scoreExperts } from '../domain/experts.ts';
 import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
-import { CANDIDATE_TERMS, CANDIDATES, cosine, topicVector, unitIdf, withFeedbackOf } from '../domain/similarity.ts';
+import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, unitIdf, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import type { IndexHandlers } from '../local/events.ts';
 import { labelWords, queryTerms, queryWords, textCounts } from '../words.ts';
@@ -238,8 +238,8 @@ export class ElasticsearchBackend implements SearchBackend {
     return ids.map((id, i) => ({ id, score: vectors[i] ? cosine(query, vectors[i]) : 0 }));
   }
 
-  /** Similar live questions with their documents (tags and solutions for tag votes and experts). */
-  private async similarDocuments(source: { question_id?: number; text?: string; language?: string }, limit: number) {
+  /** Similar live questions with their documents (tags and solutions for tag votes and experts); `thorough` as similarity.ts similarTo. */
+  private async similarDocuments(source: { question_id?: number; text?: string; language?: string }, limit: number, thorough = false) {
     let counts: Iterable<readonly [string, number]>;
     if (source.question_id !== undefined) {
       const own = (await this.documents([source.question_id], ['id', 'unit', 'is_published'])).get(source.question_id);
@@ -257,17 +257,19 @@ export class ElasticsearchBackend implements SearchBackend {
     if (!informative.length) return [];
     const response = await this.client.search<QuestionDocument>({
       index: this.names.questions,
-      ...similarCandidatesQuery(informative, source.question_id, CANDIDATES),
+      ...similarCandidatesQuery(informative, source.question_id, candidateCount(thorough)),
     });
     const docs = response.hits.hits.map((h) => h._source!).filter(Boolean);
     const idf = await this.idf([...words.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.unit ?? {}))]);
     const units = docs.map((doc) => topicVector(Object.entries(doc.unit ?? {}), idf));
     const first = topicVector(words, idf);
     const byFirst = units.map((u, i) => ({ u, s: cosine(first, u), i })).sort((a, b) => b.s - a.s || a.i - b.i);
-    const vector = withFeedbackOf(
-      first,
-      byFirst.map((b) => b.u),
-    );
+    const vector = thorough
+      ? withFeedbackOf(
+          first,
+          byFirst.map((b) => b.u),
+        )
+      : first;
     return docs
       .map((doc, i) => ({ doc, id: doc.id, score: cosine(vector, units[i]!) }))
       .filter((r) => r.score > 0)
@@ -277,7 +279,7 @@ export class ElasticsearchBackend implements SearchBackend {
 
   async similar(source: { question_id?: number; text?: string; language?: string }, limit: number) {
     this.check();
-    return (await this.similarDocuments(source, limit)).map(({ id, score }) => ({ id, score }));
+    return (await this.similarDocuments(source, limit, true)).map(({ id, score }) => ({ id, score }));
   }
 
   private async closedSpaces(): Promise<SpaceDocument[]> {

@@ -42,7 +42,7 @@ export class LocalBackend implements SearchBackend {
   }
 
   async similar(source: { question_id?: number; text?: string; language?: string }, limit: number) {
-    return similarTo(this.index.store(), source, limit);
+    return similarTo(this.index.store(), source, limit, true);
   }
 
   async autocomplete(text: string, limit: number) {
