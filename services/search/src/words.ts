@@ -93,6 +93,15 @@ export interface QueryWords {
  * stems are looked up in those languages too.
  */
 export function queryWords(text: string, callerLanguages: readonly string[]): QueryWords {
+  const key = `${callerLanguages.join(',')}\n${text}`;
+  if (last?.key !== key) last = { key, words: analyseQuery(text, callerLanguages) };
+  return last.words;
+}
+
+/** The last query analysed: ranking, highlighting and the similarity blend of one request ask for it in turn. */
+let last: { key: string; words: QueryWords } | null = null;
+
+function analyseQuery(text: string, callerLanguages: readonly string[]): QueryWords {
   const own = callerLanguages.filter(isAnalyzed);
   const detected = detectLanguage(text, '');
   const languages = [...new Set<Language>([...(isAnalyzed(detected) ? [detected] : []), ...(own.length ? own : ['en' as const])])];
@@ -172,14 +181,25 @@ export type MatchKind = 'exact' | 'stem' | 'typo' | 'prefix';
 /**
  * Which query word a word of a text matches, and how: whole, by its stem in one of the query's
  * languages, by a typo (only for the query words the index found rare: `typoTerms`), or as a
- * prefix of 3+ characters. Highlighting marks exactly what the ranking counted.
+ * prefix of 3+ characters. Highlighting marks exactly what the ranking counted. An index that
+ * knows the words of each form (`forms`: word → match) saves stemming every word of the texts.
  */
-export function wordMatcher(query: QueryWords, typoTerms: ReadonlySet<string> = new Set()) {
+export function wordMatcher(
+  query: QueryWords,
+  typoTerms: ReadonlySet<string> = new Set(),
+  forms?: ReadonlyMap<string, { term: string; kind: MatchKind }>,
+) {
   const stems = query.terms.map((t) => queryStems(t, query.languages));
   return (word: string): { term: string; kind: MatchKind } | null => {
     const folded = foldDiacritics(word.toLowerCase());
     const exact = query.terms.find((t) => t === folded);
     if (exact) return { term: exact, kind: 'exact' };
+    if (forms) {
+      const form = forms.get(folded);
+      if (form) return form;
+      const prefix = query.terms.find((t) => t.length >= 3 && folded.startsWith(t));
+      return prefix ? { term: prefix, kind: 'prefix' } : null;
+    }
     const byStem = query.terms.findIndex((_, i) => query.languages.some((l) => stems[i]!.has(stem(folded, l))));
     if (byStem >= 0) return { term: query.terms[byStem]!, kind: 'stem' };
     for (const t of typoTerms) if (isTypo(t, folded)) return { term: t, kind: 'typo' };

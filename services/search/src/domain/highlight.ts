@@ -134,21 +134,23 @@ export function highlight(
   store: SearchStore,
   ids: readonly number[],
   query: { query: string; fields: SearchField[]; stop_languages: string[] },
+  /** The words as the ranking read them (matchQuestions), when it just ran. */
+  ranked = rankedWords(store.index, queryWords(query.query, query.stop_languages), null),
 ): Array<Highlighting | null> {
   const { index } = store;
   const words = queryWords(query.query, query.stop_languages);
-  const ranked = rankedWords(index, words, null);
   const strong = new Set<number>();
   const prefixed = new Set<number>();
-  const typoTerms = new Set<string>();
+  const forms = new Map<string, { term: string; kind: MatchKind }>();
   for (const w of ranked) {
     if (w.id >= 0) strong.add(w.id);
-    for (const form of w.forms) {
-      for (const id of form.ids) (form.kind === 'prefix' ? prefixed : strong).add(id);
-      if (form.kind === 'typo') typoTerms.add(w.term);
-    }
+    for (const form of w.forms)
+      for (const id of form.ids) {
+        (form.kind === 'prefix' ? prefixed : strong).add(id);
+        if (form.kind !== 'prefix' && !forms.has(index.term(id))) forms.set(index.term(id), { term: w.term, kind: form.kind });
+      }
   }
-  const match = wordMatcher(words, typoTerms);
+  const match = wordMatcher(words, undefined, forms);
   const allowed = FIELDS.reduce((mask, f, i) => (query.fields.includes(f) ? mask | (1 << i) : mask), 0);
   const inFields = (mask: number) => order.filter((f) => mask & allowed & (1 << FIELDS.indexOf(f)));
   return ids.map((id) => {

@@ -122,11 +122,10 @@ export interface RankedWord {
 }
 
 /**
- * The query's words with their other forms in the index: the words of the same stem in the
- * query's languages; for a word of 5+ letters that is rare or absent, the more frequent words one
- * edit away (9+ letters: two); for a word of 3+ characters in fewer than WINDOW questions, the words
- * it begins (a word in WINDOW questions or more fills the window on its own: its prefixes would rank
- * below it).
+ * The query's words with their other forms in the index: for a word in fewer than WINDOW questions,
+ * the words of the same stem in the query's languages and, from 3 characters on, the words it
+ * begins; for a word of 5+ letters that is rare or absent, the more frequent words one edit away
+ * (9+ letters: two).
  */
 export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWords>, weights: FieldWeights | null): RankedWord[] {
   return query.terms.map((term) => {
@@ -134,8 +133,10 @@ export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWord
     const frequency = id < 0 ? 0 : weights ? index.countMatches(id, weights) : index.documentFrequency(id);
     const seen = new Set([id]);
     const fresh = (ids: number[]) => ids.filter((w) => !seen.has(w) && seen.add(w));
-    const stems = new Set(query.languages.flatMap((l) => index.stemVariants(term, l)));
-    const forms: RankedWord['forms'] = [{ kind: 'stem', ids: fresh([...stems]) }];
+    // A word in WINDOW questions or more fills the window on its own: its other forms would rank below it.
+    const forms: RankedWord['forms'] = [];
+    if (frequency < WINDOW)
+      forms.push({ kind: 'stem', ids: fresh([...new Set(query.languages.flatMap((l) => index.stemVariants(term, l)))]) });
     const edits = typoEdits(term);
     if (edits && isRare(index.documentFrequency(id), index.count))
       forms.push({ kind: 'typo', ids: fresh(index.neighbours(term, edits).filter((w) => index.documentFrequency(w) > frequency)) });
@@ -182,12 +183,12 @@ function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights
  * the similarity of the best matches at a low weight. Ranks the best WINDOW matches and returns
  * `total` (how many there are) and the page `offset`, `limit` of them.
  */
-export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[] } {
+export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[]; words: RankedWord[] } {
   const { index } = store;
   const query = queryWords(request.query, request.stop_languages);
   const terms = query.terms;
   const fields = SearchFieldNames.filter((f) => request.fields.includes(f));
-  if (!terms.length || !fields.length) return { total: 0, items: [] };
+  if (!terms.length || !fields.length) return { total: 0, items: [], words: [] };
   const restricted = fields.length < SearchFieldNames.length;
   const weights = weightsOf(Object.fromEntries(fields.map((f) => [f, fieldWeights[f]])));
   const words = rankedWords(index, query, restricted ? weights : null);
@@ -257,7 +258,8 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
       }
     }
   }
-  return pageOf(items, { total, leaveOutWeak, offset: request.offset, limit: request.limit });
+  // The words with their forms go along: highlighting marks the same forms.
+  return { ...pageOf(items, { total, leaveOutWeak, offset: request.offset, limit: request.limit }), words };
 }
 
 /** The page asked for of a ranking (both backends): weak matches left out when asked, relevance marked. */

@@ -27,12 +27,13 @@ export class LocalBackend implements SearchBackend {
 
   async match(request: MatchRequest & { highlight: boolean }) {
     const store = this.index.store();
-    const result = matchQuestions(store, request);
+    const { words, ...result } = matchQuestions(store, request);
     if (!request.highlight) return result;
     const highlights = highlight(
       store,
       result.items.map((i) => i.id),
       request,
+      words,
     );
     return { ...result, items: result.items.map((item, i) => ({ ...item, highlighting: highlights[i] })) };
   }

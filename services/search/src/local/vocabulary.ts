@@ -8,6 +8,8 @@
 export class Vocabulary {
   private sorted: string[] = [];
   private sortedIds = new Int32Array(0);
+  /** Lookups in the sorted words, by term and edits: valid until the next merge (queries repeat). */
+  private readonly found = new Map<string, number[]>();
   private recentWords: string[] = [];
   private recentIds: number[] = [];
 
@@ -27,6 +29,7 @@ export class Vocabulary {
     this.sortedIds = Int32Array.from(all, (e) => e.id);
     this.recentWords = [];
     this.recentIds = [];
+    this.found.clear();
   }
 
   /** The first position of a word at or after `from` that is not below `word` (binary search). */
@@ -52,6 +55,10 @@ export class Vocabulary {
     this.recentWords.forEach((word, i) => {
       if (word.startsWith(start) && distance(term, word, max) <= max) out.push(this.recentIds[i]!);
     });
+    const key = `${max} ${keep} ${term}`;
+    const known = this.found.get(key);
+    if (known) return [...out, ...known];
+    const sortedOut: number[] = [];
     const n = term.length;
     const words = this.sorted;
     const end = this.lowerBound(`${start}\uffff`);
@@ -90,11 +97,13 @@ export class Vocabulary {
           continue outer;
         }
       }
-      if (word.length <= depth && rows[word.length]![n]! <= max) out.push(this.sortedIds[i]!);
+      if (word.length <= depth && rows[word.length]![n]! <= max) sortedOut.push(this.sortedIds[i]!);
       previous = word;
       valid = Math.min(word.length, depth);
       i++;
     }
-    return out;
+    if (this.found.size >= 2000) this.found.clear();
+    this.found.set(key, sortedOut);
+    return [...out, ...sortedOut];
   }
 }
