@@ -141,11 +141,13 @@ try {
   );
   console.log(`search RSS peak ${peakRss()}; targets: search p99 < 100 ms, experts p99 < 150 ms, rebuild < 2 min`);
 } finally {
-  await bus.close();
   await stopProcess(gateway);
   await stopProcess(search);
   await stopProcess(content);
   await stopProcess(users);
+  // Leave nothing behind on NATS: the streams and buckets of its namespace.
+  for await (const name of bus.jsm.streams.names()) if (name.includes(`${env.NATS_NAMESPACE}_`)) await bus.jsm.streams.delete(name);
+  await bus.close();
   await dropDatabase(databaseUrl);
   if (process.env.KEEP_INDEX) console.log(`index kept at ${indexPath}`);
   else rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
