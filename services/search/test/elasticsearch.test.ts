@@ -123,7 +123,11 @@ describe('Elasticsearch queries', () => {
     const body = matchQuery({ query: words('furmentation'), operator: 'OR', fields: ['title'], filter }, rare)!;
     const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
     expect(should[0]!.dis_max.queries).toEqual([
-      { fuzzy: { 'words.title': expect.objectContaining({ value: 'furmentation', fuzziness: 2, rewrite: 'constant_score' }) } },
+      {
+        fuzzy: {
+          'words.title': expect.objectContaining({ value: 'furmentation', fuzziness: 2, prefix_length: 1, rewrite: 'constant_score' }),
+        },
+      },
     ]);
     const common = { documents: 1000, frequencies: [{ whole: 300, stem: 300, typo: 320, prefix: 300 }] };
     const plain = JSON.stringify(matchQuery({ query: words('fermentation'), operator: 'OR', fields: ['title'], filter }, common));

@@ -60,6 +60,7 @@ const typoQuery = (field: SearchField, term: string, boost?: number): Query => (
     [`words.${field}`]: {
       value: term,
       fuzziness: typoEdits(term),
+      prefix_length: TYPO_PREFIX,
       transpositions: true,
       rewrite: 'constant_score',
       ...(boost ? { boost } : {}),
