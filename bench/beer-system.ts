@@ -1,5 +1,6 @@
-// The whole system as separate processes with the beer Stack Exchange site imported and the
-// search index caught up: the ground the quality benchmarks stand on.
+// The whole system as separate processes in a database and NATS namespace of its own, optionally
+// with the beer Stack Exchange site imported and the search index caught up: the ground the quality
+// benchmarks stand on.
 
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { sharedData } from '@kn/testing';
 import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
+  /** The environment of its processes (NATS_NAMESPACE, DATABASE_URL, …) for commands run beside it. */
+  env: Record<string, string>;
   base: string;
   headers: Record<string, string>;
   bus: Bus;
@@ -17,7 +20,10 @@ export interface BeerSystem {
   stop(): Promise<void>;
 }
 
-export async function startBeerSystem(port: number): Promise<BeerSystem> {
+/** The system with the beer site imported. */
+export const startBeerSystem = (port: number) => startBenchSystem(port, { beer: true });
+
+export async function startBenchSystem(port: number, options: { beer: boolean }): Promise<BeerSystem> {
   const space = benchSpace();
   const { id, databaseUrl } = space;
   const dir = `/tmp/kn-bench-beer-${id}`;
@@ -46,21 +52,22 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     logger: createLogger('bench', 'warn'),
   });
   const stop = async () => {
-    await bus.close();
     for (const p of processes.reverse()) await stopProcess(p);
+    await bus.close();
     await space.drop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
-        env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
-        stdio: ['ignore', 'ignore', 'inherit'],
+    if (options.beer)
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
+          env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
       });
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
-    });
     // Wait until the index has every imported question.
-    for (;;) {
+    for (; options.beer; ) {
       const status = await indexStatus(bus).catch(() => null);
       const stream = await bus.jsm.streams.info(bus.streamName('content'));
       if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq) break;
@@ -70,6 +77,7 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     const token = await login(`${base}/api/v1`);
     const headers = { authorization: `Bearer ${token}` };
     return {
+      env,
       base,
       headers,
       bus,

@@ -16,8 +16,9 @@ import type { EventEnvelope, EventSubject } from '@kn/contracts';
 import { dumpFiles, parseRow, readRows, VoteType } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { findExperts, ranking } from '../services/search/src/domain/experts.ts';
-import { type IndexHandler, indexHandlers } from '../services/search/src/index/events.ts';
-import { indexWords, SearchStore } from '../services/search/src/index/store.ts';
+import { type IndexHandler, indexHandlers } from '../services/search/src/local/events.ts';
+import { SearchStore } from '../services/search/src/local/store.ts';
+import { indexWords } from '../services/search/src/words.ts';
 import { report } from './lib.ts';
 
 const dir = sharedData('stackexchange-beer');

@@ -140,11 +140,11 @@ try {
   );
   console.log(`search RSS peak ${peakRss()}; targets: search p99 < 100 ms, experts p99 < 150 ms, rebuild < 2 min`);
 } finally {
-  await bus.close();
   await stopProcess(gateway);
   await stopProcess(search);
   await stopProcess(content);
   await stopProcess(users);
+  await bus.close();
   await space.drop();
   if (process.env.KEEP_INDEX) console.log(`index kept at ${indexPath}`);
   else rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });

@@ -8,9 +8,9 @@ import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
 import { ElasticsearchBackend } from './elasticsearch/backend.ts';
 import { createHandlers } from './handlers/index.ts';
-import { indexHandlers } from './index/events.ts';
-import { LocalBackend } from './index/local-backend.ts';
-import { SearchIndex } from './index/search-index.ts';
+import { indexHandlers } from './local/events.ts';
+import { LocalBackend } from './local/local-backend.ts';
+import { SearchIndex } from './local/search-index.ts';
 
 export { loadConfig, SearchConfig } from './config.ts';
 export { dropElasticsearchIndices } from './elasticsearch/backend.ts';

@@ -1,5 +1,5 @@
-import { fadedValue, fading, type SolutionFacts } from '../index/expertise.ts';
-import type { SearchStore } from '../index/store.ts';
+import { fadedValue, fading, type SolutionFacts } from '../local/expertise.ts';
+import type { SearchStore } from '../local/store.ts';
 import { similarTo } from './similarity.ts';
 
 /**
