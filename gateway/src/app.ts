@@ -202,7 +202,14 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     if (error.headers) for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
     res.status(error.status).json(error.toBody());
   });
-  return app;
+  return {
+    app,
+    /** Stops what the app runs beside requests (the limits' refresh, the revocation subscription). */
+    stop() {
+      limits.stop();
+      auth.stop();
+    },
+  };
 }
 
 /** The Idempotency-Key header: up to 255 visible ASCII characters; undefined when not sent. */

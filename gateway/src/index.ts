@@ -29,7 +29,8 @@ export async function start(config: GatewayConfig, options: { clock?: Clock } = 
     for (const c of closing.reverse()) await c().catch(() => {});
   };
   try {
-    const app = createApp({ bus, config, logger, clock: options.clock ?? systemClock });
+    const { app, stop: stopApp } = createApp({ bus, config, logger, clock: options.clock ?? systemClock });
+    closing.push(async () => stopApp());
     const metricsHttp = await listen(
       metricsServer(metrics, () => !bus.nc.isClosed()),
       'METRICS_PORT',
