@@ -8,6 +8,9 @@ COPY packages packages
 COPY services services
 COPY gateway gateway
 RUN pnpm install --frozen-lockfile --prod=false
+# The search service's index file (SEARCH_INDEX_PATH): a volume mounted here starts out owned by
+# the user the processes run as.
+RUN mkdir -p /var/lib/search && chown node:node /var/lib/search
 ENV NODE_ENV=production
 USER node
 # Overridden per service in docker-compose.yml, for example services/users/src/main.ts.

@@ -6,6 +6,9 @@ export default {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'commonjs' } }],
   },
+  // Names the run, and fails it when a test file leaves anything of it on NATS or Postgres.
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

@@ -1,17 +1,18 @@
-// The whole system as separate processes with the beer Stack Exchange site imported and the
-// search index caught up: the ground the quality benchmarks stand on.
+// The whole system as separate processes in a database and NATS namespace of its own, optionally
+// with the beer Stack Exchange site imported and the search index caught up: the ground the quality
+// benchmarks stand on.
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { type Bus, connectBus } from '@kn/bus';
-import { dropDatabase } from '@kn/db';
 import { indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
 import { sharedData } from '@kn/testing';
-import { login, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
+  /** The environment of its processes (NATS_NAMESPACE, DATABASE_URL, …) for commands run beside it. */
+  env: Record<string, string>;
   base: string;
   headers: Record<string, string>;
   bus: Bus;
@@ -19,13 +20,16 @@ export interface BeerSystem {
   stop(): Promise<void>;
 }
 
-export async function startBeerSystem(port: number): Promise<BeerSystem> {
-  const id = randomBytes(3).toString('hex');
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+/** The system with the beer site imported. */
+export const startBeerSystem = (port: number) => startBenchSystem(port, { beer: true });
+
+export async function startBenchSystem(port: number, options: { beer: boolean }): Promise<BeerSystem> {
+  const space = benchSpace();
+  const { id, databaseUrl } = space;
   const dir = `/tmp/kn-bench-beer-${id}`;
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_NAMESPACE: `bench${id}`,
+    NATS_NAMESPACE: space.namespace,
     LOG_LEVEL: 'warn',
     ADMIN_PASSWORD: 'bench-admin-password',
     PORT: String(port),
@@ -48,21 +52,22 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     logger: createLogger('bench', 'warn'),
   });
   const stop = async () => {
-    await bus.close();
     for (const p of processes.reverse()) await stopProcess(p);
-    await dropDatabase(databaseUrl);
+    await bus.close();
+    await space.drop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
-        env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
-        stdio: ['ignore', 'ignore', 'inherit'],
+    if (options.beer)
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
+          env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
       });
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited with ${code}`))));
-    });
     // Wait until the index has every imported question.
-    for (;;) {
+    for (; options.beer; ) {
       const status = await indexStatus(bus).catch(() => null);
       const stream = await bus.jsm.streams.info(bus.streamName('content'));
       if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq) break;
@@ -72,6 +77,7 @@ export async function startBeerSystem(port: number): Promise<BeerSystem> {
     const token = await login(`${base}/api/v1`);
     const headers = { authorization: `Bearer ${token}` };
     return {
+      env,
       base,
       headers,
       bus,

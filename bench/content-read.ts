@@ -1,20 +1,18 @@
 // GET /questions (default order, 10 items) and GET /questions/:id/complete on a large network
 // (100,000 questions, 300,000 solutions by default; QUESTIONS=10000 for a quick run), through the
 // gateway and the content service as separate processes, 32 connections. Run: pnpm bench:content
-import { randomBytes } from 'node:crypto';
-import { dropDatabase } from '@kn/db';
 import type autocannon from 'autocannon';
 import { seedContent } from './content-seed.ts';
-import { load, login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const id = randomBytes(3).toString('hex');
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const space = benchSpace();
+const { databaseUrl } = space;
 const env = {
   DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: `bench${id}`,
+  NATS_NAMESPACE: space.namespace,
   LOG_LEVEL: 'info',
   ADMIN_PASSWORD: 'bench-admin-password',
   PORT: '18090',
@@ -64,5 +62,5 @@ try {
   await stopProcess(gateway);
   await stopProcess(content);
   await stopProcess(users);
-  await dropDatabase(databaseUrl);
+  await space.drop();
 }

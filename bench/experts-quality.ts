@@ -33,9 +33,10 @@ import {
   weightVector,
 } from '../services/search/src/domain/expert-model.ts';
 import { rankExperts, ranking } from '../services/search/src/domain/experts.ts';
-import { type IndexHandler, indexHandlers } from '../services/search/src/index/events.ts';
-import { LocalEvidence, localHistory } from '../services/search/src/index/local-evidence.ts';
-import { indexWords, SearchStore } from '../services/search/src/index/store.ts';
+import { type IndexHandler, indexHandlers } from '../services/search/src/local/events.ts';
+import { LocalEvidence, localHistory } from '../services/search/src/local/local-evidence.ts';
+import { SearchStore } from '../services/search/src/local/store.ts';
+import { indexWords } from '../services/search/src/words.ts';
 import { report } from './lib.ts';
 
 const dir = process.argv[2] ? path.resolve(process.argv[2]) : sharedData('stackexchange-beer');

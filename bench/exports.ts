@@ -3,12 +3,10 @@
 // 5,000 authors), each in a fresh system with users, content, gateway and exports as separate
 // processes. Memory should stay flat: the same peak for ten times the questions.
 // Run: pnpm bench:exports   (SIZES=10000,100000 by default)
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dropDatabase } from '@kn/db';
 import pg from 'pg';
 import { seedContent } from './content-seed.ts';
-import { login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, report, startProcess, stopProcess } from './lib.ts';
 
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number);
 /** WORKER_HEAP_MB=64: the exports worker runs with that V8 old-space limit (a proof that its memory does not grow with the network). */
@@ -42,11 +40,11 @@ async function seedAuthors(databaseUrl: string) {
 }
 
 async function run(questions: number) {
-  const id = randomBytes(3).toString('hex');
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+  const space = benchSpace();
+  const { databaseUrl } = space;
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_NAMESPACE: `bench${id}`,
+    NATS_NAMESPACE: space.namespace,
     LOG_LEVEL: 'info',
     ADMIN_PASSWORD: 'bench-admin-password',
     PORT: String(PORT),
@@ -115,7 +113,7 @@ async function run(questions: number) {
     await stopProcess(gateway);
     await stopProcess(content);
     await stopProcess(users);
-    await dropDatabase(databaseUrl);
+    await space.drop();
   }
 }
 

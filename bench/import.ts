@@ -3,12 +3,10 @@
 // gateway as separate processes). Run: pnpm bench:import   (SCALE=10 by default; ONLY_BEER=1)
 
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { dropDatabase } from '@kn/db';
 import { sharedData } from '@kn/testing';
-import { report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, report, startProcess, stopProcess } from './lib.ts';
 
 const SCALE = Number(process.env.SCALE ?? 10);
 const beer = sharedData('stackexchange-beer');
@@ -17,11 +15,11 @@ if (!process.env.ONLY_BEER && !existsSync(path.join(synthetic, 'Votes.xml')))
   execFileSync(process.execPath, ['bench/stackexchange-synth.ts', beer, synthetic, String(SCALE)], { stdio: 'inherit' });
 
 async function run(dir: string) {
-  const id = randomBytes(3).toString('hex');
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+  const space = benchSpace();
+  const { id, databaseUrl } = space;
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_NAMESPACE: `bench${id}`,
+    NATS_NAMESPACE: space.namespace,
     LOG_LEVEL: 'warn',
     ADMIN_PASSWORD: 'bench-admin-password',
     PORT: '18091',
@@ -59,7 +57,7 @@ async function run(dir: string) {
   } finally {
     await stopProcess(content);
     await stopProcess(users);
-    await dropDatabase(databaseUrl);
+    await space.drop();
     rmSync(`/tmp/kn-import-bench-${id}`, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { isolation } from '@kn/testing';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -78,6 +79,21 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
     });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
   });
+}
+
+/**
+ * A database and NATS namespace of the benchmark's own (`isolation()` of @kn/testing): `drop()`
+ * removes both, and an interrupted benchmark (Ctrl-C, SIGTERM) drops them before it exits.
+ */
+export function benchSpace() {
+  const space = isolation();
+  const interrupted = (signal: NodeJS.Signals) => {
+    console.error(`${signal}: dropping ${space.namespace} and its database`);
+    void space.drop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  return space;
 }
 
 export const stopProcess = (child: ChildProcess) =>

@@ -4,19 +4,17 @@
 // time until every follower's notification is readable, and until every email and webhook is out.
 // Users, content, notifications and the gateway run as separate processes; a real SMTP server and
 // a webhook receiver run in this process. Run: npx pnpm@10.34.8 exec node bench/notifications.ts (N=200 FOLLOWERS=200 for a quick run).
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dropDatabase } from '@kn/db';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, report, startProcess, stopProcess } from './lib.ts';
 
 const N = Number(process.env.N ?? 1000);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 1000);
 const GAP_MS = Number(process.env.GAP_MS ?? 0);
-const id = randomBytes(3).toString('hex');
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const space = benchSpace();
+const { id, databaseUrl } = space;
 
 let mailsReceived = 0;
 const smtp = new SMTPServer({
@@ -44,7 +42,7 @@ await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 
 const env = {
   DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: `bench${id}`,
+  NATS_NAMESPACE: space.namespace,
   LOG_LEVEL: 'info',
   ADMIN_PASSWORD: 'bench-admin-password',
   PORT: '18091',
@@ -194,5 +192,5 @@ try {
   for (const p of [gateway, notifications, content, users]) await stopProcess(p);
   smtp.close();
   receiver.close();
-  await dropDatabase(databaseUrl);
+  await space.drop();
 }

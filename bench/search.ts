@@ -5,28 +5,27 @@
 // search and users services as separate processes; then the expert model's fit on the whole
 // network (timed), and expert search again while fits run one after the other in the background.
 // Run: pnpm bench:search
-import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { connectBus } from '@kn/bus';
-import { dropDatabase } from '@kn/db';
-import { indexStatus, REBUILD_SUBJECT } from '@kn/search';
+import { SEARCH_REBUILD_SUBJECT } from '@kn/contracts';
+import { indexStatus } from '@kn/search';
 import { tokenize } from '@kn/similarity';
 import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
-import { load, login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const USERS = Number(process.env.USERS ?? 10_000);
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const id = randomBytes(3).toString('hex');
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const space = benchSpace();
+const { id, databaseUrl } = space;
 const indexPath = `/tmp/kn-bench-search-${id}/index.sqlite`;
 const env = {
   DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: `bench${id}`,
+  NATS_NAMESPACE: space.namespace,
   LOG_LEVEL: 'info',
   ADMIN_PASSWORD: 'bench-admin-password',
   PORT: '18092',
@@ -72,7 +71,7 @@ try {
   await waitForIndex(QUESTIONS);
   const catchUp = (Date.now() - started) / 1000;
   started = Date.now();
-  bus.nc.publish(bus.subject(REBUILD_SUBJECT), '{}');
+  bus.nc.publish(bus.subject(SEARCH_REBUILD_SUBJECT), '{}');
   await new Promise((r) => setTimeout(r, 500));
   await waitForIndex(QUESTIONS);
   const rebuild = (Date.now() - started) / 1000;
@@ -176,11 +175,8 @@ try {
   await stopProcess(search);
   await stopProcess(content);
   await stopProcess(users);
-  // The namespace's streams and buckets go with the benchmark.
-  for await (const stream of bus.jsm.streams.list())
-    if (stream.config.name.includes(env.NATS_NAMESPACE)) await bus.jsm.streams.delete(stream.config.name);
   await bus.close();
-  await dropDatabase(databaseUrl);
+  await space.drop();
   if (process.env.KEEP_INDEX) console.log(`index kept at ${indexPath}`);
   else rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
 }

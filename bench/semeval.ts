@@ -3,95 +3,9 @@
 // queries (no relevant question: AP 0) and MRR. The search engine's order validates the metric code.
 // Run: pnpm bench:semeval
 
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { buildModel, type ModelOptions, type WeightedText } from '@kn/similarity';
-import { sharedData } from '@kn/testing';
-import { SaxesParser } from 'saxes';
 import { report } from './lib.ts';
-
-const file = path.join(sharedData('semeval2016-task3'), 'SemEval2016-Task3-CQA-QL-train-part2.xml');
-
-interface Related {
-  id: string;
-  engineRank: number;
-  relevant: boolean;
-  subject: string;
-  body: string;
-  comments: string[];
-}
-interface Original {
-  id: string;
-  subject: string;
-  body: string;
-  related: Related[];
-}
-
-function parse(xml: string): Original[] {
-  const originals = new Map<string, Original>();
-  const parser = new SaxesParser({ xmlns: false });
-  let original: Original | undefined;
-  let related: Related | undefined;
-  let text = '';
-  parser.on('opentag', (tag) => {
-    const a = tag.attributes as Record<string, string>;
-    text = '';
-    if (tag.name === 'OrgQuestion') {
-      const id = a.ORGQ_ID!;
-      original = originals.get(id) ?? { id, subject: '', body: '', related: [] };
-      originals.set(id, original);
-    } else if (tag.name === 'RelQuestion') {
-      related = {
-        id: a.RELQ_ID!,
-        engineRank: Number(a.RELQ_RANKING_ORDER),
-        relevant: a.RELQ_RELEVANCE2ORGQ === 'PerfectMatch' || a.RELQ_RELEVANCE2ORGQ === 'Relevant',
-        subject: '',
-        body: '',
-        comments: [],
-      };
-      original!.related.push(related);
-    }
-  });
-  parser.on('text', (t) => {
-    text += t;
-  });
-  parser.on('closetag', (tag) => {
-    if (tag.name === 'OrgQSubject') original!.subject = text.trim();
-    else if (tag.name === 'OrgQBody') original!.body = text.trim();
-    else if (tag.name === 'RelQSubject') related!.subject = text.trim();
-    else if (tag.name === 'RelQBody') related!.body = text.trim();
-    else if (tag.name === 'RelCText') related!.comments.push(text.trim());
-    text = '';
-  });
-  parser.write(xml).close();
-  return [...originals.values()];
-}
-
-/** Average precision of a ranking (relevance flags, best first); 0 when nothing is relevant. */
-function averagePrecision(ranked: boolean[]): number {
-  let hits = 0;
-  let sum = 0;
-  ranked.forEach((relevant, i) => {
-    if (!relevant) return;
-    hits++;
-    sum += hits / (i + 1);
-  });
-  return hits === 0 ? 0 : sum / hits;
-}
-
-function reciprocalRank(ranked: boolean[]): number {
-  const first = ranked.indexOf(true);
-  return first < 0 ? 0 : 1 / (first + 1);
-}
-
-// Ties (equal scores, e.g. two candidates sharing no term with the question) are broken by a hash of
-// the id, not by the file's order: the file lists each query's related questions in the search
-// engine's order, which would leak that ranking into every method.
-function tieBreak(id: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
+import { averagePrecision, type Original, type Related, reciprocalRank, semevalOriginals, tieBreak } from './retrieval-data.ts';
 
 /** MAP and MRR (in percent) of a scoring. */
 function evaluate(originals: Original[], score: (original: Original, related: Related) => number) {
@@ -108,9 +22,7 @@ function evaluate(originals: Original[], score: (original: Original, related: Re
   return { MAP: +((100 * map) / originals.length).toFixed(2), MRR: +((100 * mrr) / originals.length).toFixed(2) };
 }
 
-const originals = parse(readFileSync(file, 'utf8'));
-if (originals.length !== 67 || originals.some((o) => o.related.length !== 10))
-  throw new Error(`expected 67 original questions with 10 related each, got ${originals.length}`);
+const originals = semevalOriginals();
 
 const engine = evaluate(originals, (_, r) => -r.engineRank);
 if (engine.MAP !== 70.67 || engine.MRR !== 79.77)

@@ -1,21 +1,19 @@
 // Cost of the split: GET /users/:id through the gateway and the users service (separate processes,
 // NATS request/reply, token check on every request) beside a single express process answering the
 // same query straight from Postgres. Run: pnpm bench:users
-import { randomBytes } from 'node:crypto';
-import { dropDatabase } from '@kn/db';
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
-import { load, login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const USERS = 1000;
-const id = randomBytes(3).toString('hex');
-const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+const space = benchSpace();
+const { databaseUrl } = space;
 const env = {
   DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: `bench${id}`,
+  NATS_NAMESPACE: space.namespace,
   LOG_LEVEL: 'info',
   ADMIN_PASSWORD: 'bench-admin-password',
   PORT: '18080',
@@ -74,5 +72,5 @@ try {
 } finally {
   await stopProcess(gateway);
   await stopProcess(usersService);
-  await dropDatabase(databaseUrl);
+  await space.drop();
 }

@@ -1,15 +1,13 @@
 // The whole system as separate processes on a seeded network, and the mixed read/write workload
 // of the scale and soak benchmarks (autocannon requests).
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { connectBus } from '@kn/bus';
-import { dropDatabase } from '@kn/db';
 import { indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
-import { login, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
 
 const SERVICES = ['users', 'content', 'notifications', 'search', 'exports'] as const;
 
@@ -20,11 +18,11 @@ const SERVICES = ['users', 'content', 'notifications', 'search', 'exports'] as c
  */
 export async function startBenchSystem(options: { instances: number; questions: number }) {
   const { instances, questions } = options;
-  const id = randomBytes(3).toString('hex');
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_bench_${id}`;
+  const space = benchSpace();
+  const { id, databaseUrl } = space;
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_NAMESPACE: `bench${id}`,
+    NATS_NAMESPACE: space.namespace,
     LOG_LEVEL: 'info',
     ADMIN_PASSWORD: 'bench-admin-password',
     HOST: '127.0.0.1',
@@ -41,7 +39,7 @@ export async function startBenchSystem(options: { instances: number; questions: 
   const stop = async () => {
     await Promise.all(processes.reverse().map((p) => stopProcess(p.child)));
     await bus.close();
-    await dropDatabase(databaseUrl);
+    await space.drop();
     rmSync(`/tmp/kn-bench-${id}`, { recursive: true, force: true });
   };
   try {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import fs, { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import fs from 'node:fs';
 import type { Role } from '@kn/contracts';
 import { createDb, sql } from '@kn/db';
 import { createLogger } from '@kn/telemetry';
@@ -860,7 +859,7 @@ describe('secrets', () => {
         .set(...admin)
         .send({ password: 'a-new-password-5678' }),
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await system.flushLogs();
     expect(logLines.length).toBeGreaterThan(0);
     const text = logLines.join('\n');
     const secrets = [
@@ -905,23 +904,5 @@ describe('secrets', () => {
     } finally {
       await db.destroy();
     }
-  });
-
-  test('passwords are compared in constant time, tokens only through their hash', () => {
-    const root = join(__dirname, '..', 'services', 'users', 'src', 'domain');
-    const passwords = readFileSync(join(root, 'passwords.ts'), 'utf8');
-    const verify = passwords.slice(passwords.indexOf('export async function verifyPassword'));
-    expect(verify).toMatch(/timingSafeEqual\(/);
-    expect(verify).not.toMatch(/===\s*parts\[5\]|\.equals\(/);
-    const auth = readFileSync(join(root, 'auth.ts'), 'utf8');
-    // The token is looked up by its sha256 (an index lookup on a hash reveals nothing of the token)...
-    expect(auth).toMatch(/where\('tokens\.token_hash', '=', hashToken\(token\)\)/);
-    // ...and a login spends the same work whether or not the user exists.
-    expect(auth).toMatch(/verifyPassword\(password, user\?\.password_hash \?\? null/);
-  });
-
-  test('login attempts are rate-limited: see test/limits.test.ts ("log-in attempts are limited per email address")', () => {
-    const limits = readFileSync(join(__dirname, 'limits.test.ts'), 'utf8');
-    expect(limits).toContain('log-in attempts are limited per email address');
   });
 });

@@ -77,11 +77,12 @@ describe('tokens', () => {
     const { user, token } = await system.createUser();
     await usersDb()
       .updateTable('tokens')
-      .set({ expires: new Date(Date.now() + 1500) })
+      .set({ expires: new Date(system.clock.now().getTime() + 5_000) })
       .where('user_id', '=', user.id)
       .execute();
+    // Cached for AUTH_CACHE_MS (10 s), but never past the token's expiry.
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1600));
+    system.clock.advance(6_000);
     expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(401);
   });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, call, connectBus, createBusTables, type EventHandlers, startConsumer, startOutboxRelay, writeEvent } from '@kn/bus';
 import { type EventSubject, events, Roles, usersOperations } from '@kn/contracts';
-import { createDb, dropDatabase, migrate } from '@kn/db';
+import { createDb, migrate } from '@kn/db';
 import { createLogger } from '@kn/telemetry';
-import { isolation, startNatsServer, waitFor } from '@kn/testing';
+import { isolation, scrapeMetric, startNatsServer, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
 import type { Kysely } from 'kysely';
 
@@ -18,7 +18,8 @@ let probeDb: Kysely<any>;
 let probeBus: Bus;
 let failNext = 0;
 let probe: Awaited<ReturnType<typeof startConsumer>>;
-const { databaseUrl, namespace } = isolation();
+const space = isolation();
+const { databaseUrl, namespace } = space;
 const admin = { id: 1, roles: [...Roles], token_id: null };
 
 const seen = async (subject?: string) =>
@@ -87,8 +88,8 @@ afterAll(async () => {
   await probeBus?.close();
   await probeDb?.destroy();
   await service?.stop();
+  await space.drop(nats.url);
   await nats?.destroy();
-  await dropDatabase(databaseUrl);
 });
 
 const createUser = (email: string) =>
@@ -124,6 +125,9 @@ test('events written while the relay is stopped are delivered when it runs again
 
 test('events written while NATS is down are delivered after it restarts; nothing is lost or doubled', async () => {
   const before = (await seen()).length;
+  const failures = async () =>
+    (await scrapeMetric(service.runtime.metricsUrl, 'kn_outbox_publish_failures_total')).get('{process="users"}') ?? 0;
+  const failedBefore = await failures();
   await nats.stop();
   const ids: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -132,7 +136,8 @@ test('events written while NATS is down are delivered after it restarts; nothing
       .transaction()
       .execute((tx) => writeEvent(tx, 'users.user.deleted.v1', { user_id: 1000 + i }, { actorId: null }));
   }
-  await new Promise((r) => setTimeout(r, 500));
+  // The relay tried to publish them, and they are still in the outbox.
+  await waitFor(async () => (await failures()) > failedBefore, { what: 'a failed publish' });
   expect((await service.runtime.db.selectFrom('outbox').select('id').execute()).length).toBe(5);
   await nats.restart();
   await waitFor(async () => (await seen()).length === before + 5, { timeoutMs: 30_000, what: 'five events after the NATS restart' });

@@ -5,3 +5,12 @@ test('the configuration reference in docs/operations.md is the one the config sc
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
 });
+
+test('the NATS authorization in infra/nats/auth.conf is the one the permissions give (regenerate: pnpm nats:auth)', () => {
+  const run = spawnSync(process.execPath, ['infra/nats-auth.ts', '--check'], {
+    encoding: 'utf8',
+    env: { ...process.env, NATS_NAMESPACE: '' },
+  });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+});

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createDb } from '@kn/db';
 import * as exportsModule from '@kn/exports';
+import { waitFor } from '@kn/testing';
 import JSZip from 'jszip';
 import { SaxesParser } from 'saxes';
 import { validateXML } from 'xmllint-wasm';
@@ -44,14 +45,16 @@ async function question(token: string, title: string, description: string, tags:
   return created.body.id as number;
 }
 
-async function poll(kind: 'topic-content' | 'content', id: number, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await system.api.get(`${API}/export/${kind}/${id}`).set(...admin);
-    expect(res.status).toBe(200);
-    if (res.body.status !== 'processing' || Date.now() > deadline) return res.body;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** The export record once it is no longer processing. */
+async function exportDone(kind: 'topic-content' | 'content', id: number, timeoutMs = 30_000) {
+  return waitFor(
+    async () => {
+      const res = await system.api.get(`${API}/export/${kind}/${id}`).set(...admin);
+      expect(res.status).toBe(200);
+      return res.body.status !== 'processing' && res.body;
+    },
+    { timeoutMs, what: `export ${id} to finish` },
+  );
 }
 
 async function download(kind: 'topic-content' | 'content', id: number) {
@@ -197,7 +200,7 @@ describe('topic-content export', () => {
   });
 
   test('finishes with end_date, file_size and count; the file is UTF-16LE TSV, one row per solution', async () => {
-    const done = await poll('topic-content', record.export_id);
+    const done = await exportDone('topic-content', record.export_id);
     expect(done).toMatchObject({ status: 'success', message: null, filename: record.filename, start_date: record.start_date });
     expect(Date.parse(done.end_date)).toBeGreaterThanOrEqual(Date.parse(done.start_date));
 
@@ -255,7 +258,7 @@ describe('topic-content export', () => {
       .post(`${API}/export/topic-content`)
       .set(...admin)
       .send({ topics: [{ global_concept_id: 'cider-concept', label: 'cider' }] });
-    const done = await poll('topic-content', res.body.export_id);
+    const done = await exportDone('topic-content', res.body.export_id);
     expect(done).toMatchObject({ status: 'success', count: 1 });
     const text = (await download('topic-content', res.body.export_id)).body.subarray(2).toString('utf16le');
     const row = text.split('\r\n')[1]!.split('\t');
@@ -304,7 +307,7 @@ describe('content export', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'processing', count: null, file_size: null, end_date: null, message: null });
     expect(res.body.filename).toMatch(/^Knowledge_Network_content_export_\d{8}-\d{6}\.xml\.zip$/);
-    const done = await poll('content', res.body.export_id);
+    const done = await exportDone('content', res.body.export_id);
     expect(done).toMatchObject({ status: 'success', count: 3 });
 
     const file = await download('content', res.body.export_id);
@@ -373,7 +376,7 @@ describe('content export', () => {
       .set(...admin)
       .send({ anonymised: false, exclude_deleted: true });
     expect(res.status).toBe(201);
-    const done = await poll('content', res.body.export_id);
+    const done = await exportDone('content', res.body.export_id);
     expect(done).toMatchObject({ status: 'success', count: 2 });
     const { xml } = await unzipXml((await download('content', res.body.export_id)).body);
     expect((await validate(xml)).valid).toBe(true);
@@ -395,7 +398,7 @@ describe('content export', () => {
   test('the parameters may also come as query parameters', async () => {
     const res = await system.api.post(`${API}/export/content?anonymised=false&exclude_deleted=true`).set(...admin);
     expect(res.status).toBe(201);
-    const done = await poll('content', res.body.export_id);
+    const done = await exportDone('content', res.body.export_id);
     expect(done).toMatchObject({ status: 'success', count: 2 });
     const { xml } = await unzipXml((await download('content', res.body.export_id)).body);
     expect(xml).toContain('Paula');
@@ -475,7 +478,7 @@ describe('long texts', () => {
     const id = await question(people.solver!.token, 'A question with a very long answer', '<p>short</p>', ['long']);
     await publishedSolution(system, people.solver!.token, id, long);
     const res = await system.api.post(`${API}/export/content`).set(...admin);
-    const done = await poll('content', res.body.export_id);
+    const done = await exportDone('content', res.body.export_id);
     expect(done.status).toBe('success');
     const { xml } = await unzipXml((await download('content', res.body.export_id)).body);
     expect((await validate(xml)).valid).toBe(true);
@@ -486,7 +489,7 @@ describe('long texts', () => {
       .post(`${API}/export/topic-content`)
       .set(...admin)
       .send({ topics: [{ global_concept_id: 'long', label: 'long' }] });
-    expect((await poll('topic-content', topic.body.export_id)).status).toBe('success');
+    expect((await exportDone('topic-content', topic.body.export_id)).status).toBe('success');
     const row = (await download('topic-content', topic.body.export_id)).body.subarray(2).toString('utf16le').split('\r\n')[1].split('\t');
     expect(row[9]).toBe(long);
   });
@@ -503,25 +506,16 @@ describe('a worker that dies half-way', () => {
   test('is replaced: another instance finishes the job, exactly once', async () => {
     for (let i = 0; i < 8; i++)
       await question(people.solver!.token, `Filler question number ${i} about lagers`, `<p>filler ${i}</p>`, ['lager']);
-    // The only instance is now a separate process, slowed down (one question per page, a pause between pages).
+    // The only instance is now a separate process that reads one question per page and stops
+    // after the first page (a pause of ten minutes before the next): it is killed half-way.
     await system.services.exports.stop();
     const output: string[] = [];
     worker = spawn(process.execPath, ['services/exports/src/main.ts'], {
-      env: { ...process.env, ...system.env, LOG_LEVEL: 'info', EXPORT_PAGE_SIZE: '1', EXPORT_PAGE_DELAY_MS: '400' },
+      env: { ...process.env, ...system.env, LOG_LEVEL: 'debug', EXPORT_PAGE_SIZE: '1', EXPORT_PAGE_DELAY_MS: '600000' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const seen = (text: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "${text}" from the worker: ${output.join('')}`)), 30_000);
-        const check = () => {
-          if (output.join('').includes(text)) {
-            clearTimeout(timer);
-            resolve();
-          } else setTimeout(check, 50);
-        };
-        check();
-      });
     worker.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    const seen = (text: string) => waitFor(() => output.join('').includes(text), { timeoutMs: 30_000, what: `"${text}" from the worker` });
     await seen('exports service ready');
 
     const res = await system.api
@@ -529,8 +523,7 @@ describe('a worker that dies half-way', () => {
       .set(...admin)
       .send({ anonymised: false });
     const id = res.body.export_id as number;
-    await seen('export started');
-    await new Promise((r) => setTimeout(r, 1500));
+    await seen('export page read');
     const db = createDb<any>({ url: system.env.DATABASE_URL, schema: 'exports', poolSize: 1 });
     const before = await db.selectFrom('export_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     await db.destroy();
@@ -542,7 +535,7 @@ describe('a worker that dies half-way', () => {
     worker = undefined;
 
     replacement = await exportsModule.start(exportsModule.loadConfig({ ...system.env, EXPORT_ACK_WAIT_MS: '3000' }));
-    const done = await poll('content', id, 60_000);
+    const done = await exportDone('content', id, 60_000);
     expect(done).toMatchObject({ status: 'success', count: 12 });
     const after = await replacement.runtime.db.selectFrom('export_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(after.attempts).toBe(2);

@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dropDatabase } from '@kn/db';
-import { freePort, startNatsServer } from '@kn/testing';
+import { freePort, isolation, startNatsServer } from '@kn/testing';
 import JSZip from 'jszip';
 import pg from 'pg';
 
@@ -22,8 +21,8 @@ const readyLine = (part: Part) => (part === 'gateway' ? 'gateway listening' : `$
 
 /** The system as separate processes, each of which a fault may kill. */
 export async function startFaultySystem() {
-  const id = randomBytes(3).toString('hex');
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/kn_faults_${id}`;
+  const space = isolation();
+  const { databaseUrl } = space;
   const dir = mkdtempSync(path.join(tmpdir(), 'kn-faults-'));
   const nats = await startNatsServer();
   const port = await freePort();
@@ -31,7 +30,7 @@ export async function startFaultySystem() {
     ...(process.env as Record<string, string>),
     DATABASE_URL: databaseUrl,
     NATS_URL: nats.url,
-    NATS_NAMESPACE: `faults${id}`,
+    NATS_NAMESPACE: space.namespace,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     SCRYPT_COST: '1024',
@@ -79,7 +78,19 @@ export async function startFaultySystem() {
       child.kill(signal);
     });
 
-  for (const part of PARTS) await start(part);
+  async function stop() {
+    stopping = true;
+    for (const part of [...PARTS].reverse()) await stopPart(part, 'SIGTERM');
+    await space.drop(nats.url).catch(() => {});
+    await nats.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  try {
+    for (const part of PARTS) await start(part);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return {
     api: `http://127.0.0.1:${port}/api/v1`,
     databaseUrl,
@@ -117,13 +128,7 @@ export async function startFaultySystem() {
         await client.end();
       }
     },
-    async stop() {
-      stopping = true;
-      for (const part of [...PARTS].reverse()) await stopPart(part, 'SIGTERM');
-      await nats.destroy();
-      await dropDatabase(databaseUrl).catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 export type FaultySystem = Awaited<ReturnType<typeof startFaultySystem>>;

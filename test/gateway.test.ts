@@ -122,3 +122,39 @@ describe('OpenAPI', () => {
     expect(asset.status).toBe(200);
   });
 });
+
+describe('tracing', () => {
+  /** The `traceparent` of each event of the content stream, by subject. */
+  async function traceparents(subject: string) {
+    const { runtime } = system.services.content;
+    await runtime.relay.flush();
+    const stream = runtime.bus.streamName('content');
+    const info = await runtime.bus.jsm.streams.info(stream);
+    const found: Array<string | undefined> = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const msg = await runtime.bus.jsm.streams.getMessage(stream, { seq });
+      if (msg?.json<{ subject: string }>().subject === subject) found.push(msg.header?.get('traceparent') || undefined);
+    }
+    return found;
+  }
+
+  test('every event carries a traceparent: the request’s trace, or a new one the gateway started (no exporter configured)', async () => {
+    const user = await system.createUser();
+    const untraced = await system.api
+      .post('/api/v1/questions')
+      .set(...user.auth)
+      .send({ title: 'Does an untraced request get a trace?' });
+    expect(untraced.status).toBe(201);
+    const traced = await system.api
+      .put(`/api/v1/questions/${untraced.body.id}`)
+      .set(...user.auth)
+      .set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')
+      .send({ title: 'Does a traced request keep its trace?' });
+    expect(traced.status).toBe(200);
+    const [created] = await traceparents('content.question.created.v1');
+    expect(created).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    expect(created).not.toMatch(/^00-0{32}/);
+    const [updated] = await traceparents('content.question.updated.v1');
+    expect(updated).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+  });
+});

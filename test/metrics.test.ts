@@ -1,3 +1,4 @@
+import { scrapeMetric as scrape } from '@kn/testing';
 import { type System, startSystem } from './system.ts';
 
 let system: System;
@@ -6,18 +7,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => system?.stop());
 
-/** The samples of a metric in a Prometheus text page: labels (as written) → value. */
-async function scrape(url: string, metric: string) {
-  const res = await fetch(url);
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-  const samples = new Map<string, number>();
-  for (const line of (await res.text()).split('\n')) {
-    const m = line.match(/^(\w+)(\{[^}]*\})? (\S+)$/);
-    if (m && m[1] === metric) samples.set(m[2] ?? '', Number(m[3]));
-  }
-  return samples;
-}
 const find = (samples: Map<string, number>, ...parts: string[]) =>
   [...samples].filter(([labels]) => parts.every((p) => labels.includes(p))).reduce((sum, [, v]) => sum + v, 0);
 

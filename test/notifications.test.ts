@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@kn/testing';
 import { SMTPServer } from 'smtp-server';
 import { API, contentEvents, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -48,8 +49,8 @@ const receiver: Server = createServer((req, res) => {
       return res.end('down');
     }
     if (slowHooks > 0) {
+      // Never answers: the sender's timeout ends the request.
       slowHooks--;
-      setTimeout(() => res.end('late'), 1500).unref();
       return;
     }
     hooks.push({ headers: req.headers, body });
@@ -116,18 +117,6 @@ async function settle() {
   await system.services.content.runtime.relay.flush();
   await system.services.notifications.consumers.users.caughtUp();
   await system.services.notifications.consumers.content.caughtUp();
-}
-
-async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 async function notificationsOf(user: TestUser) {
@@ -198,22 +187,14 @@ describe('notification types', () => {
     expect(n?.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     // Email (default settings allow new_solution*; the author gets none).
-    const mail = await eventually(() => {
-      const m = mailsTo(poser);
-      expect(m.length).toBeGreaterThan(0);
-      return m[m.length - 1];
-    });
+    const mail = await waitFor(() => mailsTo(poser).at(-1), { what: 'a mail to the poser' });
     expect(mail?.raw).toMatch(/text\/plain/);
     expect(mail?.raw).toMatch(/text\/html/);
     expect(decodeHeader(mail?.raw ?? '', 'subject')).toContain('solved your question');
     expect(mailsTo(author)).toHaveLength(0);
 
     // Webhook: one per notification, signed.
-    const hook = await eventually(() => {
-      const h = hooks.find((x) => JSON.parse(x.body).id === n?.id);
-      expect(h).toBeDefined();
-      return h as { headers: IncomingHttpHeaders; body: string };
-    });
+    const hook = await waitFor(() => hooks.find((x) => JSON.parse(x.body).id === n?.id), { what: 'the webhook of the notification' });
     expect(hook.headers['x-event']).toBe('notifications');
     expect(hook.headers['x-event-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(hook.headers['x-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(hook.body).digest('hex')}`);
@@ -614,13 +595,10 @@ describe('email', () => {
     for (const u of asked) await publishedSolution(system, author.token, await publishedQuestion(system, u.token));
     await settle();
     for (const u of asked) expect((await notificationsOf(u)).length).toBeGreaterThan(0);
-    const mail = await eventually(() => {
-      const m = mailsTo(german);
-      expect(m).toHaveLength(1);
-      return m[0];
-    });
-    expect(decodeHeader(mail?.raw ?? '', 'subject')).toContain('hat Ihre Frage');
     await system.services.notifications.workers.email.drain();
+    await waitFor(() => mailsTo(german).length > 0, { what: 'a mail in German' });
+    expect(mailsTo(german)).toHaveLength(1);
+    expect(decodeHeader(mailsTo(german)[0]!.raw, 'subject')).toContain('hat Ihre Frage');
     expect(mailsTo(quiet)).toHaveLength(0);
     expect(mailsTo(muted)).toHaveLength(0);
     if (reserved) expect(mailsTo(reserved)).toHaveLength(0);
@@ -647,17 +625,19 @@ describe('email', () => {
     refuseMails = 2;
     await publishedSolution(system, author.token, await publishedQuestion(system, u.token));
     await settle();
-    await eventually(() => expect(mailsTo(u)).toHaveLength(1));
     // The SMTP server has the message a moment before the worker records it.
-    const row = await eventually(async () => {
-      const r = await system.services.notifications.runtime.db
-        .selectFrom('email_outbox')
-        .selectAll()
-        .where('user_id', '=', u.user.id)
-        .executeTakeFirstOrThrow();
-      expect(r.status).toBe('sent');
-      return r;
-    });
+    const row = await waitFor(
+      async () => {
+        const r = await system.services.notifications.runtime.db
+          .selectFrom('email_outbox')
+          .selectAll()
+          .where('user_id', '=', u.user.id)
+          .executeTakeFirst();
+        return r?.status === 'sent' && r;
+      },
+      { what: 'the mail recorded as sent' },
+    );
+    expect(mailsTo(u)).toHaveLength(1);
     expect(row).toMatchObject({ status: 'sent', attempts: 3 });
     expect(row.last_error).toBeNull();
   });
@@ -672,7 +652,8 @@ describe('email', () => {
     await settle();
     for (const x of [u, off]) await publishedSolution(system, author.token, await publishedQuestion(system, x.token));
     await settle();
-    await eventually(() => expect(mailsTo(u)).toHaveLength(1));
+    await waitFor(() => mailsTo(u).length > 0, { what: 'the mail of the solution' });
+    expect(mailsTo(u)).toHaveLength(1);
     const nextMonth = new Date();
     nextMonth.setUTCMonth(nextMonth.getUTCMonth() + 1, 15);
     const { digest, email } = system.services.notifications.workers;
@@ -680,7 +661,8 @@ describe('email', () => {
     expect(rounds.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(await digest.runOnce(nextMonth)).toBe(0);
     await email.drain();
-    await eventually(() => expect(mailsTo(u)).toHaveLength(2));
+    await waitFor(() => mailsTo(u).length > 1, { what: 'the digest' });
+    expect(mailsTo(u)).toHaveLength(2);
     expect(mailsTo(u)[1]?.raw).toMatch(/text\/plain/);
     expect(decodeHeader(mailsTo(u)[1]?.raw ?? '', 'subject')).toMatch(/notifications of \d{4}-\d\d/);
     expect(mailsTo(off)).toHaveLength(1);
@@ -693,8 +675,11 @@ describe('webhooks and faults', () => {
     await settle();
     // Earlier deliveries are all out, so the failures below hit this test's delivery.
     const { db } = system.services.notifications.runtime;
-    await eventually(async () =>
-      expect(await db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute()).toHaveLength(0),
+    await waitFor(
+      async () => (await db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute()).length === 0,
+      {
+        what: 'no pending deliveries',
+      },
     );
     failHooks = 2;
     slowHooks = 1;
@@ -702,18 +687,17 @@ describe('webhooks and faults', () => {
     await publishedSolution(system, author.token, q);
     await settle();
     const [n] = await notificationsOf(u);
-    const received = await eventually(() => {
-      const got = hooks.filter((h) => JSON.parse(h.body).id === n?.id);
-      expect(got).toHaveLength(1);
-      return got;
-    }, 15_000);
-    const delivery = await eventually(async () => {
-      const res = await system.api.get(`${API}/webhooks/deliveries?limit=200`).set(...bearer(system.adminToken));
-      expect(res.status).toBe(200);
-      const d = res.body.items.find((x: { notification_id: number }) => x.notification_id === n?.id);
-      expect(d?.status).toBe('delivered');
-      return d;
-    });
+    const delivery = await waitFor(
+      async () => {
+        const res = await system.api.get(`${API}/webhooks/deliveries?limit=200`).set(...bearer(system.adminToken));
+        expect(res.status).toBe(200);
+        const d = res.body.items.find((x: { notification_id: number }) => x.notification_id === n?.id);
+        return d?.status === 'delivered' && d;
+      },
+      { timeoutMs: 15_000, what: 'the delivery' },
+    );
+    const received = hooks.filter((h) => JSON.parse(h.body).id === n?.id);
+    expect(received).toHaveLength(1);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, last_status_code: 200, last_error: null, next_attempt: null });
     expect(delivery.event_id).toBe(received[0]?.headers['x-event-id']);
     expect((await system.api.get(`${API}/webhooks/deliveries`).set(...u.auth)).status).toBe(403);
@@ -767,7 +751,7 @@ describe('webhooks and faults', () => {
         .selectAll()
         .where('notification_id', '=', n?.id as number)
         .executeTakeFirstOrThrow();
-    await eventually(async () => expect((await delivery()).attempts).toBeGreaterThan(0));
+    await waitFor(async () => (await delivery()).attempts > 0, { what: 'a first attempt' });
     expect(
       (
         await system.api
@@ -777,7 +761,8 @@ describe('webhooks and faults', () => {
       ).status,
     ).toBe(200);
     await settle();
-    await eventually(async () => expect(await delivery()).toMatchObject({ status: 'failed', last_error: 'webhooks disabled' }));
+    await waitFor(async () => (await delivery()).status === 'failed', { what: 'the delivery given up' });
+    expect(await delivery()).toMatchObject({ status: 'failed', last_error: 'webhooks disabled' });
     failHooks = 0;
     await publishedSolution(system, author.token, q);
     await settle();

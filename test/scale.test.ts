@@ -2,7 +2,7 @@ import * as content from '@kn/content';
 import * as exportsModule from '@kn/exports';
 import * as notifications from '@kn/notifications';
 import * as search from '@kn/search';
-import { waitFor } from '@kn/testing';
+import { scrapeMetric, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
 import { bearer, type System, startSystem } from './system.ts';
 
@@ -32,13 +32,10 @@ afterAll(async () => {
 });
 
 /** The sum of a counter's samples whose labels contain every part. */
+/** The sum of a metric's samples whose labels hold every one of `parts`. */
 async function counter(url: string, metric: string, ...parts: string[]) {
-  const text = await (await fetch(url)).text();
   let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = line.match(/^(\w+)(\{[^}]*\})? (\S+)$/);
-    if (m && m[1] === metric && parts.every((p) => (m[2] ?? '').includes(p))) sum += Number(m[3]);
-  }
+  for (const [labels, value] of await scrapeMetric(url, metric)) if (parts.every((p) => labels.includes(p))) sum += value;
   return sum;
 }
 
@@ -94,14 +91,18 @@ test('requests and events spread over two instances of every service, each handl
 
 test('an instance stopped in the middle of traffic drains: every request answered, every event handled', async () => {
   const poser = await system.createUser({ firstname: 'Steady' });
+  const written = () => counter(seconds.content!.runtime.metricsUrl, 'kn_rpc_server_requests_total', 'operation="createQuestion"');
+  const before = await written();
   const writes = Array.from({ length: 30 }, (_, i) =>
     system.api
       .post('/api/v1/questions')
       .set(...poser.auth)
       .send({ title: `Question written while an instance stops ${i}`, tags: ['drain'] }),
   );
-  // Stop the second content instance while the writes are under way.
-  const stopping = new Promise((r) => setTimeout(r, 5)).then(() => seconds.content!.stop());
+  // Stop the second content instance once it has answered one of the writes: the others are under way.
+  const stopping = waitFor(async () => (await written()) > before, { what: 'the second instance answering a write' }).then(() =>
+    seconds.content!.stop(),
+  );
   const answers = await Promise.all(writes);
   await stopping;
   expect(answers.map((a) => a.status)).toEqual(Array(30).fill(201));

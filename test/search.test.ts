@@ -137,9 +137,10 @@ describe('GET /questions?query', () => {
     const hop = await find('query=hop');
     expect(names(hop.items).sort()).toEqual(['hopping', 'hops']);
     const whole = await find('query=hops');
-    const prefixOnly = whole.items.find((i) => i.id === ids.hopping);
-    // "hops" is not a prefix of "hopping": only the whole word matches.
-    expect(prefixOnly).toBeUndefined();
+    // "hops" is not a prefix of "hopping", but they share a stem: found, far below the whole word.
+    const stemOnly = whole.items.find((i) => i.id === ids.hopping)!;
+    expect(names(whole.items)[0]).toBe('hops');
+    expect(stemOnly.search_metadata.score).toBeLessThan(whole.items[0]!.search_metadata.score / 5);
     const ho = await find('query=ho');
     expect(ho.total).toBe(0);
     const lag = await find('query=lag');
@@ -148,8 +149,37 @@ describe('GET /questions?query', () => {
     expect(lag.items[0]!.search_metadata.highlighting!.fragment).toContain('<em>lagers</em>');
   });
 
+  test('stems match below the whole word and above prefixes, in the question language; highlighting marks them', async () => {
+    await question(alice, 'kegs', { title: 'Cleaning kegs between two batches', description: '<p>Star San or PBW?</p>' });
+    await question(alice, 'kegerator', { title: 'Building a kegerator from an old fridge', description: '<p>Which taps?</p>' });
+    await system.searchCaughtUp();
+    const keg = await find('query=keg');
+    expect(names(keg.items)).toEqual(['hopping', 'kegs', 'kegerator']);
+    const [exact, stem, prefix] = keg.items.map((i) => i.search_metadata.score);
+    expect(exact!).toBeGreaterThan(stem!);
+    expect(stem!).toBeGreaterThan(prefix!);
+    expect(keg.items[1]!.search_metadata.highlighting).toMatchObject({
+      query_field: 'title',
+      fragment: 'Cleaning <em>kegs</em> between two batches',
+    });
+    // German stems for a German question: "Gärungen" finds "Gärung".
+    expect(names((await find('query=G%C3%A4rungen&language_id=de')).items)).toEqual(['german']);
+  });
+
+  test('a rare word of 5+ letters also matches words one or two edits away, below exact and stem matches', async () => {
+    const typo = await find('query=furmentation');
+    expect(names(typo.items)).toContain('yeast');
+    const hit = typo.items.find((i) => i.id === ids.yeast)!;
+    expect(hit.search_metadata.highlighting).toMatchObject({ query_field: 'description' });
+    expect(hit.search_metadata.highlighting!.fragment).toContain('<em>fermentation</em>');
+    const exact = (await find('query=fermentation')).items.find((i) => i.id === ids.yeast)!;
+    expect(hit.search_metadata.score).toBeLessThan(exact.search_metadata.score);
+    // Four letters are too few for a typo: "hopz" finds nothing.
+    expect((await find('query=hopz')).total).toBe(0);
+  });
+
   test('OR by default, AND on request; stop words are left out', async () => {
-    expect(names((await find('query=hops%20yeast')).items).sort()).toEqual(['hops', 'yeast']);
+    expect(names((await find('query=hops%20yeast')).items).sort()).toEqual(['hopping', 'hops', 'yeast']);
     const both = await find('query=hops%20boil&query_default_operator=and');
     expect(names(both.items)[0]).toBe('hops');
     expect(both.items.filter((i) => i.search_metadata.score >= 0.8).map((i) => i.id)).toEqual([ids.hops]);
@@ -172,7 +202,7 @@ describe('GET /questions?query', () => {
     expect(byId.items.map((i) => i.id)).toEqual([...byId.items.map((i) => i.id)].sort((a, b) => a - b));
     expect(byId.items.every((i) => i.search_metadata.score > 0)).toBe(true);
     const mine = await find('query=hops%20yeast&filter=my-questions', bob);
-    expect(names(mine.items)).toEqual(['yeast']);
+    expect(names(mine.items)).toEqual(['yeast', 'hopping']);
   });
 
   test('pages stay inside one ranking: offset and limit cut the same order, total counts all matches', async () => {
@@ -241,6 +271,12 @@ describe('GET /questions?query', () => {
       'пиво',
       '啤酒',
       '🍺',
+      'بيرة باردة',
+      'x',
+      'the and of',
+      'Bier beer cerveza 啤酒 بيرة pivo',
+      `${'hopfen '.repeat(142)}hops`.slice(0, 1000),
+      '\u0301\u0301 ǅ İ ß'.repeat(3),
     ]) {
       const res = await api()
         .get(`${API}/questions?query=${encodeURIComponent(q)}`)

@@ -94,6 +94,35 @@ describe('drafts', () => {
     expect(question.body.solution_count).toBe(0);
   });
 
+  test('two answers of one person to one question at the same time: one draft, and both are answered with it', async () => {
+    const q = await publishedQuestion(system, poser.token, 'Which draft wins when two tabs answer at once?');
+    const answer = (text: string) =>
+      system.api
+        .post(`${API}/questions/${q}/solutions`)
+        .set(...author.auth)
+        .send({ description: `<p>${text}</p>` })
+        .then((r) => r);
+    // The first is held inside its transaction; the second waits for it, then edits its draft.
+    const [first, second] = await system.holding('content.solutions', async (waiting) => {
+      const first = answer('from the first tab');
+      await waiting('relation');
+      const second = answer('from the second tab');
+      await waiting('advisory');
+      return [first, second];
+    });
+    const [a, b] = [await first, await second];
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body.id).toBe(a.body.id);
+    expect(b.body.description).toContain('from the second tab');
+    const drafts = await system.services.content.runtime.db
+      .selectFrom('solutions')
+      .select('id')
+      .where('question_id', '=', q)
+      .where('author_id', '=', author.user.id)
+      .execute();
+    expect(drafts).toEqual([{ id: a.body.id }]);
+  });
+
   test('404 for a missing question, 409 for unpublished or deleted questions, 400 for empty or script-only descriptions', async () => {
     expect(
       (
@@ -218,8 +247,9 @@ describe('editing', () => {
     expect(forbidden.body.code).toBe('Forbidden');
     expect((await system.api.get(`${API}/solutions/${id}`).set(...author.auth)).body.description).not.toContain('hijacked');
 
-    // Wait until the users projection knows the mentioned user.
-    await new Promise((r) => setTimeout(r, 300));
+    // The users projection of the content service knows the mentioned user.
+    await system.services.users.runtime.relay.flush();
+    await system.services.content.consumers.users.caughtUp();
     const res = await system.api
       .put(`${API}/solutions/${id}`)
       .set(...author.auth)

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as content from '@kn/content';
-import { dropDatabase } from '@kn/db';
 import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
 import * as search from '@kn/search';
-import { isolation } from '@kn/testing';
+import { isolation, type NatsAuth, testClock, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
+import pg from 'pg';
 import supertest from 'supertest';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for-tests' };
@@ -16,10 +16,23 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for
 /**
  * The whole system as production runs it (each service's `start`, the gateway's `start`) inside
  * the test process, against the machine's real Postgres and NATS, in a database and NATS
- * namespace of this test file's own.
+ * namespace of this test file's own, both dropped by `stop()`.
  */
-export async function startSystem(overrides: Record<string, string> = {}) {
-  const { databaseUrl, namespace } = isolation();
+export type Part = 'gateway' | 'users' | 'content' | 'notifications' | 'search' | 'exports';
+
+export async function startSystem(
+  overrides: Record<string, string> = {},
+  options: {
+    /** Settings of one part only (its NATS user on a locked bus, say). */
+    partEnv?: (part: Part) => Record<string, string>;
+    /** A NATS user that may drop the namespace at stop (a locked bus). */
+    natsAdmin?: NatsAuth;
+  } = {},
+) {
+  const space = isolation();
+  // Time-dependent rules (token expiry) follow this clock: a test moves it instead of waiting.
+  const clock = testClock();
+  const { databaseUrl, namespace } = space;
   const indexDir = mkdtempSync(join(tmpdir(), 'kn-search-'));
   const env = {
     DATABASE_URL: databaseUrl,
@@ -59,15 +72,16 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   let exportsService: Awaited<ReturnType<typeof exportsModule.start>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
-    usersService = await begin(users.start(users.loadConfig(env)));
-    contentService = await begin(content.start(content.loadConfig(env)));
-    notificationsService = await begin(notifications.start(notifications.loadConfig(env)));
-    searchService = await begin(search.start(search.loadConfig(env)));
-    exportsService = await begin(exportsModule.start(exportsModule.loadConfig(env)));
-    gateway = await begin(startGateway(loadGatewayConfig(env)));
+    const of = (part: Part) => ({ ...env, ...options.partEnv?.(part) });
+    usersService = await begin(users.start(users.loadConfig(of('users')), { clock }));
+    contentService = await begin(content.start(content.loadConfig(of('content'))));
+    notificationsService = await begin(notifications.start(notifications.loadConfig(of('notifications'))));
+    searchService = await begin(search.start(search.loadConfig(of('search'))));
+    exportsService = await begin(exportsModule.start(exportsModule.loadConfig(of('exports'))));
+    gateway = await begin(startGateway(loadGatewayConfig(of('gateway')), { clock }));
   } catch (err) {
     for (const part of started) await part.stop().catch(() => {});
-    await dropDatabase(databaseUrl).catch(() => {});
+    await space.drop(env.NATS_URL, options.natsAdmin).catch(() => {});
     await dropSearchIndices().catch(() => {});
     rmSync(indexDir, { recursive: true, force: true });
     throw err;
@@ -85,6 +99,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
   return {
     env,
     api,
+    clock,
     url: gateway.url,
     gateway,
     services: {
@@ -108,6 +123,44 @@ export async function startSystem(overrides: Record<string, string> = {}) {
     },
     adminToken,
     login,
+    /**
+     * Holds requests inside their transactions: locks a table of a service's schema
+     * (`content.solutions`, say) until `run` is done, so that every write to it waits, as it would
+     * behind a slow disk. `waiting(kind)` resolves once a backend of this system waits for a lock
+     * of that kind (`relation`: the held table, `advisory`: an advisory lock).
+     */
+    async holding<T>(table: string, run: (waiting: (kind: string) => Promise<void>) => Promise<T>): Promise<T> {
+      const holder = new pg.Client({ connectionString: databaseUrl });
+      // Another connection watches: inside a transaction pg_stat_activity stays as it was first read.
+      const watcher = new pg.Client({ connectionString: databaseUrl });
+      await Promise.all([holder.connect(), watcher.connect()]);
+      try {
+        await holder.query('begin');
+        await holder.query(`lock table ${table} in exclusive mode`);
+        const waiting = async (kind: string) => {
+          await waitFor(
+            async () =>
+              (
+                await watcher.query<{ n: number }>(
+                  `select count(*)::int as n from pg_stat_activity
+                    where datname = current_database() and wait_event_type = 'Lock' and wait_event = $1`,
+                  [kind],
+                )
+              ).rows[0]!.n > 0,
+            { what: `a request waiting for a ${kind} lock` },
+          );
+        };
+        return await run(waiting);
+      } finally {
+        await holder.query('rollback').catch(() => {});
+        await Promise.all([holder.end(), watcher.end()]);
+      }
+    },
+    /** Writes out what every process's logger holds (a test reading the logs waits for this). */
+    async flushLogs() {
+      const loggers = [gateway.logger, ...Object.values(this.services).map((s) => s.runtime.logger)];
+      await Promise.all(loggers.map((l) => new Promise<void>((resolve) => l.flush(() => resolve()))));
+    },
     /** A user who can log in (api_user plus the given roles) and their token. */
     async createUser(fields: Record<string, unknown> = {}, roles: string[] = ['user']) {
       counter++;
@@ -138,7 +191,7 @@ export async function startSystem(overrides: Record<string, string> = {}) {
           usersService.stop(),
         ])),
       );
-      results.push(...(await Promise.allSettled([dropDatabase(databaseUrl), dropSearchIndices()])));
+      results.push(...(await Promise.allSettled([space.drop(env.NATS_URL, options.natsAdmin), dropSearchIndices()])));
       rmSync(indexDir, { recursive: true, force: true });
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;

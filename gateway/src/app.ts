@@ -13,6 +13,7 @@ import {
   unsupportedMediaType,
   validationError,
 } from '@kn/contracts';
+import type { Clock } from '@kn/service';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
@@ -37,7 +38,7 @@ declare global {
 
 const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 
-export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Logger }) {
+export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Logger; clock: Clock }) {
   const { bus, config, logger } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -88,10 +89,10 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   });
   app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
 
-  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS });
+  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS, clock: options.clock });
   const limits = networkLimits(bus);
   const takeRate = rateLimiter(bus);
-  const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS });
+  const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS, waitMs: config.RPC_TIMEOUT_MS });
   /** Counts a request against a limit: RateLimit-* headers on the answer, 429 RateLimited beyond it. */
   const limit = async (res: Response, name: string, perMinute: number) => {
     const decision = await takeRate(name, perMinute);
@@ -201,7 +202,14 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     if (error.headers) for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
     res.status(error.status).json(error.toBody());
   });
-  return app;
+  return {
+    app,
+    /** Stops what the app runs beside requests (the limits' refresh, the revocation subscription). */
+    stop() {
+      limits.stop();
+      auth.stop();
+    },
+  };
 }
 
 /** The Idempotency-Key header: up to 255 visible ASCII characters; undefined when not sent. */

@@ -9,6 +9,7 @@ import {
   usersOperations,
   validationError,
 } from '@kn/contracts';
+import type { Clock } from '@kn/service';
 import type { Request } from 'express';
 
 const ON_BEHALF_ID = 'x-on-behalf-of-user-id';
@@ -47,7 +48,7 @@ interface Cached {
  * deleted, roles or password changed) on a core NATS subject and every gateway drops the entries
  * at once; the time limit only bounds the damage of a missed announcement.
  */
-export function authenticator(bus: Bus, options: { ttlMs: number; maxEntries?: number }) {
+export function authenticator(bus: Bus, options: { ttlMs: number; clock: Clock; maxEntries?: number }) {
   const cache = new Map<string, Cached>();
   const maxEntries = options.maxEntries ?? 50_000;
   const sub = bus.nc.subscribe(bus.subject(AUTH_REVOKED_SUBJECT), {
@@ -76,7 +77,7 @@ export function authenticator(bus: Bus, options: { ttlMs: number; maxEntries?: n
         .update(`${match[1]}\n${JSON.stringify(onBehalf)}`)
         .digest('base64');
       const hit = cache.get(key);
-      if (hit && hit.until > Date.now()) return hit.actor;
+      if (hit && hit.until > options.clock.now().getTime()) return hit.actor;
       const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {
         actor: null,
         params: undefined,
@@ -87,7 +88,11 @@ export function authenticator(bus: Bus, options: { ttlMs: number; maxEntries?: n
       });
       if (options.ttlMs > 0) {
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-        cache.set(key, { actor, tokenUserId: token_user_id, until: Math.min(Date.now() + options.ttlMs, Date.parse(expires)) });
+        cache.set(key, {
+          actor,
+          tokenUserId: token_user_id,
+          until: Math.min(options.clock.now().getTime() + options.ttlMs, Date.parse(expires)),
+        });
       }
       return actor;
     },

@@ -154,12 +154,22 @@ interface Remembered {
  * `Idempotency-Key` on POST requests, for every gateway instance (a JetStream key-value bucket,
  * answers kept 24 hours): the first request with a key runs and its answer is kept; a repeat with
  * the same body gets that answer again (header `Idempotent-Replayed: true`) and changes nothing; the
- * same key with another body, or while the first is still running, is a 409 Conflict. Answers of
- * 5xx are not kept (the client may try again), nor answers too large for the bucket.
+ * same key with another body is a 409 Conflict. A repeat that arrives while the first attempt still
+ * runs waits for its answer (it watches the key), up to `waitMs`; after that it is a 409 Conflict
+ * that says the request is still running. Answers of 5xx are not kept (the client may try again),
+ * nor answers too large for the bucket. A claim older than `inFlightMs` without an answer belongs to
+ * a gateway that died on the way: it is taken over.
  */
-export function idempotency(bus: Bus, options: { inFlightMs: number }) {
+export function idempotency(bus: Bus, options: { inFlightMs: number; waitMs: number }) {
   const bucket = keyValue(bus, 'idempotency', { ttlMs: 24 * 60 * 60_000 });
   const largest = 512 * 1024;
+  let waiting = 0;
+  bus.metrics.gauge(
+    'kn_idempotency_waiting_requests',
+    'Requests repeating an Idempotency-Key that wait for the first attempt to answer',
+    [],
+    (set) => set({}, waiting),
+  );
 
   return {
     /** Claims the key for a request; answers a replay when it was answered before. */
@@ -184,19 +194,44 @@ export function idempotency(bus: Bus, options: { inFlightMs: number }) {
     const fingerprint = createHash('sha256')
       .update(JSON.stringify(body ?? null))
       .digest('hex');
-    const claimed: Remembered = { fingerprint, started: Date.now() };
-    let revision: number;
-    try {
-      revision = await kv.create(name, JSON.stringify(claimed));
-    } catch {
+    const deadline = Date.now() + options.waitMs;
+    for (;;) {
+      const claimed: Remembered = { fingerprint, started: Date.now() };
+      const created = await kv.create(name, JSON.stringify(claimed)).catch(() => undefined);
+      if (created !== undefined) return finisher(kv, name, claimed, created);
       const entry = await kv.get(name);
       const held = entry?.operation === 'PUT' ? (entry.json() as Remembered) : null;
       if (held && held.fingerprint !== fingerprint) throw conflict('this Idempotency-Key was used for another request');
       if (held?.response) return { replay: held.response, finish: async (_status: number, _body: string | null) => {} };
-      // Running elsewhere, unless it started so long ago that it died on the way.
-      if (held && Date.now() - held.started < options.inFlightMs) throw conflict('a request with this Idempotency-Key is still running');
-      revision = entry ? await kv.update(name, JSON.stringify(claimed), entry.revision) : await kv.create(name, JSON.stringify(claimed));
+      // Deleted (its attempt failed: ours runs now), or left by a gateway that died on the way: take it over.
+      if (entry && (!held || Date.now() - held.started >= options.inFlightMs)) {
+        const revision = await kv.update(name, JSON.stringify(claimed), entry.revision).catch(() => undefined);
+        if (revision !== undefined) return finisher(kv, name, claimed, revision);
+        continue;
+      }
+      // Gone between our create and our read (expired): claim it again.
+      if (!entry) continue;
+      if (Date.now() >= deadline) throw conflict('a request with this Idempotency-Key is still running; try again later');
+      await changed(kv, name, entry.revision, Math.min(deadline, held!.started + options.inFlightMs) - Date.now());
     }
+  }
+
+  /** Waits until the key changes after `revision` (answered, freed or taken over), or `ms` passed. */
+  async function changed(kv: KV, name: string, revision: number, ms: number) {
+    if (ms <= 0) return;
+    const watch = await kv.watch({ key: name, resumeFromRevision: revision + 1 });
+    const timer = setTimeout(() => watch.stop(), ms);
+    waiting++;
+    try {
+      for await (const _ of watch) return;
+    } finally {
+      waiting--;
+      clearTimeout(timer);
+      watch.stop();
+    }
+  }
+
+  function finisher(kv: KV, name: string, claimed: Remembered, revision: number) {
     return {
       finish: async (status: number, responseBody: string | null) => {
         const kept = status < 500 && (responseBody?.length ?? 0) <= largest;

@@ -5,6 +5,9 @@ import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
 
 export interface BusOptions {
   url: string;
+  /** The NATS user of this process (a locked bus: infra/nats/), with its password. */
+  user?: string;
+  password?: string;
   /** Prefix for every subject and stream, so several systems (or test runs) share one NATS. */
   namespace?: string;
   /** Connection name, visible in NATS monitoring. */
@@ -33,11 +36,29 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/** Where a user of the locked bus receives its replies and pulled messages (permissions.ts). */
+export const inboxPrefix = (user: string) => `_INBOX_${user}`;
+
+/** What a namespace puts before the names of its streams and buckets. */
+const namePrefix = (namespace: string | undefined) => (namespace ? `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '');
+
+/** The names a namespace gives subjects, streams and buckets on the wire (see `Bus`). */
+export function namespaced(namespace: string | undefined) {
+  const ns = namespace ? `${namespace}.` : '';
+  const prefix = namePrefix(namespace);
+  return {
+    subject: (s: string) => `${ns}${s}`,
+    unprefix: (s: string) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
+    streamName: (service: ServiceName) => `${prefix}${streams[service].name}`,
+    bucketName: (name: string) => `${prefix}${name}`,
+  };
+}
+
 export async function connectBus(options: BusOptions): Promise<Bus> {
-  const ns = options.namespace ? `${options.namespace}.` : '';
-  const prefix = options.namespace ? `${options.namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '';
   const nc = await connect({
-    servers: options.url,
+    servers: options.url.split(',').map((u) => u.trim()),
+    // A user of the locked bus receives replies on inboxes of its own, which no other user may read.
+    ...(options.user ? { user: options.user, pass: options.password, inboxPrefix: inboxPrefix(options.user) } : {}),
     name: options.name,
     // Keep trying for ever: a NATS restart must not take the service down with it.
     maxReconnectAttempts: -1,
@@ -60,10 +81,7 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
     nc,
     js,
     jsm,
-    subject: (s) => `${ns}${s}`,
-    unprefix: (s) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
-    streamName: (service) => `${prefix}${streams[service].name}`,
-    bucketName: (name) => `${prefix}${name}`,
+    ...namespaced(options.namespace),
     replicas: options.replicas ?? 1,
     logger: options.logger,
     metrics: options.metrics ?? createMetrics(options.name),
@@ -98,4 +116,25 @@ export async function ensureStream(bus: Bus, service: ServiceName) {
       if (!String((addErr as Error).message).includes('already in use')) throw addErr;
     }
   }
+}
+
+/**
+ * Removes everything of a namespace from the server: its streams with their consumers, and its
+ * key-value and object-store buckets (streams named `KV_<name>` and `OBJ_<name>`). Answers the
+ * names it removed. For test runs and benchmarks that share one NATS; never for the empty namespace.
+ */
+export async function dropNamespace(jsm: JetStreamManager, namespace: string): Promise<string[]> {
+  if (!namespace) throw new Error('dropNamespace needs a namespace');
+  const prefix = namePrefix(namespace);
+  const names: string[] = [];
+  for await (const name of jsm.streams.names())
+    if ([prefix, `KV_${prefix}`, `OBJ_${prefix}`].some((p) => name.startsWith(p))) names.push(name);
+  const removed: string[] = [];
+  for (const name of names) {
+    await jsm.streams.delete(name).catch((err) => {
+      if (!String((err as Error).message).includes('not found')) throw err;
+    });
+    removed.push(name);
+  }
+  return removed;
 }

@@ -186,6 +186,7 @@ export function startOutboxRelay(options: {
         failures = 0;
       } catch (err) {
         failures++;
+        bus.metrics.outboxFailures.inc();
         log.warn({ err: (err as Error).message, failures }, 'outbox publish failed; will retry');
       }
       if (published === 0) {

@@ -14,9 +14,8 @@ import {
 } from '@kn/contracts';
 import { injectTraceContext, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { type Msg, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
-import type { Kysely } from 'kysely';
 import type { Bus } from './connection.ts';
-import { CarriedOutBefore, keepReply, keptReply, withRequestKey } from './request-keys.ts';
+import type { RequestKeys } from './request-keys.ts';
 
 /**
  * A reply carries its status in this header: 200 with the response body as JSON (nothing for no
@@ -38,8 +37,8 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
   handlers: Handlers<C>;
   /** Readiness beyond "process up", for example "search index loaded". */
   ready?: () => boolean;
-  /** The service's database: requests with a key get their kept answer (request-keys.ts). */
-  db?: Kysely<any>;
+  /** Requests with a key run once, and a retry gets the kept answer (request-keys.ts). */
+  requestKeys?: RequestKeys;
 }): { stop(): Promise<void> } {
   const { bus, service } = options;
   const log = bus.logger.child({ component: 'rpc' });
@@ -86,32 +85,12 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
               throw new AppError(400, 'ValidationError', 'invalid request', { errors: fieldErrors(parsed.error.issues, 'body') });
             request.body = parsed.data;
           }
-          const key = options.db ? request.requestKey : undefined;
-          if (key === undefined) {
-            const body = await handler(request);
-            return { status: 200, data: body === undefined ? '' : JSON.stringify(body) };
-          }
-          const kept = await keptReply(options.db!, key);
-          if (kept !== undefined) return { status: 200, data: kept };
-          let body: unknown;
-          try {
-            body = await withRequestKey(key, () => handler(request!));
-          } catch (err) {
-            if (!(err instanceof CarriedOutBefore)) throw err;
-            // The first run may have committed a moment ago and be about to keep its answer.
-            for (let i = 0; i < 10; i++) {
-              await new Promise((r) => setTimeout(r, 200));
-              const answer = await keptReply(options.db!, key);
-              if (answer !== undefined) return { status: 200, data: answer };
-            }
-            throw err;
-          }
-          const data = body === undefined ? '' : JSON.stringify(body);
-          // The change is made: answer it even when its answer cannot be kept (Postgres just went away).
-          await keepReply(options.db!, key, data).catch((err) =>
-            log.warn({ err: (err as Error).message }, 'answer of a keyed request not kept'),
-          );
-          return { status: 200, data };
+          const run = async () => {
+            const body = await handler(request!);
+            return body === undefined ? '' : JSON.stringify(body);
+          };
+          const key = options.requestKeys ? request.requestKey : undefined;
+          return { status: 200, data: key === undefined ? await run() : await options.requestKeys!.once(key, run) };
         } catch (err) {
           return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
         }

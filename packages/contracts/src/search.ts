@@ -276,3 +276,9 @@ export const similarOperations = {
     response: z.object({ total: z.number().int(), items: z.array(ExpertResult) }),
   }),
 } as const;
+
+/**
+ * Asks every search instance (a core NATS subject, no queue group) to drop its index and replay
+ * the streams (`pnpm search:rebuild`). Outside every stream's subjects: it is a command, not an event.
+ */
+export const SEARCH_REBUILD_SUBJECT = 'control.search.rebuild';

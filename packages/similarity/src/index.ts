@@ -1,6 +1,6 @@
 /**
- * Similar-question search without a model download: tokenization (stop words and light stemming for
- * en, de, fr, es, it, pt) and topic vectors for "a question with its tags and solutions as one unit",
+ * Similar-question search without a model download: analyzers (stop words and Snowball stemmers for
+ * en, de, fr, es, it, pt; language detection) and topic vectors for "a question with its tags and solutions as one unit",
  * compared by cosine similarity in [0, 1].
  *
  *   const unit = (q) => [{ text: q.title, weight: 2 }, { text: q.body }, { text: q.tags.join(' ') },
@@ -14,6 +14,8 @@
  * SemEval-2016 task 3 (`pnpm bench:semeval`) blend with title 2 and comments 0.25 scores MAP 75.7
  * against the search-engine order's 70.67.
  */
+
+export { detectableLanguages, detectLanguage } from './language.ts';
 export {
   buildModel,
   denseCosine,
@@ -27,4 +29,14 @@ export {
   tfidfVector,
   type WeightedText,
 } from './model.ts';
-export { foldDiacritics, type Language, languages, stopWords, type TokenizeOptions, tokenize } from './text.ts';
+export {
+  foldDiacritics,
+  type Language,
+  languages,
+  libraryStemmers,
+  stem,
+  stopWords,
+  type TokenizeOptions,
+  tokenize,
+  useStemmers,
+} from './text.ts';

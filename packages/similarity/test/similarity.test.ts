@@ -1,4 +1,4 @@
-import { buildModel, languages, stopWords, tokenize } from '../src/index.ts';
+import { buildModel, detectLanguage, foldDiacritics, languages, stem, stopWords, tokenize } from '../src/index.ts';
 
 describe('tokenize', () => {
   it('lower-cases, splits on punctuation and drops English stop words', () => {
@@ -20,15 +20,46 @@ describe('tokenize', () => {
     expect(tokenize("the driver's licence isn't valid", { stem: false })).toEqual(['driver', 'licence', 'valid']);
   });
 
-  it('stems English inflections lightly when asked', () => {
-    expect(tokenize('cars companies boxes renting rented visas', { stem: true })).toEqual([
+  it('stems with Snowball when asked: inflections and derivations share a stem', () => {
+    expect(tokenize('cars companies company boxes renting rented visas fermenting fermentation', { stem: true })).toEqual([
       'car',
-      'company',
+      'compani',
+      'compani',
       'box',
       'rent',
       'rent',
       'visa',
+      'ferment',
+      'ferment',
     ]);
+  });
+
+  it.each([
+    ['en', 'hops hopping hop', 'hop'],
+    ['de', 'Biere Bieres Bier', 'bier'],
+    ['fr', 'bières bière', 'bier'],
+    ['es', 'cervezas cerveza', 'cervez'],
+    ['it', 'birre birra', 'birr'],
+    ['pt', 'cervejas cerveja', 'cervej'],
+  ] as const)('stems %s words of one family alike', (language, text, expected) => {
+    expect(new Set(tokenize(text, { language, stem: true, fold: true }))).toEqual(new Set([expected]));
+    for (const word of text.split(' ')) expect(stem(foldDiacritics(word.toLowerCase()), language)).toBe(expected);
+  });
+
+  it('never throws on any Unicode text, and a word a stemmer cannot take stays itself', () => {
+    const odd = ['\u{d800}abc', '\u0000\u0001', 'ﷺ٣٤ العربية', '汉字漢字', 'ñ̃̃̃̃', '🍺🍺', 'a\u200db', 'ǅǈǋ', 'İstanbul', 'ß'.repeat(500)];
+    for (const language of languages)
+      for (const text of odd) {
+        expect(() => tokenize(text, { language, stem: true, fold: true })).not.toThrow();
+        for (const word of tokenize(text, { language, stem: false })) expect(typeof stem(word, language)).toBe('string');
+      }
+    expect(stem('hops', 'en')).toBe('hop');
+  });
+
+  it('detects the language of a text by its stop words, with a fallback', () => {
+    expect(detectLanguage('Wie lange muss das Bier gären?', 'en')).toBe('de');
+    expect(detectLanguage('Combien de temps faut-il pour la fermentation de la bière ?', 'en')).toBe('fr');
+    expect(detectLanguage('fermentation', 'xx')).toBe('xx');
   });
 
   it.each([

@@ -1,3 +1,4 @@
 export * from './importer.ts';
 export * from './reader.ts';
 export * from './rows.ts';
+export * from './site.ts';

@@ -33,7 +33,14 @@ const logger = createLogger('import', config.LOG_LEVEL === 'info' ? 'warn' : con
 const bar = progressBar(process.stderr);
 let bus: Awaited<ReturnType<typeof connectBus>> | undefined;
 try {
-  bus = await connectBus({ url: config.NATS_URL, namespace: config.NATS_NAMESPACE, name: 'import-stackexchange', logger });
+  bus = await connectBus({
+    url: config.NATS_URL,
+    user: config.NATS_USER,
+    password: config.NATS_PASSWORD,
+    namespace: config.NATS_NAMESPACE,
+    name: 'import-stackexchange',
+    logger,
+  });
   const summary = await importDump({
     dir,
     bus,

@@ -1,4 +1,4 @@
-import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, type Span, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -73,9 +73,35 @@ export async function shutdownTracing() {
 
 export const tracer = () => trace.getTracer('knowledge-network');
 
-/** Writes the active trace context into a header carrier (HTTP or NATS, through `set`). */
+/**
+ * A context with a new trace of its own (random ids, not sampled): what a request that brought no
+ * `traceparent`, or work no request started, goes on with when no tracer records spans. Every
+ * message and event then carries a `traceparent`, so logs and subscribers can tie them together.
+ */
+function withNewTrace(ctx: ReturnType<typeof context.active>) {
+  return trace.setSpanContext(ctx, { traceId: randomHex(32), spanId: randomHex(16), traceFlags: TraceFlags.NONE, isRemote: false });
+}
+
+/**
+ * Random lowercase hex, never all zeros (what W3C trace ids must be). Math.random, as
+ * OpenTelemetry's own id generator: ids need to be unique, not secret, and crypto's random
+ * bytes cost a measurable share of a request.
+ */
+function randomHex(length: number): string {
+  let out = '';
+  while (out.length < length)
+    out += Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
+  out = out.slice(0, length);
+  return /^0+$/.test(out) ? `${out.slice(0, -1)}1` : out;
+}
+
+/** Writes the active trace context into a header carrier (HTTP or NATS, through `set`); a new trace when there is none. */
 export function injectTraceContext(set: (key: string, value: string) => void) {
-  propagation.inject(context.active(), undefined, { set: (_carrier: unknown, k: string, v: string) => set(k, v) });
+  const active = context.active();
+  const ctx = trace.getSpanContext(active) ? active : withNewTrace(active);
+  propagation.inject(ctx, undefined, { set: (_carrier: unknown, k: string, v: string) => set(k, v) });
 }
 
 /** Runs `fn` in a span whose parent is the trace context read from incoming headers. */
@@ -85,10 +111,12 @@ export async function withRemoteSpan<T>(
   get: (key: string) => string | undefined,
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const parent = propagation.extract(context.active(), undefined, {
+  const extracted = propagation.extract(context.active(), undefined, {
     get: (_carrier: unknown, k: string) => get(k),
     keys: () => ['traceparent', 'tracestate'],
   });
+  // No trace came along: a recording tracer starts one itself; without one, start it here.
+  const parent = trace.getSpanContext(extracted) || provider ? extracted : withNewTrace(extracted);
   return tracer().startActiveSpan(name, { kind }, parent, async (span) => {
     try {
       return await fn(span);
@@ -104,5 +132,5 @@ export async function withRemoteSpan<T>(
 
 /** Keeps finished spans in memory: what a test hands to `initTracing` to look at a trace. */
 export { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-export { createMetrics, type Metrics, serveMetrics } from './metrics.ts';
+export { createMetrics, type Metrics, metricsServer } from './metrics.ts';
 export { context, SpanKind, trace };

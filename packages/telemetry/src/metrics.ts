@@ -14,6 +14,8 @@ export interface Metrics {
   rpcClient: { requests: Counter<'service' | 'operation' | 'status'>; duration: Histogram<'service' | 'operation'> };
   /** Events a durable consumer of this process handled (`handled`, `duplicate`, `failed`, `rejected`). */
   events: Counter<'consumer' | 'outcome'>;
+  /** Attempts to publish the outbox to NATS that failed (retried with backoff). */
+  outboxFailures: Counter;
   /** HTTP requests (gateway). */
   http: { requests: Counter<'method' | 'route' | 'status'>; duration: Histogram<'method' | 'route'> };
   /**
@@ -76,6 +78,11 @@ export function createMetrics(process: string): Metrics {
       labelNames: ['consumer', 'outcome'],
       registers,
     }),
+    outboxFailures: new Counter({
+      name: 'kn_outbox_publish_failures_total',
+      help: 'Attempts to publish outbox events to NATS that failed (each is retried with backoff)',
+      registers,
+    }),
     http: {
       requests: new Counter({
         name: 'kn_http_requests_total',
@@ -115,11 +122,11 @@ export function createMetrics(process: string): Metrics {
 }
 
 /**
- * Serves `GET /metrics` and `GET /healthz` (200 while `healthy()`, else 503: what a container's
- * health check or an orchestrator's liveness probe asks) on `port` (0: any free port).
+ * The server of `GET /metrics` and `GET /healthz` (200 while `healthy()`, else 503: what a
+ * container's health check or an orchestrator's liveness probe asks); the caller listens.
  */
-export function serveMetrics(metrics: Metrics, port: number, healthy: () => boolean, host = '0.0.0.0'): Promise<Server> {
-  const server = createServer(async (req, res) => {
+export function metricsServer(metrics: Metrics, healthy: () => boolean): Server {
+  return createServer(async (req, res) => {
     const path = req.method === 'GET' ? req.url?.split('?')[0] : undefined;
     if (path === '/healthz') {
       const ok = healthy();
@@ -136,9 +143,5 @@ export function serveMetrics(metrics: Metrics, port: number, healthy: () => bool
     } catch (err) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${(err as Error).message}`);
     }
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
   });
 }

@@ -1,9 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as connectTcp, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { dropNamespace } from '@kn/bus';
+import { dropDatabase } from '@kn/db';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
 
 /**
  * A data set of the workplace (`shared/data/<name>`, beside the checkout, not in it): from
@@ -17,24 +22,115 @@ export function sharedData(name: string): string {
   throw new Error(`data set ${name} not found in ${candidates.filter(Boolean).join(', ')}; set SHARED_DATA_DIR`);
 }
 
-/** Everything a test file touches is its own: database, NATS subjects and streams. */
+/**
+ * The run a test process belongs to: jest's global setup (test/global-setup.ts) names it in
+ * KN_TEST_RUN, so that its global teardown can find whatever a test file of the run left behind.
+ * Benchmarks and other scripts have no run.
+ */
+const run = () => process.env.KN_TEST_RUN;
+/** The namespaces and databases of a test run start with these. */
+export const runPrefixes = (runId: string) => ({ namespace: `t${runId}`, database: `kn_t${runId}_` });
+
+/**
+ * Everything a test file (or a benchmark) touches is its own: a database and a NATS namespace
+ * (subjects, streams, consumers, buckets). `drop()` removes both; call it also when the file fails.
+ */
 export function isolation() {
   const id = randomBytes(4).toString('hex');
+  const runId = run();
+  const { namespace: scope, database } = runId ? runPrefixes(runId) : { namespace: 'bench', database: 'kn_bench_' };
+  // TEST_DATABASE_URL: another Postgres server for the tests (its database part is replaced).
   const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const url = new URL(base);
-  url.pathname = `/kn_test_${id}`;
-  return { id, databaseUrl: url.toString(), namespace: `t${id}` };
+  url.pathname = `/${database}${id}`;
+  const databaseUrl = url.toString();
+  const namespace = `${scope}${id}`;
+  return {
+    id,
+    databaseUrl,
+    namespace,
+    /** Drops the database and the namespace's streams and buckets from the NATS server at `natsUrl`. */
+    async drop(natsUrl = 'nats://127.0.0.1:4222', natsAuth?: NatsAuth) {
+      const results = await Promise.allSettled([dropDatabase(databaseUrl), dropNatsNamespace(natsUrl, namespace, natsAuth)]);
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    },
+  };
 }
 
+/** A user with the right to drop streams, on a locked NATS server. */
+export type NatsAuth = { user: string; pass: string };
+
+/** Removes a namespace's streams and buckets from a NATS server (see @kn/bus dropNamespace). */
+export async function dropNatsNamespace(natsUrl: string, namespace: string, auth?: NatsAuth) {
+  const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0, ...auth });
+  try {
+    return await dropNamespace(await jetstreamManager(nc), namespace);
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Removes whatever a test run left on the NATS server and on Postgres (its namespaces' streams,
+ * consumers and buckets, its databases) and answers what that was.
+ */
+export async function removeRun(runId: string, natsUrl = 'nats://127.0.0.1:4222'): Promise<string[]> {
+  const { namespace, database } = runPrefixes(runId);
+  const left: string[] = [];
+  const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const streams: Array<{ name: string; consumers: number }> = [];
+    for await (const s of jsm.streams.list())
+      if ([namespace, `KV_${namespace}`, `OBJ_${namespace}`].some((p) => s.config.name.startsWith(p)))
+        streams.push({ name: s.config.name, consumers: s.state.consumer_count });
+    for (const s of streams) {
+      await jsm.streams.delete(s.name);
+      left.push(`NATS stream ${s.name} (${s.consumers} consumers)`);
+    }
+  } finally {
+    await nc.close();
+  }
+  const admin = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [database]);
+    for (const { datname } of rows) {
+      await client.query(`drop database if exists "${datname}" with (force)`);
+      left.push(`Postgres database ${datname}`);
+    }
+  } finally {
+    await client.end();
+  }
+  return left;
+}
+
+/** The first port the kernel hands to outgoing connections (and to `listen(0)`). */
+const ephemeralPorts = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+})();
+
+/**
+ * A port nothing listens on now, below the ephemeral range: a port from `listen(0)` is often taken
+ * by an outgoing connection before a server started later can bind it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (ephemeralPorts - 10_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 export async function waitFor<T>(
@@ -55,10 +151,34 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
+/** A clock for a system under test: real time plus however far the test has moved it (`advance`). */
+export function testClock() {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
+}
+
+/** The samples of a metric on a process's Prometheus page: labels (as written, `{…}` or '') → value. */
+export async function scrapeMetric(url: string, metric: string): Promise<Map<string, number>> {
+  const res = await fetch(url);
+  const type = res.headers.get('content-type') ?? '';
+  if (res.status !== 200 || !type.startsWith('text/plain')) throw new Error(`${url} answered ${res.status} ${type}`);
+  const samples = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    const m = line.match(/^(\w+)(\{[^}]*\})? (\S+)$/);
+    if (m && m[1] === metric) samples.set(m[2] ?? '', Number(m[3]));
+  }
+  return samples;
+}
+
 /** Whether something accepts connections on a local port. */
 function listening(port: number) {
   return new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connectTcp(port, '127.0.0.1');
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -69,17 +189,39 @@ function listening(port: number) {
 
 /**
  * A NATS server of the test's own (the machine's nats-server binary, JetStream on, file store in a
- * temporary folder), so a test can stop and restart it without disturbing anything else.
+ * temporary folder), so a test can stop and restart it without disturbing anything else; with a
+ * configuration file's text and the environment it reads (passwords), when given.
  */
-export async function startNatsServer() {
+export async function startNatsServer(options: { config?: string; env?: Record<string, string> } = {}) {
   const port = await freePort();
   const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-'));
   const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
   let child: ChildProcess | undefined;
+  // A configuration of the test's own (authorization, say); the flags set address, port and store.
+  const config = options.config === undefined ? [] : ['-c', path.join(storeDir, 'nats.conf')];
+  if (options.config !== undefined) writeFileSync(path.join(storeDir, 'nats.conf'), options.config);
 
   async function up() {
-    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    await waitFor(() => listening(port), { what: `nats-server on port ${port}` });
+    child = spawn(
+      binary,
+      [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, '-l', path.join(storeDir, 'nats.log')],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...options.env },
+      },
+    );
+    const started = child;
+    let errors = '';
+    started.stderr!.on('data', (c: Buffer) => {
+      errors += c.toString();
+    });
+    await waitFor(
+      () => {
+        if (started.exitCode !== null) throw new Error(`nats-server exited (${started.exitCode}): ${errors.slice(-500)}`);
+        return listening(port);
+      },
+      { what: `nats-server on port ${port}` },
+    );
   }
   async function down(signal: NodeJS.Signals = 'SIGTERM') {
     const c = child;
@@ -92,6 +234,8 @@ export async function startNatsServer() {
   await up();
   return {
     url: `nats://127.0.0.1:${port}`,
+    /** What the server has logged so far (refused connections and publishes among it). */
+    log: () => readFileSync(path.join(storeDir, 'nats.log'), 'utf8'),
     stop: () => down(),
     /** Stops the server (SIGKILL: as a crash) and starts it again on the same port and store. */
     restart: async (signal: NodeJS.Signals = 'SIGTERM') => {

@@ -19,7 +19,7 @@ export async function start(config: ContentConfig) {
   const rpc = serveOperations({
     bus,
     service: 'content',
-    db: deps.db,
+    requestKeys: runtime.requestKeys,
     operations: contentOperations,
     handlers: createHandlers(deps),
   });

@@ -1,5 +1,5 @@
+import { detectLanguage } from '@kn/similarity';
 import { sanitizeDescription } from '../src/domain/html.ts';
-import { detectLanguage } from '../src/domain/language.ts';
 import { slugify } from '../src/domain/slug.ts';
 
 describe('sanitizeDescription', () => {

@@ -31,7 +31,7 @@ export async function start(config: ExportsConfig) {
     const rpc = serveOperations({
       bus,
       service: 'exports',
-      db,
+      requestKeys: runtime.requestKeys,
       operations: exportsOperations,
       handlers: createHandlers({ db, bus, schema }),
     });

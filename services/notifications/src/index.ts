@@ -34,7 +34,13 @@ export async function start(config: NotificationsConfig) {
   };
   const contentConsumer = await startContentConsumer({ bus, db, hooks });
   const searchConsumer = await startSearchConsumer({ bus, db, hooks });
-  const rpc = serveOperations({ bus, db, service: 'notifications', operations: notificationsOperations, handlers: createHandlers({ db }) });
+  const rpc = serveOperations({
+    bus,
+    requestKeys: runtime.requestKeys,
+    service: 'notifications',
+    operations: notificationsOperations,
+    handlers: createHandlers({ db }),
+  });
   logger.info('notifications service ready');
   return {
     runtime,

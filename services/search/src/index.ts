@@ -1,5 +1,5 @@
 import { type Bus, call, serveOperations } from '@kn/bus';
-import { type ServiceName, searchOperations } from '@kn/contracts';
+import { SEARCH_REBUILD_SUBJECT, type ServiceName, searchOperations } from '@kn/contracts';
 import { startRuntime } from '@kn/service';
 import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
@@ -11,15 +11,14 @@ import { ExpertSearch } from './domain/expert-search.ts';
 import { routingResponses } from './domain/routing.ts';
 import { ElasticsearchBackend } from './elasticsearch/backend.ts';
 import { createHandlers } from './handlers/index.ts';
-import { indexHandlers } from './index/events.ts';
-import { LocalBackend } from './index/local-backend.ts';
-import { SearchIndex } from './index/search-index.ts';
+import { indexHandlers } from './local/events.ts';
+import { LocalBackend } from './local/local-backend.ts';
+import { SearchIndex } from './local/search-index.ts';
 
 export { loadConfig, SearchConfig } from './config.ts';
 export { dropElasticsearchIndices } from './elasticsearch/backend.ts';
 
 /** Subject every search instance listens on (no queue group): `pnpm search:rebuild` rebuilds them all. */
-export const REBUILD_SUBJECT = 'search.control.rebuild';
 
 /** The index status of a running search instance, asked over NATS (operators' scripts, benchmarks). */
 export const indexStatus = (bus: Bus) =>
@@ -74,7 +73,7 @@ export async function start(config: SearchConfig) {
   const rpc = serveOperations({
     bus,
     service: 'search',
-    db,
+    requestKeys: runtime.requestKeys,
     operations: searchOperations,
     handlers: createHandlers({ db, bus, backend, experts, models, config }),
     ready: () => backend.ready,
@@ -87,7 +86,7 @@ export async function start(config: SearchConfig) {
     experts: config.ROUTING_EXPERTS,
     maxEventAgeMs: config.ROUTING_MAX_EVENT_AGE_MS,
   });
-  const rebuild = bus.nc.subscribe(bus.subject(REBUILD_SUBJECT), {
+  const rebuild = bus.nc.subscribe(bus.subject(SEARCH_REBUILD_SUBJECT), {
     callback: (_err, msg) => {
       logger.info('search index rebuild requested');
       const started = Date.now();

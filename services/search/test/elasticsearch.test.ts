@@ -4,7 +4,7 @@ import { stubQuestion, withDerived } from '../src/elasticsearch/documents.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
 import { filterClauses, frequencyQuery, matchQuery } from '../src/elasticsearch/queries.ts';
 import { rankMatches, routedQuestion, termStatistics } from '../src/elasticsearch/results.ts';
-import { applyEvent, indexHandlers } from '../src/index/events.ts';
+import { applyEvent, indexHandlers } from '../src/local/events.ts';
 
 const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
 
@@ -51,6 +51,8 @@ describe('Elasticsearch documents', () => {
     expect(doc).toMatchObject({ id: 7, stub: false, live: true, tag_keys: ['hops', 'boil'] });
     expect(doc.words.title.split(' ')).toEqual(['add', 'hops', 'boil']);
     expect(doc.words.solutions).toBe('add bittering hops early');
+    // Stems in the question's language beside the words (words.ts: one analyzer for both backends).
+    expect(doc.stems.solutions).toBe('add bitter hop earli');
     expect(doc.unit.hops).toBe(2 + 1 + 1);
     expect(doc.unit_terms).toContain('bitterness');
     expect(doc.solutions[0]!.value).toBeGreaterThan(0);
@@ -110,51 +112,72 @@ describe('Elasticsearch queries', () => {
     expect(filterClauses({ ...filter, include_deleted: true }).filter).toEqual([{ term: { is_published: true } }]);
   });
 
-  test('match boosts are idf over the calibration reference, prefixes at a tenth', () => {
-    const stats = { documents: 100, frequencies: [{ whole: 10, prefix: 12 }] };
-    const body = matchQuery({ terms: ['hops'], operator: 'OR', fields: ['title', 'comments'], filter }, stats)!;
+  const words = (...terms: string[]) => ({ terms, languages: ['en' as const] });
+
+  test('match boosts are idf over the calibration reference, stems below whole words, prefixes at a tenth', () => {
+    const stats = { documents: 100, frequencies: [{ whole: 10, stem: 11, typo: 10, prefix: 12 }] };
+    const body = matchQuery({ query: words('hops'), operator: 'OR', fields: ['title', 'comments'], filter }, stats)!;
     const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
     const queries = should[0]!.dis_max.queries as Array<Record<string, Record<string, { value: string; boost: number }>>>;
     // One word: the reference is its idf, so the boost is the field's.
     expect(queries[0]).toEqual({ term: { 'words.title': { value: 'hops', boost: 2 } } });
     expect(queries[1]!.term!['words.comments']!.boost).toBeCloseTo(0.3);
-    expect(queries[2]!.prefix!['words.title']!.boost).toBeGreaterThan(0);
-    expect(queries[2]!.prefix!['words.title']!.boost).toBeLessThan(0.3);
+    expect(queries[2]!.term!['stems.title']!.value).toBe('hop');
+    expect(queries[2]!.term!['stems.title']!.boost).toBeLessThan(2);
+    expect(queries[2]!.term!['stems.title']!.boost).toBeGreaterThan(queries[4]!.prefix!['words.title']!.boost);
+    expect(queries[4]!.prefix!['words.title']!.boost).toBeGreaterThan(0);
+    expect(queries[4]!.prefix!['words.title']!.boost).toBeLessThan(0.3);
     expect(body.size).toBe(1000);
+  });
+
+  test('a rare word of 5+ letters also matches its typos (9+ letters: two edits), a common one does not', () => {
+    const rare = { documents: 1000, frequencies: [{ whole: 0, stem: 0, typo: 40, prefix: 0 }] };
+    const body = matchQuery({ query: words('furmentation'), operator: 'OR', fields: ['title'], filter }, rare)!;
+    const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
+    expect(should[0]!.dis_max.queries).toEqual([
+      {
+        fuzzy: {
+          'words.title': expect.objectContaining({ value: 'furmentation', fuzziness: 2, prefix_length: 1, rewrite: 'constant_score' }),
+        },
+      },
+    ]);
+    const common = { documents: 1000, frequencies: [{ whole: 300, stem: 300, typo: 320, prefix: 300 }] };
+    const plain = JSON.stringify(matchQuery({ query: words('fermentation'), operator: 'OR', fields: ['title'], filter }, common));
+    expect(plain).not.toContain('fuzzy');
   });
 
   test('AND needs every word; an unknown word without prefix matches nothing', () => {
     const stats = {
       documents: 10,
       frequencies: [
-        { whole: 2, prefix: 2 },
-        { whole: 0, prefix: 0 },
+        { whole: 2, stem: 2, typo: 2, prefix: 2 },
+        { whole: 0, stem: 0, typo: 0, prefix: 0 },
       ],
     };
-    const body = matchQuery({ terms: ['hops', 'xyzzy'], operator: 'AND', fields: ['title'], filter }, stats)!;
+    const body = matchQuery({ query: words('hops', 'xyzzy'), operator: 'AND', fields: ['title'], filter }, stats)!;
     const must = (body.query!.bool!.must as Array<{ bool: { must: unknown[] } }>)[0]!.bool.must;
     expect(must[1]).toEqual({ match_none: {} });
-    expect(matchQuery({ terms: [], operator: 'OR', fields: ['title'], filter }, stats)).toBeNull();
+    expect(matchQuery({ query: words(), operator: 'OR', fields: ['title'], filter }, stats)).toBeNull();
   });
 
-  test('frequencies are counted per word and prefix in the requested fields', () => {
-    const body = frequencyQuery(['hops', 'ab'], ['title']);
-    expect(Object.keys(body.aggs!)).toEqual(['w0', 'p0', 'w1']);
+  test('frequencies are counted per word, stem, typo and prefix in the requested fields', () => {
+    const body = frequencyQuery(words('hopping', 'ab'), ['title']);
+    expect(Object.keys(body.aggs!)).toEqual(['w0', 's0', 't0', 'p0', 'w1', 's1']);
     const stats = termStatistics(
       {
         took: 1,
         timed_out: false,
         _shards: { total: 1, successful: 1, failed: 0 },
         hits: { total: { value: 50, relation: 'eq' }, hits: [] },
-        aggregations: { w0: { doc_count: 3 }, p0: { doc_count: 5 }, w1: { doc_count: 1 } },
+        aggregations: { w0: { doc_count: 3 }, s0: { doc_count: 4 }, t0: { doc_count: 3 }, p0: { doc_count: 5 }, w1: { doc_count: 1 } },
       } as never,
-      ['hops', 'ab'],
+      ['hopping', 'ab'],
     );
     expect(stats).toEqual({
       documents: 50,
       frequencies: [
-        { whole: 3, prefix: 5 },
-        { whole: 1, prefix: 1 },
+        { whole: 3, stem: 4, typo: 3, prefix: 5 },
+        { whole: 1, stem: 1, typo: 1, prefix: 1 },
       ],
     });
   });
@@ -205,6 +228,14 @@ describe('Elasticsearch results', () => {
       query_field: 'title',
       fragment: '<em>Priming</em> sugar',
     });
+    // Highlighting marks what the ranking matched: a word of the query's stem, a typo of a rare word.
+    const beer = { ...source, title: 'Fermenting lagers at home', description: 'Fermentation stalled.' };
+    expect(highlightSource(beer, { query: 'fermentation', fields: ['title'], stop_languages: ['en'] })).toMatchObject({
+      fragment: '<em>Fermenting</em> lagers at home',
+    });
+    const typo = { query: 'furmentation', fields: ['description' as const], stop_languages: ['en'] };
+    expect(highlightSource(beer, typo)).toBeNull();
+    expect(highlightSource(beer, typo, new Set(['furmentation']))).toMatchObject({ fragment: '<em>Fermentation</em> stalled.' });
   });
 
   test('topic vectors are unit length; the cosine is in [0, 1]', () => {

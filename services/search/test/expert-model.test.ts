@@ -10,9 +10,9 @@ import {
   weightVector,
 } from '../src/domain/expert-model.ts';
 import { rankExperts } from '../src/domain/experts.ts';
-import { type IndexHandler, indexHandlers } from '../src/index/events.ts';
-import { LocalEvidence, localHistory } from '../src/index/local-evidence.ts';
-import { SearchStore } from '../src/index/store.ts';
+import { type IndexHandler, indexHandlers } from '../src/local/events.ts';
+import { LocalEvidence, localHistory } from '../src/local/local-evidence.ts';
+import { SearchStore } from '../src/local/store.ts';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2025, 0, 1);

@@ -1,6 +1,6 @@
 import { serveOperations } from '@kn/bus';
 import { usersOperations } from '@kn/contracts';
-import { startRuntime } from '@kn/service';
+import { type Clock, startRuntime, systemClock } from '@kn/service';
 import type { UsersConfig } from './config.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { UsersSchema } from './db/schema.ts';
@@ -12,7 +12,7 @@ import { createHandlers } from './handlers/index.ts';
 export { loadConfig, UsersConfig } from './config.ts';
 
 /** Starts the users service: schema, bus, the administrator on first start, and its operations. */
-export async function start(config: UsersConfig) {
+export async function start(config: UsersConfig, options: { clock?: Clock } = {}) {
   const runtime = await startRuntime<UsersSchema>({ service: 'users', config, migrations });
   const { db, bus, logger } = runtime;
   const settings = networkSettingsStore(db, networkDefaults(config));
@@ -22,9 +22,9 @@ export async function start(config: UsersConfig) {
   const rpc = serveOperations({
     bus,
     service: 'users',
-    db,
+    requestKeys: runtime.requestKeys,
     operations: usersOperations,
-    handlers: createHandlers({ db, bus, users, auth: authDomain({ db, config }), settings }),
+    handlers: createHandlers({ db, bus, users, auth: authDomain({ db, config, clock: options.clock ?? systemClock }), settings }),
   });
   logger.info('users service ready');
   return {

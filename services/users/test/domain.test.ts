@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { hashPassword, verifyPassword } from '../src/domain/passwords.ts';
 import { disguiseEmail } from '../src/domain/present.ts';
 import { fold, queryTerms, searchText } from '../src/domain/search.ts';
@@ -36,6 +37,33 @@ describe('passwords', () => {
 
   test('the same password hashes differently each time (salted)', async () => {
     expect(await hashPassword('same', 1024)).not.toBe(await hashPassword('same', 1024));
+  });
+
+  test('a password is compared in constant time, over the whole derived key', async () => {
+    const hash = await hashPassword('correct horse', 1024);
+    const compare = jest.spyOn(crypto, 'timingSafeEqual');
+    try {
+      expect(await verifyPassword('wrong horse', hash, 1024)).toBe(false);
+      expect(compare).toHaveBeenCalledTimes(1);
+      const [derived, stored] = compare.mock.calls[0]! as [Buffer, Buffer];
+      expect(derived.length).toBe(32);
+      expect(stored).toEqual(Buffer.from(hash.split('$')[5]!, 'base64'));
+    } finally {
+      compare.mockRestore();
+    }
+  });
+
+  test('a log-in of an unknown user spends the same work as a wrong password (timing reveals no email)', async () => {
+    const hash = await hashPassword('correct horse', 2048);
+    const derive = jest.spyOn(crypto, 'scrypt');
+    try {
+      await verifyPassword('a guess', hash, 2048);
+      await verifyPassword('a guess', null, 2048);
+      const costs = derive.mock.calls.map((c) => (c[3] as { N: number }).N);
+      expect(costs).toEqual([2048, 2048]);
+    } finally {
+      derive.mockRestore();
+    }
   });
 });
 

@@ -1,12 +1,12 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question, type QuestionSnapshot } from '@kn/contracts';
 import { type Db, type Executor, json, sql, type Tx } from '@kn/db';
+import { detectLanguage } from '@kn/similarity';
 import type { CategoryRow, QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import { findCategory, presentCategory } from './categories.ts';
 import { sanitizeDescription } from './html.ts';
 import { canSeeSpace, isContentAdmin } from './knowledge-spaces.ts';
-import { detectLanguage } from './language.ts';
 import { getNetworkSettings } from './network.ts';
 import type { SearchClient } from './search.ts';
 import { slugify } from './slug.ts';

@@ -1,6 +1,6 @@
 import { validationError } from '@kn/contracts';
+import { detectLanguage } from '@kn/similarity';
 import { sanitizeDescription } from './html.ts';
-import { detectLanguage } from './language.ts';
 import type { Ex } from './solutions-common.ts';
 
 export interface CleanDescription {

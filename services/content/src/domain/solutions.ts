@@ -69,6 +69,9 @@ export function solutionsDomain(deps: ContentDeps) {
         const question = await visibleQuestion(tx, questionId, actor);
         requireOpenQuestion(question);
         const clean = await cleanDescription(tx, description, question.language);
+        // One draft per person and question: a second request of the same person (another tab, a
+        // second worker) waits here and then edits the draft the first one made.
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`content.solution-draft ${questionId} ${actor.id}`}, 0))`.execute(tx);
         const existing = await tx
           .selectFrom('solutions')
           .selectAll()
@@ -76,7 +79,6 @@ export function solutionsDomain(deps: ContentDeps) {
           .where('author_id', '=', actor.id)
           .where('is_published', '=', false)
           .where('is_deleted', '=', false)
-          .forUpdate()
           .executeTakeFirst();
         const now = new Date();
         let solution: SolutionRow;
@@ -89,16 +91,11 @@ export function solutionsDomain(deps: ContentDeps) {
             content_updated: now,
           });
         } else {
-          try {
-            solution = await tx
-              .insertInto('solutions')
-              .values({ question_id: questionId, author_id: actor.id, description: clean.html, text: clean.text, language: clean.language })
-              .returningAll()
-              .executeTakeFirstOrThrow();
-          } catch (err) {
-            if (isUniqueViolation(err)) throw conflict('a draft of yours for this question was created at the same time');
-            throw err;
-          }
+          solution = await tx
+            .insertInto('solutions')
+            .values({ question_id: questionId, author_id: actor.id, description: clean.html, text: clean.text, language: clean.language })
+            .returningAll()
+            .executeTakeFirstOrThrow();
         }
         await writeEvent(
           tx,

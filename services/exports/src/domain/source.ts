@@ -102,6 +102,7 @@ export async function* sourcePages(options: SourceOptions): AsyncGenerator<Sourc
             c.description = await complete('comment', c.id, c.description, c.description_length);
       }
       exported += page.questions.length;
+      bus.logger.debug({ questions: exported }, 'export page read');
       options.onProgress?.(exported);
       signal.throwIfAborted();
       yield { questions: page.questions, users: new Map(page.users.map((u) => [u.id, u])) };

@@ -1,4 +1,4 @@
-import { DAY, Expertise, type SolutionFacts, solutionValue } from '../index/expertise.ts';
+import { DAY, Expertise, type SolutionFacts, solutionValue } from '../local/expertise.ts';
 import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
 import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
 import { pacer } from './pace.ts';

@@ -1,4 +1,4 @@
-import { DAY, fading, HALF_LIFE_DAYS, type TagRecord, type UserRecord } from '../index/expertise.ts';
+import { DAY, fading, HALF_LIFE_DAYS, type TagRecord, type UserRecord } from '../local/expertise.ts';
 import { FEATURE_COUNT, FEATURES, type FeatureName } from './expert-model.ts';
 import { topK } from './ranking.ts';
 

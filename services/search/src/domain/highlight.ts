@@ -1,8 +1,8 @@
 import type { SearchField } from '@kn/contracts';
-import { foldDiacritics } from '@kn/similarity';
-import { FIELDS } from '../index/postings.ts';
-import type { PartKind, SearchStore } from '../index/store.ts';
-import { queryTerms } from './terms.ts';
+import { FIELDS } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
+import { type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
+import { formWeights, rankedWords } from './match.ts';
 
 export interface Highlighting {
   query_field: SearchField;
@@ -25,26 +25,29 @@ interface Hit {
   from: number;
   to: number;
   term: string;
-  exact: boolean;
+  kind: MatchKind;
 }
 
-/** Where the query's words (whole, or as a 3+ character prefix) occur in a text. */
-function hits(text: string, terms: readonly string[]): Hit[] {
+type Matcher = ReturnType<typeof wordMatcher>;
+
+/** Where a text has the query's words, in any form the ranking counts (whole, stem, typo, prefix). */
+function hits(text: string, match: Matcher): Hit[] {
   const found: Hit[] = [];
   for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const word = foldDiacritics(m[0].toLowerCase());
-    const exact = terms.find((t) => t === word);
-    const prefix = exact ?? terms.find((t) => t.length >= 3 && word.startsWith(t));
-    if (prefix) found.push({ from: m.index, to: m.index + m[0].length, term: prefix, exact: exact !== undefined });
+    const matched = match(m[0]);
+    if (matched) found.push({ from: m.index, to: m.index + m[0].length, ...matched });
   }
   return found;
 }
 
-/** Distinct words matched, whole words counting ten times a prefix (as in the ranking). */
+/** How much a kind of match counts: as in the ranking. */
+const kindWeight = (kind: MatchKind) => (kind === 'exact' ? 1 : formWeights[kind]);
+
+/** Distinct query words matched, each by its best form, weighted by its kind. */
 const strength = (found: Hit[]) => {
-  const exact = new Set(found.filter((h) => h.exact).map((h) => h.term));
-  const prefix = new Set(found.filter((h) => !h.exact).map((h) => h.term));
-  return exact.size + 0.1 * prefix.size;
+  const best = new Map<string, number>();
+  for (const h of found) best.set(h.term, Math.max(best.get(h.term) ?? 0, kindWeight(h.kind)));
+  return [...best.values()].reduce((sum, w) => sum + w, 0);
 };
 
 function fragment(text: string, found: Hit[], whole: boolean) {
@@ -91,11 +94,11 @@ function fieldTexts(q: HighlightSource, field: SearchField): Array<{ id: number;
 }
 
 /** The highlight from the first of `fields` with a match: for parts, the best matching one. */
-export function highlightFields(q: HighlightSource, fields: readonly SearchField[], terms: readonly string[]): Highlighting | null {
+export function highlightFields(q: HighlightSource, fields: readonly SearchField[], match: Matcher): Highlighting | null {
   for (const field of fields) {
     let best: { id: number; text: string; found: Hit[] } | null = null;
     for (const t of fieldTexts(q, field)) {
-      const found = hits(t.text, terms);
+      const found = hits(t.text, match);
       if (found.length && (!best || strength(found) > strength(best.found))) best = { ...t, found };
     }
     if (best) return { query_field: field, id: best.id, ...fragment(best.text, best.found, field === 'title' || field === 'tags') };
@@ -105,39 +108,56 @@ export function highlightFields(q: HighlightSource, fields: readonly SearchField
 
 /**
  * The highlight of a question read from its stored texts, for an index that cannot say which
- * fields hold a word (Elasticsearch): fields with a whole-word match first, in ranking order, then
- * those with a prefix match, as `highlight` decides.
+ * fields hold a word (Elasticsearch): fields with a whole-word or stem match first, in ranking
+ * order, then those with a prefix match. `typoTerms`: the query words whose typos the ranking counted.
  */
-export function highlightSource(q: HighlightSource, query: { query: string; fields: SearchField[]; stop_languages: string[] }) {
-  const terms = queryTerms(query.query, query.stop_languages);
-  if (!terms.length) return null;
+export function highlightSource(
+  q: HighlightSource,
+  query: { query: string; fields: SearchField[]; stop_languages: string[] },
+  typoTerms?: ReadonlySet<string>,
+) {
+  const words = queryWords(query.query, query.stop_languages);
+  if (!words.terms.length) return null;
+  const match = wordMatcher(words, typoTerms);
   const allowed = order.filter((f) => query.fields.includes(f));
-  const whole = allowed.filter((f) => fieldTexts(q, f).some((t) => hits(t.text, terms).some((h) => h.exact)));
-  return highlightFields(q, [...new Set([...whole, ...allowed])], terms);
+  const strong = allowed.filter((f) => fieldTexts(q, f).some((t) => hits(t.text, match).some((h) => h.kind !== 'prefix')));
+  return highlightFields(q, [...new Set([...strong, ...allowed])], match);
 }
 
 /**
  * The highlights of questions for a query: each from the most weighted field with a match (within
  * the allowed fields), and for solutions, comments and attachments from the best matching one.
- * The index says which fields hold a query word (whole first, then a word a prefix begins), so
- * only those texts are read.
+ * The index says which fields hold a query word (whole or by its stem or a typo first, then a word
+ * a prefix begins), so only those texts are read.
  */
 export function highlight(
   store: SearchStore,
   ids: readonly number[],
   query: { query: string; fields: SearchField[]; stop_languages: string[] },
+  /** The words as the ranking read them (matchQuestions), when it just ran. */
+  ranked = rankedWords(store.index, queryWords(query.query, query.stop_languages), null),
 ): Array<Highlighting | null> {
   const { index } = store;
-  const terms = queryTerms(query.query, query.stop_languages);
-  const exact = new Set(terms.map((t) => index.termId(t)).filter((w) => w >= 0));
-  const prefixed = new Set(terms.flatMap((t) => (t.length >= 3 ? index.expand(t) : [])).filter((w) => !exact.has(w)));
+  const words = queryWords(query.query, query.stop_languages);
+  const strong = new Set<number>();
+  const prefixed = new Set<number>();
+  const forms = new Map<string, { term: string; kind: MatchKind }>();
+  for (const w of ranked) {
+    if (w.id >= 0) strong.add(w.id);
+    for (const form of w.forms)
+      for (const id of form.ids) {
+        (form.kind === 'prefix' ? prefixed : strong).add(id);
+        if (form.kind !== 'prefix' && !forms.has(index.term(id))) forms.set(index.term(id), { term: w.term, kind: form.kind });
+      }
+  }
+  const match = wordMatcher(words, undefined, forms);
   const allowed = FIELDS.reduce((mask, f, i) => (query.fields.includes(f) ? mask | (1 << i) : mask), 0);
   const inFields = (mask: number) => order.filter((f) => mask & allowed & (1 << FIELDS.indexOf(f)));
   return ids.map((id) => {
     const slot = index.slotOf(id);
-    const q = slot >= 0 && terms.length ? store.question(id) : undefined;
+    const q = slot >= 0 && words.terms.length ? store.question(id) : undefined;
     if (!q) return null;
-    const candidates = [...new Set([...inFields(index.fieldsWith(slot, exact)), ...inFields(index.fieldsWith(slot, prefixed))])];
-    return highlightFields({ ...q, parts: (kind) => store.parts(id, kind) }, candidates, terms);
+    const candidates = [...new Set([...inFields(index.fieldsWith(slot, strong)), ...inFields(index.fieldsWith(slot, prefixed))])];
+    return highlightFields({ ...q, parts: (kind) => store.parts(id, kind) }, candidates, match);
   });
 }

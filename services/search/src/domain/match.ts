@@ -1,9 +1,9 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import { Accumulator, type FieldWeights, type TermIndex, fieldWeights as weightsOf } from '../index/postings.ts';
-import type { SearchStore } from '../index/store.ts';
+import { Accumulator, type FieldWeights, type TermIndex, fieldWeights as weightsOf } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
+import { isRare, queryWords, typoEdits } from '../words.ts';
 import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
-import { cosines, similarTo, textVector } from './similarity.ts';
-import { queryTerms } from './terms.ts';
+import { cosines, similarTo, textVector, withFeedback } from './similarity.ts';
 
 /**
  * Field weights of the BM25 ranking (a field's term frequency is multiplied by its weight, as in
@@ -19,12 +19,19 @@ export const fieldWeights: Record<SearchField, number> = {
   comments: 0.25,
   attachments: 0.25,
 };
-/** A word matched only by a prefix (3+ characters) counts this much of a whole-word match. */
-export const PREFIX_WEIGHT = 0.1;
-/** Weight of the similarity (cosine in [0, 1]) added to the calibrated text score. */
-export const SIMILARITY_WEIGHT = 0.15;
-/** How many of the best text matches get the similarity added. */
-export const SIMILARITY_DEPTH = 20;
+/**
+ * How much a query word counts when a question has only another form of it, as a share of the
+ * whole word: a word of the same stem, a word one or two edits away (a typo), a word the query
+ * word begins (3+ characters). A question counts the best form it has of each query word. The
+ * stem weight is chosen by cross-validation (bench/retrieval-cv.ts); a typo ranks below a stem and
+ * a prefix much lower than a whole word, as the interface says.
+ */
+export const formWeights = { stem: 0.7, typo: 0.3, prefix: 0.1 };
+/**
+ * The similarity blend: `weight` times the cosine (in [0, 1]) of the query text with a question's
+ * unit is added to the calibrated text score of the `depth` best text matches (cross-validated).
+ */
+export const similarityBlend = { weight: 0.15, depth: 20 };
 /** Scores at or above this count as relevant; they also decide when weak matches are left out. */
 export const RELEVANT_SCORE = 0.8;
 /** When at least a page of results is relevant, results below this score are left out. */
@@ -102,55 +109,89 @@ function facetFilter(index: TermIndex, filter: MatchFilter): ((slot: number) => 
 }
 
 const matches = new Accumulator();
-const prefixMatches = new Accumulator();
-const allWeights = weightsOf(fieldWeights);
+const formMatches = new Accumulator();
+
+/** A query word as the ranking reads it: its id (-1: unknown), document frequency and idf, and its other forms in the index. */
+export interface RankedWord {
+  term: string;
+  id: number;
+  frequency: number;
+  idf: number;
+  /** Other words of the same stem, words a typo away (for a rare word), words it begins, without each other. */
+  forms: Array<{ kind: 'stem' | 'typo' | 'prefix'; ids: number[] }>;
+}
 
 /**
- * Scores every question that has a query word in the weighted fields into `matches.score`,
- * divided by `reference`; for words of 3+ characters in fewer than WINDOW questions, questions
- * without the word but with words it begins get the prefix (one phrase of all those words, as
- * FTS5 scores `"hop"*`) at PREFIX_WEIGHT into `matches.extra`. A word in WINDOW questions or more
- * fills the window on its own: the prefix matches would rank below it.
+ * The query's words with their other forms in the index: for a word in fewer than WINDOW questions,
+ * the words of the same stem in the query's languages and, from 3 characters on, the words it
+ * begins; for a word of 5+ letters that is rare or absent, the more frequent words one edit away
+ * (9+ letters: two).
  */
-function scoreWords(
-  index: TermIndex,
-  words: Array<{ term: string; id: number; frequency: number; idf: number }>,
-  weights: FieldWeights,
-  reference: number,
-) {
-  matches.reset(index.slotCount);
-  words.forEach(({ term, id, frequency, idf }, i) => {
-    const bit = (1 << i) >>> 0;
-    if (frequency > 0) index.scoreTerm(id, idf / reference, weights, bit, matches);
-    const longer = term.length >= 3 && frequency < WINDOW ? index.expand(term).filter((w) => w !== id) : [];
-    if (longer.length)
-      scorePhrase(index, longer, weights, prefixMatches, (slot, prefixScore) => {
-        matches.touch(slot);
-        if (matches.exact[slot]! & bit) return;
-        matches.extra[slot]! += (PREFIX_WEIGHT * prefixScore) / reference;
-        matches.any[slot]! |= bit;
-      });
+export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWords>, weights: FieldWeights | null): RankedWord[] {
+  return query.terms.map((term) => {
+    const id = index.termId(term);
+    const frequency = id < 0 ? 0 : weights ? index.countMatches(id, weights) : index.documentFrequency(id);
+    const seen = new Set([id]);
+    const fresh = (ids: number[]) => ids.filter((w) => !seen.has(w) && seen.add(w));
+    // A word in WINDOW questions or more fills the window on its own: its other forms would rank below it.
+    const forms: RankedWord['forms'] = [];
+    if (frequency < WINDOW)
+      forms.push({ kind: 'stem', ids: fresh([...new Set(query.languages.flatMap((l) => index.stemVariants(term, l)))]) });
+    const edits = typoEdits(term);
+    if (edits && isRare(index.documentFrequency(id), index.count))
+      forms.push({ kind: 'typo', ids: fresh(index.neighbours(term, edits).filter((w) => index.documentFrequency(w) > frequency)) });
+    if (term.length >= 3 && frequency < WINDOW) forms.push({ kind: 'prefix', ids: fresh(index.expand(term)) });
+    return { term, id, frequency, idf: bm25Idf(index.count, frequency), forms: forms.filter((f) => f.ids.length) };
   });
 }
 
 /**
- * Full-text search over the index: BM25 over the weighted fields, whole words first and prefixes
- * of 3+ characters much lower, calibrated so that one query's scores centre near 1.0, blended with
+ * Scores every question that has a query word in the weighted fields into `matches.score`,
+ * divided by `reference`; questions without the word but with another form of it get that form
+ * (one phrase of all its words, as FTS5 scores `"hop"*`) at its weight into `matches.extra`, the
+ * best form only.
+ */
+function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights, reference: number) {
+  matches.reset(index.slotCount);
+  words.forEach(({ id, frequency, idf, forms }, i) => {
+    const bit = (1 << i) >>> 0;
+    if (frequency > 0) index.scoreTerm(id, idf / reference, weights, bit, matches);
+    // Each form's idf counts the questions of the word and of the forms before it too.
+    let counted = frequency;
+    for (const form of forms) {
+      const weight = formWeights[form.kind] / reference;
+      counted += scorePhrase(
+        index,
+        form.ids,
+        weights,
+        formMatches,
+        (slot, formScore) => {
+          matches.touch(slot);
+          if (matches.any[slot]! & bit) return;
+          matches.extra[slot]! += weight * formScore;
+          matches.any[slot]! |= bit;
+        },
+        counted,
+      );
+    }
+  });
+}
+
+/**
+ * Full-text search over the index: BM25 over the weighted fields, whole words first, then words of
+ * the same stem, typos of rare words, and prefixes of 3+ characters much lower, calibrated so that one query's scores centre near 1.0, blended with
  * the similarity of the best matches at a low weight. Ranks the best WINDOW matches and returns
  * `total` (how many there are) and the page `offset`, `limit` of them.
  */
-export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[] } {
+export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[]; words: RankedWord[] } {
   const { index } = store;
-  const terms = queryTerms(request.query, request.stop_languages);
+  const query = queryWords(request.query, request.stop_languages);
+  const terms = query.terms;
   const fields = SearchFieldNames.filter((f) => request.fields.includes(f));
-  if (!terms.length || !fields.length) return { total: 0, items: [] };
+  if (!terms.length || !fields.length) return { total: 0, items: [], words: [] };
   const restricted = fields.length < SearchFieldNames.length;
-  const weights = restricted ? weightsOf(Object.fromEntries(fields.map((f) => [f, fieldWeights[f]]))) : allWeights;
-  const words = terms.map((term) => {
-    const id = index.termId(term);
-    const frequency = id < 0 ? 0 : restricted ? index.countMatches(id, weights) : index.documentFrequency(id);
-    return { term, id, frequency, idf: bm25Idf(index.count, frequency) };
-  });
+  const weights = weightsOf(Object.fromEntries(fields.map((f) => [f, fieldWeights[f]])));
+  const words = rankedWords(index, query, restricted ? weights : null);
   // A description hit of an average query word in a description of average length scores 1.0;
   // more matched words score more, by the square root of their number.
   const reference = words.reduce((sum, w) => sum + w.idf, 0) / Math.sqrt(words.length);
@@ -159,7 +200,7 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
   const and = request.operator === 'AND';
   const keep = facetFilter(index, request.filter);
   const deleted = request.filter.include_deleted ? null : index.deleted;
-  // The final score of each match (negative: left out). AND: every word, whole or as a prefix; the
+  // The final score of each match (negative: left out). AND: every word, whole or in another form; the
   // whole-word score counts only when every word is whole. Counted before the similarity blend.
   let found = 0;
   let aboveWeak = 0;
@@ -181,38 +222,44 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
   // Weak matches are left out when a page of matches is relevant.
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);
-  // The blend only raises the best SIMILARITY_DEPTH: below them the text order holds.
-  const depth = Math.min(total, Math.max(request.offset + request.limit, SIMILARITY_DEPTH));
+  // The blend only raises the best few: below them the text order holds.
+  const depth = Math.min(total, Math.max(request.offset + request.limit, similarityBlend.depth));
   const best = topSlots(index, matches, depth, () => true);
   const items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
   if (similarityFields.every((f) => fields.includes(f))) {
-    const query = textVector(index, request.query, request.stop_languages[0]);
-    const blended = best.slice(0, SIMILARITY_DEPTH);
+    const blended = best.slice(0, similarityBlend.depth);
+    // The query's topic: its words, and the words of its best text matches (pseudo-relevance feedback).
+    const vector = withFeedback(
+      index,
+      textVector(index, request.query, query.languages[0]),
+      blended.map((b) => b.slot),
+    );
     const similar = cosines(
       index,
       blended.map((b) => b.slot),
-      query,
+      vector,
     );
     blended.forEach((_, i) => {
-      items[i]!.score += SIMILARITY_WEIGHT * similar[i]!;
+      items[i]!.score += similarityBlend.weight * similar[i]!;
     });
     items.sort((a, b) => b.score - a.score || b.id - a.id);
     // Too few matches of all the words: questions on the same topic that match some of them follow.
     if (and && found < PAGE) {
       const ids = new Set(items.map((i) => i.id));
       const some = new Set(terms.map((t) => index.termId(t)).filter((id) => id >= 0));
-      for (const s of similarTo(store, { text: request.query, language: request.stop_languages[0] }, PAGE)) {
+      for (const s of similarTo(store, { text: request.query, language: query.languages[0] }, PAGE, true)) {
         const slot = index.slotOf(s.id);
         const visible = !deleted?.[slot] && (!keep || keep(slot));
         if (!ids.has(s.id) && s.score >= SIMILAR_ONLY_MIN && visible && index.hasAnyTerm(slot, some, weights)) {
-          items.push({ id: s.id, score: SIMILARITY_WEIGHT * s.score, is_relevant: false });
+          items.push({ id: s.id, score: similarityBlend.weight * s.score, is_relevant: false });
           total++;
         }
       }
     }
   }
-  return pageOf(items, { total, leaveOutWeak, offset: request.offset, limit: request.limit });
+  // The words with their forms go along: highlighting marks the same forms.
+  return { ...pageOf(items, { total, leaveOutWeak, offset: request.offset, limit: request.limit }), words };
 }
 
 /** The page asked for of a ranking (both backends): weak matches left out when asked, relevance marked. */

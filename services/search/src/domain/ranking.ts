@@ -1,4 +1,4 @@
-import type { Accumulator, FieldWeights, TermIndex } from '../index/postings.ts';
+import type { Accumulator, FieldWeights, TermIndex } from '../local/postings.ts';
 
 /** FTS5's inverse document frequency (the one its bm25() uses; kept so the calibration carries over). */
 export function bm25Idf(documents: number, frequency: number): number {
@@ -70,8 +70,10 @@ export function topSlots(
 
 /**
  * Scores a phrase that several words make up (a prefix: the words it begins) as FTS5 scores
- * `"hop"*`: BM25 of the words' summed frequencies, with the phrase's own document frequency.
- * Calls `add` with the score of each question that has one of the words.
+ * `"hop"*`: BM25 of the words' summed frequencies, with the phrase's own document frequency plus
+ * `counted` (the questions of forms scored before: a word of the same stem is never rarer, so never
+ * worth more, than the word itself). Calls `add` with the score of each question that has one of
+ * the words; returns how many those are.
  */
 export function scorePhrase(
   index: TermIndex,
@@ -79,14 +81,16 @@ export function scorePhrase(
   weights: FieldWeights,
   scratch: Accumulator,
   add: (slot: number, score: number) => void,
-) {
+  counted = 0,
+): number {
   scratch.reset(index.slotCount);
   for (const word of words) index.sumFrequencies(word, weights, scratch);
-  const idf = bm25Idf(index.count, scratch.size);
+  const idf = bm25Idf(index.count, Math.min(index.count, counted + scratch.size));
   for (let k = 0; k < scratch.size; k++) {
     const slot = scratch.touched[k]!;
     add(slot, idf * index.saturate(slot, scratch.score[slot]!));
   }
+  return scratch.size;
 }
 
 /**

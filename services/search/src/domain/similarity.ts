@@ -1,6 +1,6 @@
-import { type Language, languages, termCounts } from '@kn/similarity';
-import { Accumulator, fieldWeights, type TermIndex } from '../index/postings.ts';
-import type { SearchStore } from '../index/store.ts';
+import { Accumulator, fieldWeights, type TermIndex } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
+import { textCounts } from '../words.ts';
 import { bm25Idf, topSlots } from './ranking.ts';
 
 /**
@@ -10,9 +10,23 @@ import { bm25Idf, topSlots } from './ranking.ts';
  * the live index (postings.ts unitIdf), so a new question counts at once.
  */
 
-/** Candidates: the questions sharing the most informative words of the unit, by BM25. */
-const CANDIDATES = 200;
-const CANDIDATE_TERMS = 24;
+/** Similar-question search's parameters beyond the unit's field weights (postings.ts unitFieldWeights), cross-validated. */
+export const similarParameters = {
+  /**
+   * Pseudo-relevance feedback (Rocchio): the unit vectors of the `documents` most similar
+   * questions, averaged, join the asked vector at `weight` before the candidates are ranked again:
+   * the topic of a short text becomes the topic of the questions it found. 0: none.
+   */
+  feedback: { documents: 5, weight: 0.5 },
+};
+
+/**
+ * Candidates: the questions sharing the most informative words of the unit, by BM25. Similar-question
+ * search itself looks at 500 (in a small network a related question may share only common words);
+ * the neighbours that expert search and tag suggestions read need no more than 200.
+ */
+export const candidateCount = (thorough: boolean) => (thorough ? 500 : 200);
+export const CANDIDATE_TERMS = 24;
 /**
  * Candidates come from at least this many words, and from more while their postings fit
  * CANDIDATE_POSTINGS: a long text's common words would cost milliseconds and bring candidates
@@ -23,8 +37,6 @@ const CANDIDATE_MIN_TERMS = 4;
 const CANDIDATE_POSTINGS = 20_000;
 const allFields = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
 const candidates = new Accumulator();
-
-const isLanguage = (l: string | undefined): l is Language => (languages as readonly string[]).includes(l ?? '');
 
 /** A unit-length TF-IDF vector over the index's words (words the index does not know only lengthen it). */
 export interface TopicVector {
@@ -39,7 +51,7 @@ function normalised(ids: number[], weights: number[], norm: number): TopicVector
 
 /** The topic vector of a free text in a language (its stop words left out). */
 export function textVector(index: TermIndex, text: string, language?: string): TopicVector {
-  const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
+  const counts = textCounts(text, language);
   const ids: number[] = [];
   const weights: number[] = [];
   let norm = 0;
@@ -87,8 +99,34 @@ export function cosines(index: TermIndex, slots: readonly number[], vector: Topi
   }
 }
 
-/** Candidates for a vector: the questions sharing its most informative words, by BM25 (not `self`, not deleted). */
-function candidateSlots(index: TermIndex, vector: TopicVector, self: number): number[] {
+/**
+ * Pseudo-relevance feedback: the vector joined by the mean unit vector of the first
+ * `feedback.documents` of `ranked` (slots, best first) at `feedback.weight`, unit length again.
+ */
+export function withFeedback(index: TermIndex, vector: TopicVector, ranked: readonly number[]): TopicVector {
+  const { documents, weight } = similarParameters.feedback;
+  const top = ranked.slice(0, documents);
+  if (!top.length || weight <= 0) return vector;
+  const sum = new Map<number, number>();
+  vector.ids.forEach((id, i) => {
+    sum.set(id, vector.weights[i]!);
+  });
+  for (const slot of top) {
+    const v = questionVector(index, slot);
+    v?.ids.forEach((id, i) => {
+      sum.set(id, (sum.get(id) ?? 0) + (weight * v.weights[i]!) / top.length);
+    });
+  }
+  const weights = [...sum.values()];
+  return normalised(
+    [...sum.keys()],
+    weights,
+    weights.reduce((n, w) => n + w * w, 0),
+  );
+}
+
+/** Candidates for a vector: the `count` questions sharing its most informative words, by BM25 (not `self`, not deleted). */
+function candidateSlots(index: TermIndex, vector: TopicVector, self: number, count: number): number[] {
   const informative = vector.ids
     .map((id, i) => ({ id, w: vector.weights[i]!, word: index.term(id) }))
     // Equal weights in the order of the words, not of their ids (which depend on what arrived first).
@@ -104,21 +142,33 @@ function candidateSlots(index: TermIndex, vector: TopicVector, self: number): nu
     postings += frequency;
     index.scoreTerm(id, bm25Idf(n, frequency), allFields, 1, candidates);
   }
-  return topSlots(index, candidates, CANDIDATES, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
+  return topSlots(index, candidates, count, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
 }
 
-/** Published, live questions most similar to a question or a text, best first, with their cosine. */
+/**
+ * Published, live questions most similar to a question or a text, best first, with their cosine.
+ * `thorough` (similar-question search and its blend into question search): more candidates and
+ * pseudo-relevance feedback; without it, the plain neighbours (tag suggestions).
+ */
 export function similarTo(
   store: SearchStore,
   source: { question_id?: number; text?: string; language?: string },
   limit: number,
+  thorough = false,
 ): Array<{ id: number; score: number }> {
   const { index } = store;
   const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
   const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
   if (!vector?.ids.length) return [];
-  const slots = candidateSlots(index, vector, self);
-  const scores = cosines(index, slots, vector);
+  const slots = candidateSlots(index, vector, self, candidateCount(thorough));
+  let scores = cosines(index, slots, vector);
+  if (thorough && similarParameters.feedback.documents > 0 && slots.length) {
+    const best = slots
+      .map((slot, i) => ({ slot, score: scores[i]! }))
+      .sort((a, b) => b.score - a.score)
+      .map((b) => b.slot);
+    scores = cosines(index, slots, withFeedback(index, vector, best));
+  }
   return slots
     .map((slot, i) => ({ id: index.questionId(slot), score: scores[i]! }))
     .filter((r) => r.score > 0)
@@ -147,7 +197,7 @@ export function askedSimilarTo(
   // Its own words are one question rarer without it.
   const logN = Math.log(documents + 1);
   const idf = (id: number) => logN - (own?.has(id) ? Math.log(index.askedFrequency(id) - 0.5) : index.askedLogDf(id));
-  const counts = termCounts(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
+  const counts = textCounts(text, language);
   const ids: number[] = [];
   const weights: number[] = [];
   let norm = 0;
@@ -163,7 +213,7 @@ export function askedSimilarTo(
   }
   const vector = normalised(ids, weights, norm);
   if (!vector.ids.length) return [];
-  const slots = candidateSlots(index, vector, selfSlot);
+  const slots = candidateSlots(index, vector, selfSlot, candidateCount(false));
   if (dense.length < index.termCount) dense = new Float64Array(Math.max(index.termCount, dense.length * 2));
   vector.ids.forEach((id, i) => {
     dense[id] = vector.weights[i]!;
@@ -200,6 +250,21 @@ export function topicVector(counts: Iterable<readonly [string, number]>, idf: (w
   const length = Math.sqrt(norm);
   if (length > 0) for (const [word, w] of vector) vector.set(word, w / length);
   return vector;
+}
+
+/** withFeedback for vectors by word (Elasticsearch): `ranked` are the neighbours' unit vectors, best first. */
+export function withFeedbackOf(
+  vector: ReadonlyMap<string, number>,
+  ranked: ReadonlyArray<ReadonlyMap<string, number>>,
+): Map<string, number> {
+  const { documents, weight } = similarParameters.feedback;
+  const top = ranked.slice(0, documents);
+  const sum = new Map(vector);
+  if (!top.length || weight <= 0) return sum;
+  for (const v of top) for (const [word, w] of v) sum.set(word, (sum.get(word) ?? 0) + (weight * w) / top.length);
+  const length = Math.sqrt([...sum.values()].reduce((n, w) => n + w * w, 0));
+  if (length > 0) for (const [word, w] of sum) sum.set(word, w / length);
+  return sum;
 }
 
 /** The cosine of two unit-length topic vectors, in [0, 1]. */

@@ -1,8 +1,8 @@
-import { Accumulator, fieldWeights } from '../index/postings.ts';
-import type { SearchStore } from '../index/store.ts';
+import { Accumulator, fieldWeights } from '../local/postings.ts';
+import type { SearchStore } from '../local/store.ts';
+import { queryTerms } from '../words.ts';
 import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
 import { similarTo } from './similarity.ts';
-import { queryTerms } from './terms.ts';
 
 /** How many similar questions lend their tags to a suggestion. */
 export const SUGGESTION_NEIGHBOURS = 20;

@@ -1,20 +1,21 @@
 import { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
-import { NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
+import { NETWORK_SETTINGS_DEFAULTS, type RoutedQuestion, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
 import { highlightSource } from '../domain/highlight.ts';
-import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, SIMILARITY_DEPTH } from '../domain/match.ts';
-import { cosine, topicVector, unitIdf } from '../domain/similarity.ts';
+import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
+import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, unitIdf, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
-import { queryTerms } from '../domain/terms.ts';
-import type { IndexHandlers } from '../index/events.ts';
-import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
+import type { IndexHandlers } from '../local/events.ts';
+import { labelWords, queryTerms, queryWords, textCounts } from '../words.ts';
+import type { QuestionDocument, SettingDocument, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
 import { indexNames } from './mappings.ts';
 import {
   autocompleteQuery,
+  countsTypos,
   filterClauses,
   frequencyQuery,
   matchQuery,
@@ -24,11 +25,6 @@ import {
 } from './queries.ts';
 import { rankMatches, routedQuestion, scoredHits, termStatistics, unitFrequencies } from './results.ts';
 
-/** Similar questions: candidates, and the most informative words that find them (as similarity.ts). */
-const CANDIDATES = 200;
-const CANDIDATE_TERMS = 24;
-
-const languageOf = (l: string | undefined): Language => ((languages as readonly string[]).includes(l ?? '') ? (l as Language) : 'en');
 
 /**
  * The Elasticsearch backend: one index shared by every instance (ELASTICSEARCH_URL,
@@ -150,17 +146,19 @@ export class ElasticsearchBackend implements SearchBackend {
 
   async match(request: MatchRequest & { highlight: boolean }) {
     this.check();
-    const terms = queryTerms(request.query, request.stop_languages);
+    const words = queryWords(request.query, request.stop_languages);
+    const { terms } = words;
     const fields = requestedFields(request.fields);
     if (!terms.length) return { total: 0, items: [] };
-    const stats = termStatistics(await this.client.search({ index: this.names.questions, ...frequencyQuery(terms, fields) }), terms);
-    const query = matchQuery({ terms, operator: request.operator, fields, filter: request.filter }, stats);
+    const stats = termStatistics(await this.client.search({ index: this.names.questions, ...frequencyQuery(words, fields) }), terms);
+    const query = matchQuery({ query: words, operator: request.operator, fields, filter: request.filter }, stats);
     const hits = query ? scoredHits(await this.client.search({ index: this.names.questions, ...query })) : [];
+    const typoTerms = new Set(terms.filter((t, i) => countsTypos(t, stats.frequencies[i]!, stats.documents)));
     let similarity: Map<number, number> | undefined;
     let similarOnly: Array<{ id: number; score: number }> | undefined;
     if (['title', 'description', 'tags', 'solutions'].every((f) => fields.includes(f as never))) {
-      const language = request.stop_languages[0];
-      const best = hits.slice(0, SIMILARITY_DEPTH).map((h) => h.id);
+      const language = words.languages[0];
+      const best = hits.slice(0, similarityBlend.depth).map((h) => h.id);
       similarity = new Map((await this.cosinesWith(request.query, language, best)).map((c) => [c.id, c.score]));
       if (request.operator === 'AND' && hits.length < PAGE) {
         const found = new Set(hits.map((h) => h.id));
@@ -193,16 +191,17 @@ export class ElasticsearchBackend implements SearchBackend {
     const highlights = await this.highlightIds(
       request,
       result.items.map((i) => i.id),
+      typoTerms,
     );
     return { ...result, items: result.items.map((item, i) => ({ ...item, highlighting: highlights[i] })) };
   }
 
-  private async highlightIds(request: HighlightRequest, ids: readonly number[]) {
+  private async highlightIds(request: HighlightRequest, ids: readonly number[], typoTerms?: ReadonlySet<string>) {
     const docs = await this.documents(ids, ['id', 'title', 'description', 'tags', 'parts', 'is_published']);
     return ids.map((id) => {
       const doc = docs.get(id);
       if (!doc?.is_published) return null;
-      return highlightSource({ ...doc, parts: (kind) => doc.parts[kind] }, request);
+      return highlightSource({ ...doc, parts: (kind) => doc.parts[kind] }, request, typoTerms);
     });
   }
 
@@ -221,7 +220,7 @@ export class ElasticsearchBackend implements SearchBackend {
   }
 
   private textCounts(text: string, language?: string) {
-    return termCounts(text, { language: languageOf(language), stem: false, fold: true });
+    return textCounts(text, language);
   }
 
   /** Cosines of a text with questions (those missing count 0). */
@@ -230,15 +229,18 @@ export class ElasticsearchBackend implements SearchBackend {
     const counts = this.textCounts(text, language);
     const docs = await this.documents(ids, ['id', 'unit']);
     const idf = await this.idf([...counts.keys(), ...[...docs.values()].flatMap((d) => Object.keys(d.unit ?? {}))]);
-    const query = topicVector(counts, idf);
-    return ids.map((id) => {
-      const unit = docs.get(id)?.unit;
-      return { id, score: unit ? cosine(query, topicVector(Object.entries(unit), idf)) : 0 };
-    });
+    const units = ids.map((id) => docs.get(id)?.unit);
+    // The query's topic with pseudo-relevance feedback from its best text matches (ids come best first).
+    const vectors = units.map((unit) => (unit ? topicVector(Object.entries(unit), idf) : null));
+    const query = withFeedbackOf(
+      topicVector(counts, idf),
+      vectors.filter((v) => v !== null),
+    );
+    return ids.map((id, i) => ({ id, score: vectors[i] ? cosine(query, vectors[i]) : 0 }));
   }
 
-  /** Similar live questions with their documents (tags and solutions for tag votes and experts). */
-  private async similarDocuments(source: { question_id?: number; text?: string; language?: string }, limit: number) {
+  /** Similar live questions with their documents (tags and solutions for tag votes and experts); `thorough` as similarity.ts similarTo. */
+  private async similarDocuments(source: { question_id?: number; text?: string; language?: string }, limit: number, thorough = false) {
     let counts: Iterable<readonly [string, number]>;
     if (source.question_id !== undefined) {
       const own = (await this.documents([source.question_id], ['id', 'unit', 'is_published'])).get(source.question_id);
@@ -256,13 +258,21 @@ export class ElasticsearchBackend implements SearchBackend {
     if (!informative.length) return [];
     const response = await this.client.search<QuestionDocument>({
       index: this.names.questions,
-      ...similarCandidatesQuery(informative, source.question_id, CANDIDATES),
+      ...similarCandidatesQuery(informative, source.question_id, candidateCount(thorough)),
     });
     const docs = response.hits.hits.map((h) => h._source!).filter(Boolean);
     const idf = await this.idf([...words.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.unit ?? {}))]);
-    const vector = topicVector(words, idf);
+    const units = docs.map((doc) => topicVector(Object.entries(doc.unit ?? {}), idf));
+    const first = topicVector(words, idf);
+    const byFirst = units.map((u, i) => ({ u, s: cosine(first, u), i })).sort((a, b) => b.s - a.s || a.i - b.i);
+    const vector = thorough
+      ? withFeedbackOf(
+          first,
+          byFirst.map((b) => b.u),
+        )
+      : first;
     return docs
-      .map((doc) => ({ doc, id: doc.id, score: cosine(vector, topicVector(Object.entries(doc.unit ?? {}), idf)) }))
+      .map((doc, i) => ({ doc, id: doc.id, score: cosine(vector, units[i]!) }))
       .filter((r) => r.score > 0)
       .sort((a, b) => b.score - a.score || b.id - a.id)
       .slice(0, limit);
@@ -270,7 +280,7 @@ export class ElasticsearchBackend implements SearchBackend {
 
   async similar(source: { question_id?: number; text?: string; language?: string }, limit: number) {
     this.check();
-    return (await this.similarDocuments(source, limit)).map(({ id, score }) => ({ id, score }));
+    return (await this.similarDocuments(source, limit, true)).map(({ id, score }) => ({ id, score }));
   }
 
   private async closedSpaces(): Promise<SpaceDocument[]> {

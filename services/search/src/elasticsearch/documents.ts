@@ -1,8 +1,9 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import type { EventSolutionFacts } from '../index/events.ts';
-import { type SolutionFacts, solutionValue, timeWeight } from '../index/expertise.ts';
-import { askedFieldWeights, unitFieldWeights } from '../index/postings.ts';
-import { type IndexedQuestion, indexWords, labelWords, type PartKind, questionWords } from '../index/store.ts';
+import type { EventSolutionFacts } from '../local/events.ts';
+import { type SolutionFacts, solutionValue, timeWeight } from '../local/expertise.ts';
+import { askedFieldWeights, unitFieldWeights } from '../local/postings.ts';
+import type { IndexedQuestion } from '../local/store.ts';
+import { indexWords, labelWords, type PartKind, questionWords, wordStem } from '../words.ts';
 
 /** A solution's, comment's or attachment's searchable text. */
 export interface PartSource {
@@ -39,7 +40,9 @@ export interface QuestionDocument extends IndexedQuestion {
   parts: Record<PartKind, PartSource[]>;
   /** Space-separated words per field; empty for drafts (not searchable). */
   words: Record<SearchField, string>;
-  /** Similar-question search's unit: word → weighted count (title twice, comments a quarter). */
+  /** The stems of those words in the question's language (words.ts wordStem), space-separated. */
+  stems: Record<SearchField, string>;
+  /** Similar-question search's unit: word → weighted count (postings.ts unitFieldWeights). */
   unit: Record<string, number>;
   unit_terms: string[];
   /** What was asked, expert search's similarity: word → [title, description, tags] counts. */
@@ -70,6 +73,7 @@ export const stubQuestion = (id: number): QuestionDocument => ({
   published: null,
   parts: { solution: [], comment: [], attachment: [] },
   words: emptyWords(),
+  stems: emptyWords(),
   unit: {},
   unit_terms: [],
   asked: {},
@@ -80,13 +84,14 @@ export const stubQuestion = (id: number): QuestionDocument => ({
 
 /**
  * The fields computed from the rest (words, unit, flags, solution values): the same words the
- * local store indexes (store.ts questionWords), only for published questions.
+ * local store indexes (words.ts questionWords), only for published questions.
  */
 export function withDerived(doc: QuestionDocument): QuestionDocument {
   const live = doc.is_published && !doc.is_deleted;
   const solutions = doc.solutions.map((s) => ({ ...s, value: solutionValue(s) * timeWeight(s.time), accepted: s.accepted_at !== null }));
   const base = { ...doc, live, solutions, tag_keys: [...new Set(doc.tags.map((t) => t.toLowerCase()))] };
-  if (doc.stub || !doc.is_published) return { ...base, words: emptyWords(), unit: {}, unit_terms: [], asked: {}, asked_terms: [] };
+  if (doc.stub || !doc.is_published)
+    return { ...base, words: emptyWords(), stems: emptyWords(), unit: {}, unit_terms: [], asked: {}, asked_terms: [] };
   const parts = (['solution', 'comment', 'attachment'] as const).flatMap((kind) => doc.parts[kind].map((p) => ({ kind, text: p.text })));
   const texts: Record<SearchField, string[]> = {
     title: [doc.title],
@@ -96,8 +101,10 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
     comments: doc.parts.comment.map((p) => p.text),
     attachments: doc.parts.attachment.map((p) => p.text),
   };
-  const words = Object.fromEntries(
-    SearchFieldNames.map((f) => [f, texts[f].flatMap((t) => indexWords(t, doc.language)).join(' ')]),
+  const fieldWords = Object.fromEntries(SearchFieldNames.map((f) => [f, texts[f].flatMap((t) => indexWords(t, doc.language))]));
+  const words = Object.fromEntries(SearchFieldNames.map((f) => [f, fieldWords[f]!.join(' ')])) as Record<SearchField, string>;
+  const stems = Object.fromEntries(
+    SearchFieldNames.map((f) => [f, fieldWords[f]!.map((w) => wordStem(w, doc.language)).join(' ')]),
   ) as Record<SearchField, string>;
   const unit: Record<string, number> = {};
   const asked: Record<string, [number, number, number]> = {};
@@ -107,7 +114,7 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
     if (SearchFieldNames.some((f, i) => (askedFieldWeights[f] ?? 0) > 0 && counts[i]! > 0))
       asked[word] = [counts[0]!, counts[1]!, counts[2]!];
   }
-  return { ...base, words, unit, unit_terms: Object.keys(unit), asked, asked_terms: Object.keys(asked) };
+  return { ...base, words, stems, unit, unit_terms: Object.keys(unit), asked, asked_terms: Object.keys(asked) };
 }
 
 /** The question as the events last showed it (its derived fields kept: they are recomputed at write). */

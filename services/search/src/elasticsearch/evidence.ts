@@ -5,9 +5,9 @@ import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
 import { pacer } from '../domain/pace.ts';
-import { type SolutionFacts, solutionValue, type TagRecord } from '../index/expertise.ts';
-import { askedFieldWeights } from '../index/postings.ts';
-import { labelWords, tagNamer } from '../index/store.ts';
+import { type SolutionFacts, solutionValue, type TagRecord } from '../local/expertise.ts';
+import { askedFieldWeights } from '../local/postings.ts';
+import { labelWords, tagNamer } from '../words.ts';
 import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import type { IndexNames } from './mappings.ts';
 

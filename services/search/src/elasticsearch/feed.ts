@@ -3,8 +3,9 @@ import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
-import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../index/events.ts';
-import type { IndexedQuestion, PartKind } from '../index/store.ts';
+import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../local/events.ts';
+import type { SolutionFacts } from '../local/expertise.ts';
+import type { IndexedQuestion, PartKind } from '../local/store.ts';
 import {
   applyForward,
   applyPart,

@@ -24,10 +24,10 @@ export const indexNames = (prefix: string): IndexNames => ({
 export const physicalIndex = (alias: string, generation: number) => `${alias}-g${generation}`;
 
 /**
- * The words of the searchable fields are the local backend's (`indexWords`: stop words of the
- * question's language removed, lower case, diacritics folded, no stemming, since `hops` must not
- * find `hopping`), written space-separated: Elasticsearch only splits them at spaces, so both
- * backends match the same words. Scores are BM25 saturation times the query's boost (the scripted
+ * The words of the searchable fields are the local backend's (words.ts `indexWords`: stop words of
+ * the question's language removed, lower case, diacritics folded), and beside them their stems in
+ * the question's language (`stems`), written space-separated: Elasticsearch only splits them at
+ * spaces, so both backends match the same words and stems with the same analyzers. Scores are BM25 saturation times the query's boost (the scripted
  * similarity leaves out Lucene's per-field idf): queries.ts passes the idf over whole questions,
  * as the local ranking counts it, in the boost.
  */
@@ -62,6 +62,7 @@ export const questionsIndex = {
       published: { type: 'date' },
       parts: { type: 'object', enabled: false },
       words: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, words])) },
+      stems: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, words])) },
       unit: { type: 'object', enabled: false },
       unit_terms: { type: 'keyword' },
       asked: { type: 'object', enabled: false },

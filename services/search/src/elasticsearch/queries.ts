@@ -1,7 +1,8 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import { type MatchFilter, PREFIX_WEIGHT, WINDOW } from '../domain/match.ts';
+import { formWeights, type MatchFilter, WINDOW } from '../domain/match.ts';
 import { bm25Idf } from '../domain/ranking.ts';
+import { isRare, type QueryWords, queryStems, TYPO_PREFIX, typoEdits } from '../words.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -49,15 +50,37 @@ export const requestedFields = (fields: readonly SearchField[]) => {
   return valid.length ? valid : [...SearchFieldNames];
 };
 
-/** Counts, in one request, how many published questions hold each word (and each prefix) in the fields: the idf of the ranking. */
-export function frequencyQuery(terms: readonly string[], fields: readonly SearchField[]): estypes.SearchRequest {
+/** A word's stems in the query's languages as terms of a field's stems. */
+const stemTerms = (field: SearchField, term: string, languages: QueryWords['languages']): Query[] =>
+  [...queryStems(term, languages)].map((s) => ({ term: { [`stems.${field}`]: s } }));
+
+/** A word's typos: the words `typoEdits` away with its first letter (constant score: a typo is not scored by its own frequency). */
+const typoQuery = (field: SearchField, term: string, boost?: number): Query => ({
+  fuzzy: {
+    [`words.${field}`]: {
+      value: term,
+      fuzziness: typoEdits(term),
+      prefix_length: TYPO_PREFIX,
+      transpositions: true,
+      rewrite: 'constant_score',
+      ...(boost ? { boost } : {}),
+    },
+  },
+});
+
+const either = (queries: Query[]): Query => ({ bool: { should: queries, minimum_should_match: 1 } });
+
+/**
+ * Counts, in one request, how many published questions hold each word, a word of its stem, a typo
+ * of it (5+ letters) and a word it begins (3+ characters) in the fields: the idf of the ranking.
+ */
+export function frequencyQuery(query: QueryWords, fields: readonly SearchField[]): estypes.SearchRequest {
   const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
-  terms.forEach((term, i) => {
-    aggs[`w${i}`] = { filter: { bool: { should: fields.map((f) => ({ term: { [`words.${f}`]: term } })), minimum_should_match: 1 } } };
-    if (term.length >= 3)
-      aggs[`p${i}`] = {
-        filter: { bool: { should: fields.map((f) => ({ prefix: { [`words.${f}`]: term } })), minimum_should_match: 1 } },
-      };
+  query.terms.forEach((term, i) => {
+    aggs[`w${i}`] = { filter: either(fields.map((f) => ({ term: { [`words.${f}`]: term } }))) };
+    aggs[`s${i}`] = { filter: either(fields.flatMap((f) => stemTerms(f, term, query.languages))) };
+    if (typoEdits(term)) aggs[`t${i}`] = { filter: either(fields.map((f) => typoQuery(f, term))) };
+    if (term.length >= 3) aggs[`p${i}`] = { filter: either(fields.map((f) => ({ prefix: { [`words.${f}`]: term } }))) };
   });
   return { size: 0, track_total_hits: true, query: { term: { is_published: true } }, aggs };
 }
@@ -65,35 +88,52 @@ export function frequencyQuery(terms: readonly string[], fields: readonly Search
 export interface TermStatistics {
   /** Published questions (deleted ones too, as the local index counts them). */
   documents: number;
-  /** Per word: questions with the word, and with a word it begins (itself included). */
-  frequencies: Array<{ whole: number; prefix: number }>;
+  /** Per word: questions with the word, a word of its stem, a typo of it, a word it begins (each with the word itself). */
+  frequencies: Array<{ whole: number; stem: number; typo: number; prefix: number }>;
 }
+
+/** Whether the ranking counts a word's typos: 5+ letters, rare or absent (words.ts isRare). */
+export const countsTypos = (term: string, frequency: { whole: number }, documents: number) =>
+  typoEdits(term) > 0 && isRare(frequency.whole, documents);
 
 /**
  * The full-text query of a match: per word the best field hit (dis_max) with the word's idf over
- * whole questions divided by the calibration reference as boost, and for words of 3+ characters in
- * fewer than WINDOW questions the words it begins at PREFIX_WEIGHT (a constant score: Lucene does
- * not score prefix expansions). OR: any word; AND: every word, whole or as a prefix. Scores come
- * out calibrated (near 1.0 for a description hit of an average word), as the local ranking's.
+ * whole questions divided by the calibration reference as boost; a word of the same stem (the
+ * `stems` fields) at formWeights.stem with the stem's idf; for a rare word of 5+ letters its typos
+ * at formWeights.typo; for words of 3+ characters in fewer than WINDOW questions the words it begins
+ * at formWeights.prefix (typos and prefixes constant-scored: Lucene does not score expansions).
+ * OR: any word; AND: every word in some form. Scores come out calibrated (near 1.0 for a
+ * description hit of an average word), as the local ranking's.
  */
 export function matchQuery(
-  request: { terms: readonly string[]; operator: 'AND' | 'OR'; fields: readonly SearchField[]; filter: MatchFilter },
+  request: { query: QueryWords; operator: 'AND' | 'OR'; fields: readonly SearchField[]; filter: MatchFilter },
   stats: TermStatistics,
 ): estypes.SearchRequest | null {
-  const { terms, fields } = request;
+  const { query, fields } = request;
+  const { terms } = query;
   if (!terms.length) return null;
   const idfs = stats.frequencies.map((f) => bm25Idf(stats.documents, f.whole));
   const reference = idfs.reduce((sum, idf) => sum + idf, 0) / Math.sqrt(terms.length);
   const perTerm: Query[] = terms.map((term, i) => {
-    const { whole, prefix } = stats.frequencies[i]!;
+    const { whole, stem, typo, prefix } = stats.frequencies[i]!;
     const alternatives: Query[] = whole
       ? fields.map((f) => ({ term: { [`words.${f}`]: { value: term, boost: (fieldBoosts[f] * idfs[i]!) / reference } } }))
       : [];
+    if (stem > whole) {
+      const stemIdf = bm25Idf(stats.documents, stem);
+      for (const f of fields)
+        for (const s of queryStems(term, query.languages))
+          alternatives.push({ term: { [`stems.${f}`]: { value: s, boost: (formWeights.stem * fieldBoosts[f] * stemIdf) / reference } } });
+    }
+    if (countsTypos(term, stats.frequencies[i]!, stats.documents) && typo > whole) {
+      const typoIdf = bm25Idf(stats.documents, typo);
+      for (const f of fields) alternatives.push(typoQuery(f, term, (formWeights.typo * fieldBoosts[f] * typoIdf) / reference));
+    }
     if (term.length >= 3 && whole < WINDOW && prefix > whole) {
       const prefixIdf = bm25Idf(stats.documents, prefix);
       for (const f of fields)
         alternatives.push({
-          prefix: { [`words.${f}`]: { value: term, boost: (PREFIX_WEIGHT * fieldBoosts[f] * prefixIdf) / reference } },
+          prefix: { [`words.${f}`]: { value: term, boost: (formWeights.prefix * fieldBoosts[f] * prefixIdf) / reference } },
         });
     }
     return alternatives.length ? { dis_max: { queries: alternatives, tie_breaker: TIE_BREAKER } } : { match_none: {} };

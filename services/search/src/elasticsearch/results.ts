@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { RoutedQuestion } from '@kn/contracts';
-import { type Match, PAGE, pageOf, RELEVANT_SCORE, SIMILARITY_WEIGHT, WEAK_SCORE, WINDOW } from '../domain/match.ts';
+import { type Match, PAGE, pageOf, RELEVANT_SCORE, similarityBlend, WEAK_SCORE, WINDOW } from '../domain/match.ts';
 import type { QuestionDocument } from './documents.ts';
 import type { TermStatistics } from './queries.ts';
 
@@ -13,7 +13,8 @@ export function termStatistics(response: estypes.SearchResponse, terms: readonly
     documents: count(response.hits.total),
     frequencies: terms.map((_, i) => {
       const whole = aggs[`w${i}`]?.doc_count ?? 0;
-      return { whole, prefix: aggs[`p${i}`]?.doc_count ?? whole };
+      const count = (key: string) => aggs[`${key}${i}`]?.doc_count ?? whole;
+      return { whole, stem: count('s'), typo: count('t'), prefix: count('p') };
     }),
   };
 }
@@ -30,8 +31,8 @@ export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number
   response.hits.hits.map((h) => ({ id: Number(h._id), score: h._score ?? 0 }));
 
 /**
- * The match's window as the local ranking answers it: the best WINDOW hits, the SIMILARITY_DEPTH
- * best raised by SIMILARITY_WEIGHT × their cosine with the query, weak ones left out when a page
+ * The match's window as the local ranking answers it: the best WINDOW hits, the similarity blend's
+ * depth best raised by its weight × their cosine with the query, weak ones left out when a page
  * of them is relevant (before the blend), the similar-only questions after the text matches, and
  * the page asked for.
  */
@@ -50,12 +51,12 @@ export function rankMatches(
   let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
   const items: Match[] = window.map((h) => ({
     id: h.id,
-    score: h.score + SIMILARITY_WEIGHT * (options.similarity?.get(h.id) ?? 0),
+    score: h.score + similarityBlend.weight * (options.similarity?.get(h.id) ?? 0),
     is_relevant: false,
   }));
   items.sort((a, b) => b.score - a.score || b.id - a.id);
   for (const s of options.similarOnly ?? []) {
-    items.push({ id: s.id, score: SIMILARITY_WEIGHT * s.score, is_relevant: false });
+    items.push({ id: s.id, score: similarityBlend.weight * s.score, is_relevant: false });
     total++;
   }
   return pageOf(items, { total, leaveOutWeak, offset: options.offset, limit: options.limit });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Actor, forbidden, notFound, Roles, unauthorized } from '@kn/contracts';
 import type { Db } from '@kn/db';
+import type { Clock } from '@kn/service';
 import type { UsersConfig } from '../config.ts';
 import type { UsersSchema } from '../db/schema.ts';
 import { verifyPassword } from './passwords.ts';
@@ -13,12 +14,12 @@ const effectiveRoles = (roles: readonly string[]) => (roles.includes('super_admi
 /** last_seen is written at most once a minute per user, not on every request. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig }) {
-  const { db, config } = deps;
+export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clock: Clock }) {
+  const { db, config, clock } = deps;
 
   async function issue(userId: number, kind: 'login' | 'on_behalf', issuedBy: number | null) {
     const token = randomBytes(32).toString('base64url');
-    const expires = new Date(Date.now() + config.TOKEN_TTL * 1000);
+    const expires = new Date(clock.now().getTime() + config.TOKEN_TTL * 1000);
     await db
       .insertInto('tokens')
       .values({ user_id: userId, token_hash: hashToken(token), kind, issued_by: issuedBy, expires })
@@ -60,7 +61,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig }) {
         .select(['tokens.id as token_id', 'tokens.expires', 'users.id', 'users.roles', 'users.last_seen'])
         .where('tokens.token_hash', '=', hashToken(token))
         .where('tokens.revoked', 'is', null)
-        .where('tokens.expires', '>', new Date())
+        .where('tokens.expires', '>', clock.now())
         .where('users.is_deleted', '=', false)
         .executeTakeFirst();
       if (!row) throw unauthorized();

@@ -27,12 +27,13 @@ export class LocalBackend implements SearchBackend {
 
   async match(request: MatchRequest & { highlight: boolean }) {
     const store = this.index.store();
-    const result = matchQuestions(store, request);
+    const { words, ...result } = matchQuestions(store, request);
     if (!request.highlight) return result;
     const highlights = highlight(
       store,
       result.items.map((i) => i.id),
       request,
+      words,
     );
     return { ...result, items: result.items.map((item, i) => ({ ...item, highlighting: highlights[i] })) };
   }
@@ -42,7 +43,7 @@ export class LocalBackend implements SearchBackend {
   }
 
   async similar(source: { question_id?: number; text?: string; language?: string }, limit: number) {
-    return similarTo(this.index.store(), source, limit);
+    return similarTo(this.index.store(), source, limit, true);
   }
 
   async autocomplete(text: string, limit: number) {

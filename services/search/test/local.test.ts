@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { matchQuestions } from '../src/domain/match.ts';
 import { similarTo } from '../src/domain/similarity.ts';
 import { autocomplete } from '../src/domain/suggest.ts';
-import { Accumulator, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/index/postings.ts';
-import { type IndexedQuestion, SearchStore } from '../src/index/store.ts';
+import { Accumulator, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
+import { type IndexedQuestion, SearchStore } from '../src/local/store.ts';
 
 const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [], time: 0 };
 const all = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });

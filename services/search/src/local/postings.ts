@@ -1,4 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import type { Language } from '@kn/similarity';
+import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
+import { Vocabulary } from './vocabulary.ts';
 
 /**
  * The in-memory inverted index of one search instance: for every word, the questions it occurs in
@@ -45,18 +48,17 @@ export function fieldWeights(weights: Partial<Record<SearchField, number>>): Fie
 
 /**
  * A question as similar-question search sees it (one unit): title twice, description, tags and
- * solutions once, comments a quarter, attachments not at all (the weights that scored best on
- * SemEval-2016 task 3, bench/semeval.ts).
+ * solutions once, comments a tenth (long threads drift off topic), attachments not at all. The
+ * title and comment weights are chosen by cross-validation (bench/retrieval-cv.ts).
  */
 export const unitFieldWeights: Record<SearchField, number> = {
   title: 2,
   description: 1,
   tags: 1,
   solutions: 1,
-  comments: 0.25,
+  comments: 0.1,
   attachments: 0,
 };
-const unitWeights = fieldWeights(unitFieldWeights);
 
 /**
  * What was asked (title twice, description, tags): the part of a question expert search compares,
@@ -156,10 +158,22 @@ export class Accumulator {
 }
 
 export class TermIndex {
+  /** The unit's field weights when the index was made (unitFieldWeights: they are part of what it counts). */
+  private readonly unitWeights = fieldWeights(unitFieldWeights);
   private readonly termIds = new Map<string, number>();
   private readonly termTexts: string[] = [];
   /** Words by their first two and three characters: prefix expansion. */
   private readonly prefixes = new Map<string, number[]>();
+  /**
+   * Words by their stem, per language: a word joins the stem of each language of the questions it
+   * occurs in (bit i of stemmed[word]: stemLanguages[i]). Query words look their stem up here, so
+   * stems cost a dictionary, not postings.
+   */
+  private readonly stems = new Map<Language, Map<string, number[]>>();
+  private readonly stemLanguages: Language[] = [];
+  private stemmed = new Uint8Array(1024);
+  /** The words in sorted order, for typo tolerance. */
+  private readonly vocabulary = new Vocabulary();
   private lists: Int32Array[] = [];
   /** Postings per word, dead ones included. */
   private sizes = new Int32Array(1024);
@@ -284,6 +298,39 @@ export class TermIndex {
     return (this.prefixes.get(prefix.slice(0, 3)) ?? []).filter((id) => this.df[id]! > 0 && this.termTexts[id]!.startsWith(prefix));
   }
 
+  /** Words that share a stem with `term` in a language (in its questions), that some question has. */
+  stemVariants(term: string, language: Language): number[] {
+    const group = this.stems.get(language)?.get(wordStem(term, language));
+    return group ? group.filter((id) => this.df[id]! > 0) : [];
+  }
+
+  /** Words at most `edits` edits from `term`, with its first letter, that some question has (the term itself included). */
+  neighbours(term: string, edits: number): number[] {
+    return this.vocabulary.within(term, edits, TYPO_PREFIX, editDistance).filter((id) => this.df[id]! > 0);
+  }
+
+  /** Joins each word of a question to its stem in the question's language (once per word and language). */
+  private addStems(words: Forward, language: string) {
+    const l = stemLanguageOf(language);
+    if (!l) return;
+    let at = this.stemLanguages.indexOf(l);
+    if (at < 0) {
+      at = this.stemLanguages.push(l) - 1;
+      this.stems.set(l, new Map());
+    }
+    const bit = 1 << at;
+    const groups = this.stems.get(l)!;
+    for (let i = 0; i < words.length; i += 3) {
+      const id = words[i]!;
+      if (this.stemmed[id]! & bit) continue;
+      this.stemmed[id]! |= bit;
+      const key = wordStem(this.termTexts[id]!, l);
+      const group = groups.get(key);
+      if (group) group.push(id);
+      else groups.set(key, [id]);
+    }
+  }
+
   slotOf(questionId: number): number {
     return this.slots.get(questionId) ?? -1;
   }
@@ -355,6 +402,8 @@ export class TermIndex {
     }
     this.unitIdfs = grow(this.unitIdfs, id + 1);
     this.unitIdfFresh = grow(this.unitIdfFresh, id + 1);
+    this.stemmed = grow(this.stemmed, id + 1);
+    this.vocabulary.add(term, id);
     for (const key of new Set([term.slice(0, 2), term.slice(0, 3)])) {
       const bucket = this.prefixes.get(key);
       if (bucket) bucket.push(id);
@@ -380,6 +429,7 @@ export class TermIndex {
       }
     }
     for (const q of all) this.put(q.id, q.forward, q.length, q.facets);
+    this.vocabulary.merge();
   }
 
   private slotFor(questionId: number): number {
@@ -423,7 +473,7 @@ export class TermIndex {
       list[at + 2] = b | withLength;
       this.sizes[id] = position + 1;
       this.df[id]!++;
-      if (weighted(a, b, unitWeights) > 0) {
+      if (weighted(a, b, this.unitWeights) > 0) {
         this.unitDf[id]!++;
         this.unitIdfFresh[id] = 0;
       }
@@ -437,6 +487,7 @@ export class TermIndex {
       forward[j + 3] = position;
     }
     this.forward[slot] = forward;
+    this.addStems(words, facets.language);
     this.unitNormFresh[slot] = 0;
     this.lengths[slot] = length;
     this.totalLength += length;
@@ -473,7 +524,7 @@ export class TermIndex {
       this.lists[id]![forward[j + 3]! * STRIDE] = -1;
       this.dead[id]!++;
       this.df[id]!--;
-      if (weighted(forward[j + 1]!, forward[j + 2]!, unitWeights) > 0) {
+      if (weighted(forward[j + 1]!, forward[j + 2]!, this.unitWeights) > 0) {
         this.unitDf[id]!--;
         this.unitIdfFresh[id] = 0;
       }
@@ -581,14 +632,13 @@ export class TermIndex {
   }
 
   /**
-   * Calls `visit(termId, unitCount)` for every word of a question's similarity unit (title twice,
-   * comments a quarter, attachments not at all).
+   * Calls `visit(termId, unitCount)` for every word of a question's similarity unit (unitFieldWeights).
    */
   forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void) {
     const forward = this.forward[slot];
     if (!forward) return;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
-      const u = weighted(forward[j + 1]!, forward[j + 2]!, unitWeights);
+      const u = weighted(forward[j + 1]!, forward[j + 2]!, this.unitWeights);
       if (u > 0) visit(forward[j]!, u);
     }
   }
@@ -643,7 +693,7 @@ export class TermIndex {
       const id = forward[j]!;
       const q = id < dense.length ? dense[id]! : 0;
       if (q === 0) continue;
-      const u = weighted(forward[j + 1]!, forward[j + 2]!, unitWeights);
+      const u = weighted(forward[j + 1]!, forward[j + 2]!, this.unitWeights);
       if (u > 0) dot += Math.log1p(u) * this.unitIdf(id) * q;
     }
     const norm = this.unitNorm(slot);

@@ -2,10 +2,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
-import { foldDiacritics, type Language, languages, stopWords, tokenize } from '@kn/similarity';
+import { labelWords, type PartKind, questionWords, tagNamer } from '../words.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
 import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
-import { type Facets, FIELDS, type Forward, packCounts, TermIndex } from './postings.ts';
+import { type Facets, type Forward, packCounts, TermIndex } from './postings.ts';
 
 /**
  * The search index of one search instance: an SQLite file (node:sqlite) with the questions as the
@@ -16,7 +16,7 @@ import { type Facets, FIELDS, type Forward, packCounts, TermIndex } from './post
  * index stands.
  */
 
-export type PartKind = 'solution' | 'comment' | 'attachment';
+export type { PartKind } from '../words.ts';
 
 export interface IndexedQuestion {
   id: number;
@@ -118,71 +118,6 @@ type SqlValue = string | number | null | Uint8Array;
 /** The columns of an IndexedQuestion (not its words: they are in memory). */
 const questionColumns =
   'id, author_id, language, title, description, tags, category_id, knowledge_space_id, is_published, is_deleted, published';
-
-const isLanguage = (l: string): l is Language => (languages as readonly string[]).includes(l);
-
-/** The words of a tag label or a text for matching labels: lower case, diacritics folded, split at anything but letters and digits. */
-export const labelWords = (text: string) =>
-  foldDiacritics(text.toLowerCase())
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-
-/**
- * Finds tags named in texts: the lower-case labels whose words occur in a text in a row ("pale-ale"
- * in "a pale ale"). Labels of stop words only, or of one-letter words only ("q#" is "q", a letter
- * formulas are full of), are never named.
- */
-export function tagNamer(keys: Iterable<string>): (text: string) => Set<string> {
-  const byFirstWord = new Map<string, Array<{ key: string; words: string[] }>>();
-  for (const key of keys) {
-    const words = labelWords(key);
-    if (!words.length || words.every((w) => stopWords.en.has(w)) || words.every((w) => w.length < 2)) continue;
-    const list = byFirstWord.get(words[0]!) ?? [];
-    list.push({ key, words });
-    byFirstWord.set(words[0]!, list);
-  }
-  return (text) => {
-    const words = labelWords(text);
-    const named = new Set<string>();
-    words.forEach((word, i) => {
-      for (const tag of byFirstWord.get(word) ?? []) if (tag.words.every((w, k) => words[i + k] === w)) named.add(tag.key);
-    });
-    return named;
-  };
-}
-
-/** The words of a text as the index holds them: stop words of its language removed, diacritics folded. */
-export function indexWords(text: string, language: string): string[] {
-  return tokenize(text, { language: isLanguage(language) ? language : 'en', stem: false, fold: true });
-}
-
-/** A question's words with their frequency in each field (per-field counts in FIELDS order), and its length in words. */
-export function questionWords(
-  q: Pick<IndexedQuestion, 'title' | 'description' | 'tags' | 'language'>,
-  parts: ReadonlyArray<{ kind: PartKind; text: string }>,
-): { counts: Map<string, number[]>; length: number } {
-  const texts: string[][] = FIELDS.map(() => []);
-  texts[0]!.push(q.title);
-  texts[1]!.push(q.description);
-  texts[2]!.push(q.tags.join(' '));
-  const fieldOf: Record<PartKind, number> = { solution: 3, comment: 4, attachment: 5 };
-  for (const part of parts) texts[fieldOf[part.kind]]!.push(part.text);
-  const counts = new Map<string, number[]>();
-  let length = 0;
-  texts.forEach((list, field) => {
-    for (const text of list)
-      for (const word of indexWords(text, q.language)) {
-        let c = counts.get(word);
-        if (!c) {
-          c = [0, 0, 0, 0, 0, 0];
-          counts.set(word, c);
-        }
-        c[field]!++;
-        length++;
-      }
-  });
-  return { counts, length };
-}
 
 export interface KnownTag {
   label: string;
