@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { AttachmentDownload } from './attachments.ts';
 import { Id, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-import { AttachmentDownload } from './solutions.ts';
 
 /**
  * Exports (exports service, docs/exports.md): a topic-content export (UTF-16LE tab-separated text)

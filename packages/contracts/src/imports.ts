@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { EventComment } from './comments.ts';
 import { Id, Language, Limit, Offset, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { QuestionSnapshot } from './questions.ts';
-import { EventComment, EventSolution } from './solutions.ts';
+import { EventSolution } from './solutions.ts';
 
 /*
  * Internal operations for importers (content service): see docs/import.md. Everything is

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Id, Limit, Offset } from './common.ts';
 import { operation } from './endpoint.ts';
-import { Question, TagLabel } from './questions.ts';
+import { Question, QuestionSnapshot } from './questions.ts';
+import { TagLabel } from './tags.ts';
 import { User } from './users.ts';
 
 export const SearchFieldNames = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
@@ -197,12 +198,7 @@ export const searchEvents = {
     reason: RoutingReason,
     /** The content event that caused the decision. */
     source_event_id: z.string().uuid(),
-    question: z.object({
-      id: z.number().int(),
-      title: z.string(),
-      author_id: z.number().int(),
-      knowledge_space_id: z.number().int().nullable(),
-    }),
+    question: QuestionSnapshot.pick({ id: true, title: true, author_id: true, knowledge_space_id: true }),
     /** Who asked for the validation; null on publishing. */
     requested_by: z.number().int().nullable(),
     /** The existing tags the decision used. */

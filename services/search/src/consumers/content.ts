@@ -4,6 +4,46 @@ import type { SearchBackend } from '../backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import { routeQuestion } from '../domain/routing.ts';
 
+/** Content events that route nothing (the index follows them on its own: index/events.ts). */
+const ignored = [
+  'content.question.created.v1',
+  'content.question.updated.v1',
+  'content.question.deleted.v1',
+  'content.question.restored.v1',
+  'content.question.flagged.v1',
+  'content.question.followed.v1',
+  'content.question.unfollowed.v1',
+  'content.question.imported.v1',
+  'content.question.forwarded.v1',
+  'content.question.shared.v1',
+  'content.category.created.v1',
+  'content.category.updated.v1',
+  'content.category.deleted.v1',
+  'content.tag.created.v1',
+  'content.tag.updated.v1',
+  'content.tag.links-updated.v1',
+  'content.knowledge-space.created.v1',
+  'content.knowledge-space.updated.v1',
+  'content.solution.created.v1',
+  'content.solution.updated.v1',
+  'content.solution.published.v1',
+  'content.solution.deleted.v1',
+  'content.solution.restored.v1',
+  'content.solution.rated.v1',
+  'content.solution.accepted.v1',
+  'content.solution.upvoted.v1',
+  'content.solution.upvote-removed.v1',
+  'content.solution.validated.v1',
+  'content.solution.expired.v1',
+  'content.solution.shared.v1',
+  'content.comment.created.v1',
+  'content.comment.updated.v1',
+  'content.comment.deleted.v1',
+  'content.comment.converted.v1',
+  'content.attachment.added.v1',
+  'content.attachment.deleted.v1',
+] as const;
+
 /**
  * Routes every published question and validation request (durable consumer `search-routing`,
  * shared by the instances): the safety net behind the content service's call at publishing, and
@@ -19,7 +59,7 @@ export function startRoutingConsumer(options: {
 }) {
   const { backend, experts, maxEventAgeMs } = options;
   const recent = (occurredAt: string) => Date.now() - Date.parse(occurredAt) <= maxEventAgeMs;
-  const handlers: EventHandlers = {
+  const handlers: EventHandlers<'content', (typeof ignored)[number]> = {
     'content.question.published.v1': async (tx, { id, occurred_at, data: { question } }) => {
       if (!recent(occurred_at)) return;
       await routeQuestion(
@@ -55,5 +95,5 @@ export function startRoutingConsumer(options: {
       );
     },
   };
-  return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', handlers });
+  return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', ignore: ignored, handlers });
 }

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { DescriptionBody, Id, List, Mentions, Timestamp } from './common.ts';
+import { operation } from './endpoint.ts';
+import { QuestionSummary } from './questions.ts';
+
+/** Comments on questions and solutions (content service). */
+
+export const Comment = z
+  .object({
+    id: z.number().int(),
+    description: z.string(),
+    language: z.string(),
+    question_id: z.number().int(),
+    solution_id: z.number().int().nullable().describe('null for a comment on the question'),
+    user: z.string().describe('/api/v1/users/<user_id>'),
+    upvote_count: z.number().int(),
+    is_deleted: z.boolean(),
+    created: Timestamp,
+    updated: Timestamp,
+    content_updated: Timestamp,
+  })
+  .meta({ id: 'Comment' });
+export type Comment = z.infer<typeof Comment>;
+
+const IdParams = z.object({ id: Id });
+const tag = 'Comments';
+
+export const commentsOperations = {
+  createQuestionComment: operation({
+    service: 'content',
+    summary: 'Comment on a question',
+    http: { method: 'POST', path: '/questions/:id/comments', status: 201, auth: 'user', tag },
+    params: IdParams,
+    body: DescriptionBody,
+    response: Comment,
+  }),
+  listQuestionComments: operation({
+    service: 'content',
+    summary: 'Comments of a question and of its solutions, oldest first',
+    http: { method: 'GET', path: '/questions/:id/comments', auth: 'user', tag },
+    params: IdParams,
+    response: List(Comment),
+  }),
+  createSolutionComment: operation({
+    service: 'content',
+    summary: 'Comment on a solution',
+    http: { method: 'POST', path: '/solutions/:id/comments', status: 201, auth: 'user', tag },
+    params: IdParams,
+    body: DescriptionBody,
+    response: Comment,
+  }),
+  updateComment: operation({
+    service: 'content',
+    summary: 'Change a comment (author or content_admin)',
+    http: { method: 'PUT', path: '/comments/:id', auth: 'user', tag },
+    params: IdParams,
+    body: DescriptionBody,
+    response: Comment,
+  }),
+  deleteComment: operation({
+    service: 'content',
+    summary: 'Delete a comment (author or content_admin)',
+    http: { method: 'DELETE', path: '/comments/:id', status: 204, auth: 'user', tag },
+    params: IdParams,
+  }),
+} as const;
+
+/** A comment as events carry it. */
+export const EventComment = z
+  .object({
+    id: z.number().int(),
+    question_id: z.number().int(),
+    solution_id: z.number().int().nullable(),
+    solution_author_id: z.number().int().nullable().describe('author of the commented solution, null for question comments'),
+    author_id: z.number().int(),
+    description: z.string(),
+    text: z.string(),
+    language: z.string(),
+    is_deleted: z.boolean(),
+    created: Timestamp,
+    updated: Timestamp,
+  })
+  .meta({ id: 'EventComment' });
+
+/** Events `content.comment.*`. */
+export const commentsEvents = {
+  'content.comment.created.v1': z
+    .object({ comment: EventComment, question: QuestionSummary, mentions: Mentions })
+    .describe('a comment on a question (solution_id null) or on a solution'),
+  'content.comment.updated.v1': z
+    .object({ comment: EventComment, question: QuestionSummary, mentions: Mentions })
+    .describe('a comment changed'),
+  'content.comment.deleted.v1': z.object({ comment: EventComment, question: QuestionSummary }).describe('a comment was deleted'),
+} as const;
