@@ -14,3 +14,15 @@ test('the NATS authorization in infra/nats/auth.conf is the one the permissions 
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
 });
+
+test('the OpenAPI document passes Redocly’s recommended-strict rules without an error', () => {
+  const run = spawnSync(
+    'node_modules/.bin/redocly',
+    ['lint', '--extends', 'recommended-strict', '--format', 'summary', 'docs/openapi.json'],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    },
+  );
+  expect({ status: run.status, output: run.status === 0 ? '' : `${run.stdout}${run.stderr}` }).toEqual({ status: 0, output: '' });
+});

@@ -91,18 +91,29 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
   };
 }
 
+/**
+ * How every event stream keeps its events (docs/asyncapi.json says the same to subscribers):
+ * events are the history projections are rebuilt from, so they are kept for ever, on disk; a
+ * republished event (same id) within the duplicate window is dropped.
+ */
+export const EVENT_STREAM_RETENTION = {
+  retention: RetentionPolicy.Limits,
+  storage: StorageType.File,
+  maxAgeMs: 0,
+  duplicateWindowMs: 2 * 60 * 1000,
+} as const;
+
 /** Creates (or updates) the stream that holds a service's events. Called by the publishing service. */
 export async function ensureStream(bus: Bus, service: ServiceName) {
   const name = bus.streamName(service);
   const config = {
     name,
     subjects: [bus.subject(streams[service].subjects)],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
+    retention: EVENT_STREAM_RETENTION.retention,
+    storage: EVENT_STREAM_RETENTION.storage,
     num_replicas: bus.replicas,
-    // Events are the history projections are rebuilt from: keep them.
-    max_age: 0,
-    duplicate_window: nanos(2 * 60 * 1000),
+    max_age: nanos(EVENT_STREAM_RETENTION.maxAgeMs),
+    duplicate_window: nanos(EVENT_STREAM_RETENTION.duplicateWindowMs),
   };
   try {
     await bus.jsm.streams.info(name);

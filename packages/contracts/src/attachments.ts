@@ -18,7 +18,20 @@ export const Attachment = z
     link: z.string().describe('/api/v1/attachments/<id>/file'),
     created: Timestamp,
   })
-  .meta({ id: 'Attachment' });
+  .meta({
+    id: 'Attachment',
+    examples: [
+      {
+        id: 3,
+        name: 'recipe.pdf',
+        mime_type: 'application/pdf',
+        size: 48213,
+        hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        link: '/api/v1/attachments/3/file',
+        created: '2026-11-20T09:15:02.123Z',
+      },
+    ],
+  });
 export type Attachment = z.infer<typeof Attachment>;
 
 /** Metadata of an upload the gateway has put into the object store. */
@@ -55,6 +68,7 @@ export const attachmentsOperations = {
       upload: true,
       description:
         'multipart/form-data with one file in the field `file`; at most ATTACHMENT_MAX_BYTES (413 FileTooLarge); empty files are refused.',
+      answers: { 409: 'the question, or the solution, is deleted' },
     },
     params: IdParams,
     body: AttachmentUpload,
@@ -79,6 +93,7 @@ export const attachmentsOperations = {
       upload: true,
       description:
         'multipart/form-data with one file in the field `file`; at most ATTACHMENT_MAX_BYTES (413 FileTooLarge); empty files are refused.',
+      answers: { 409: 'the question, or the solution, is deleted' },
     },
     params: IdParams,
     body: AttachmentUpload,
@@ -94,7 +109,7 @@ export const attachmentsOperations = {
   downloadAttachment: operation({
     service: 'content',
     summary: 'The bytes of an attachment, with their content type',
-    http: { method: 'GET', path: '/attachments/:id/file', auth: 'user', tag, download: true },
+    http: { method: 'GET', path: '/attachments/:id/file', auth: 'user', tag, download: '*/*' },
     params: IdParams,
     response: AttachmentDownload,
   }),

@@ -14,7 +14,18 @@ export const Category = z
     color: z.string(),
     translations: z.array(CategoryTranslation),
   })
-  .meta({ id: 'Category' });
+  .meta({
+    id: 'Category',
+    examples: [
+      {
+        id: 2,
+        name: 'Brewing',
+        description: 'Making beer at home',
+        color: '#1a2b3c',
+        translations: [{ language: 'de', name: 'Brauen', description: 'Bier selbst brauen' }],
+      },
+    ],
+  });
 export type Category = z.infer<typeof Category>;
 
 const Color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'a hex colour such as #1a2b3c');

@@ -19,7 +19,24 @@ export const Comment = z
     updated: Timestamp,
     content_updated: Timestamp,
   })
-  .meta({ id: 'Comment' });
+  .meta({
+    id: 'Comment',
+    examples: [
+      {
+        id: 12,
+        description: '<p>Dry hopping helps too.</p>',
+        language: 'en',
+        question_id: 42,
+        solution_id: 7,
+        user: '/api/v1/users/5',
+        upvote_count: 0,
+        is_deleted: false,
+        created: '2026-11-21T14:03:55.480Z',
+        updated: '2026-11-21T14:03:55.480Z',
+        content_updated: '2026-11-21T14:03:55.480Z',
+      },
+    ],
+  });
 export type Comment = z.infer<typeof Comment>;
 
 const IdParams = z.object({ id: Id });
@@ -29,7 +46,14 @@ export const commentsOperations = {
   createQuestionComment: operation({
     service: 'content',
     summary: 'Comment on a question',
-    http: { method: 'POST', path: '/questions/:id/comments', status: 201, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/questions/:id/comments',
+      status: 201,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the question, or the solution, is deleted or not published' },
+    },
     params: IdParams,
     body: DescriptionBody,
     response: Comment,
@@ -44,7 +68,14 @@ export const commentsOperations = {
   createSolutionComment: operation({
     service: 'content',
     summary: 'Comment on a solution',
-    http: { method: 'POST', path: '/solutions/:id/comments', status: 201, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/solutions/:id/comments',
+      status: 201,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the question, or the solution, is deleted or not published' },
+    },
     params: IdParams,
     body: DescriptionBody,
     response: Comment,

@@ -9,7 +9,7 @@ const MAX_ID = 2147483647;
 export const Id = z
   .union([z.number().int().positive().max(MAX_ID), z.string().regex(/^0*[1-9][0-9]{0,9}$/, 'a positive integer')])
   .pipe(z.coerce.number<string | number>().int().positive().max(MAX_ID));
-export const Timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+export const Timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 export const Language = z.string().regex(/^[a-z]{2}$/, 'a two-letter language code');
 export const Email = z.string().trim().max(191).email();
 

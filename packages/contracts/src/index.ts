@@ -1,3 +1,4 @@
+export * from './answers.ts';
 export * from './attachments.ts';
 export * from './categories.ts';
 export * from './comments.ts';

@@ -18,7 +18,21 @@ export const KnowledgeSpace = z
     created: Timestamp,
     updated: Timestamp,
   })
-  .meta({ id: 'KnowledgeSpace' });
+  .meta({
+    id: 'KnowledgeSpace',
+    examples: [
+      {
+        id: 1,
+        name: 'Quality lab',
+        description: null,
+        is_closed: true,
+        member_count: 4,
+        automatic_new_user_assignment: false,
+        created: '2026-11-20T09:15:02.123Z',
+        updated: '2026-11-20T09:15:02.123Z',
+      },
+    ],
+  });
 
 const KnowledgeSpaceInput = z.object({
   name: z.string().trim().min(1).max(191),

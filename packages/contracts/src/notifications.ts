@@ -52,7 +52,49 @@ export const Notification = z
     user: User.nullable().describe('the user who caused it; null when that is the anonymous question poser or the system'),
     created: Timestamp,
   })
-  .meta({ id: 'Notification' });
+  .meta({
+    id: 'Notification',
+    examples: [
+      {
+        id: 88,
+        question_id: 42,
+        content: 'Jürgen Müller answered your question “Which hops give a citrus aroma?”',
+        url: '/questions/42#solution-7',
+        icon: '/api/v1/public/images/notifications/solution.png',
+        target_id: 7,
+        target_type: 'solution',
+        type: 'new_solution_to_your_question',
+        is_read: false,
+        is_seen: false,
+        user: {
+          id: 3,
+          firstname: 'Jürgen',
+          lastname: 'Müller',
+          email: 'j.mueller@example.com',
+          auth_type: 'password',
+          is_deleted: false,
+          is_hidden: false,
+          is_system: false,
+          language: 'de',
+          gender: null,
+          location: 'Bamberg',
+          about: null,
+          company: null,
+          department: null,
+          position: null,
+          country: 'DE',
+          image: '/api/v1/public/images/user.png',
+          first_seen: '2026-11-20T09:15:02.123Z',
+          last_seen: '2026-11-21T14:03:55.480Z',
+          customfields: {},
+          score_level: null,
+          score_points: null,
+          event_tracking_id: '0f8e3c2a-6b1d-4e7a-9c5f-2d4b8a1e6f30',
+        },
+        created: '2026-11-21T14:03:55.480Z',
+      },
+    ],
+  });
 export type Notification = z.infer<typeof Notification>;
 
 export const WebhookDelivery = z
@@ -158,7 +200,7 @@ export const NotificationSnapshot = z.object({
   target_type: z.enum(NotificationTargetTypes),
   target_id: z.number().int(),
   question_id: z.number().int(),
-  content: z.string(),
+  content: z.string().describe("text in the receiver's interface language"),
   url: z.string(),
   icon: z.string(),
   created: Timestamp,
@@ -166,5 +208,7 @@ export const NotificationSnapshot = z.object({
 
 /** Events `notifications.*`. */
 export const notificationsEvents = {
-  'notifications.notification.created.v1': z.object({ notification: NotificationSnapshot }),
+  'notifications.notification.created.v1': z
+    .object({ notification: NotificationSnapshot })
+    .describe('a notification was created for a user (from a content or search event)'),
 } as const;

@@ -65,7 +65,44 @@ export const Question = z
     translations: z.array(QuestionTranslation).optional().describe('only in list items'),
     search_metadata: SearchMetadata.optional().describe('only on search results'),
   })
-  .meta({ id: 'Question' });
+  .meta({
+    id: 'Question',
+    examples: [
+      {
+        id: 42,
+        is_published: true,
+        published: '2026-11-20T09:15:02.123Z',
+        language: 'en',
+        title: 'Which hops give a citrus aroma?',
+        slug: 'which-hops-give-a-citrus-aroma',
+        description: '<p>I brew a pale ale and want more citrus.</p>',
+        solution_count: 1,
+        view_count: 17,
+        upvote_count: 2,
+        image: '/api/v1/public/images/question-default.png',
+        created: '2026-11-20T09:15:02.123Z',
+        updated: '2026-11-21T14:03:55.480Z',
+        content_updated: '2026-11-21T14:03:55.480Z',
+        last_activity: '2026-11-21T14:03:55.480Z',
+        is_deleted: false,
+        attachments: '/api/v1/questions/42/attachments',
+        category: null,
+        tag_relations: [],
+        concepts: [
+          {
+            concept_id: '7d0c3f0e-2b7a-4a5e-9c51-2f7d1b8c9a10',
+            primary_label: 'hops',
+            label_match: 'hops',
+            language: 'en',
+            description: null,
+            ontology_id: null,
+            is_flat: true,
+          },
+        ],
+        knowledge_space_id: null,
+      },
+    ],
+  });
 export type Question = z.infer<typeof Question>;
 
 const Title = z.string().trim().max(100);
@@ -117,7 +154,14 @@ export const questionsOperations = {
   createQuestion: operation({
     service: 'content',
     summary: 'Create a question draft (title may be empty; tags are labels, accepted for imports)',
-    http: { method: 'POST', path: '/questions', status: 201, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/questions',
+      status: 201,
+      auth: 'user',
+      tag,
+      answers: { 404: 'the category or knowledge space does not exist' },
+    },
     body: z.object({
       title: Title.optional(),
       description: Description.nullable().optional(),
@@ -138,6 +182,7 @@ export const questionsOperations = {
       tag,
       description:
         'With query: full-text search (docs/search.md); results in relevance order unless sort is given, each with search_metadata; relevance considers the best 1,000 matches. interest = view_count + 5·solution_count + 3·upvote_count; trending = interest / (hours since last_activity + 2)^1.5; activity_and_interest = interest / (days since last_activity + 1).',
+      answers: {},
     },
     query: z.object({
       query: z.string().max(1000).optional(),
@@ -180,7 +225,14 @@ export const questionsOperations = {
   updateQuestion: operation({
     service: 'content',
     summary: 'Update a question (author or content_admin)',
-    http: { method: 'PUT', path: '/questions/:id', auth: 'user', tag, description: 'An unknown category id answers 404.' },
+    http: {
+      method: 'PUT',
+      path: '/questions/:id',
+      auth: 'user',
+      tag,
+      description: 'An unknown category id answers 404.',
+      answers: { 409: 'the question is deleted' },
+    },
     params: IdParams,
     body: z.object({
       title: Title.min(10).optional(),
@@ -193,7 +245,16 @@ export const questionsOperations = {
   publishQuestion: operation({
     service: 'content',
     summary: 'Publish a draft',
-    http: { method: 'PUT', path: '/questions/:id/publish', auth: 'user', tag },
+    http: {
+      method: 'PUT',
+      path: '/questions/:id/publish',
+      auth: 'user',
+      tag,
+      answers: {
+        409: 'the question is deleted or already published',
+        422: 'the draft fails the rules of a published question (PublishValidationError)',
+      },
+    },
     params: IdParams,
     response: z.object({ number_of_experts: z.number().int() }),
   }),

@@ -24,7 +24,14 @@ export const sharingOperations = {
   forwardQuestion: operation({
     service: 'content',
     summary: 'Recommend a question to a user who might answer it',
-    http: { method: 'POST', path: '/questions/:id/forward', status: 200, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/questions/:id/forward',
+      status: 200,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the question is not published, or deleted' },
+    },
     params: IdParams,
     body: z
       .object({ recipient: Id.optional(), user_id: Id.optional().describe('deprecated: use recipient'), message: Message })
@@ -40,14 +47,28 @@ export const sharingOperations = {
   shareQuestion: operation({
     service: 'content',
     summary: 'Share a question with users',
-    http: { method: 'POST', path: '/questions/:id/share', status: 200, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/questions/:id/share',
+      status: 200,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the question is not published, or deleted' },
+    },
     params: IdParams,
     body: ShareBody,
   }),
   shareSolution: operation({
     service: 'content',
     summary: 'Share a published solution with users',
-    http: { method: 'POST', path: '/solutions/:id/share', status: 200, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/solutions/:id/share',
+      status: 200,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the solution is deleted or not published' },
+    },
     params: IdParams,
     body: ShareBody,
   }),

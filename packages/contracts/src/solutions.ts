@@ -33,7 +33,32 @@ export const Solution = z
     upvote_count: z.number().int(),
     accepted_by_question_poser: Timestamp.nullable().describe('when the question poser accepted the solution'),
   })
-  .meta({ id: 'Solution' });
+  .meta({
+    id: 'Solution',
+    examples: [
+      {
+        id: 7,
+        language: 'en',
+        is_published: true,
+        published: '2026-11-21T14:03:55.480Z',
+        rating: 4.5,
+        rating_count: 2,
+        description: '<p>Citra and Mosaic, late in the boil.</p>',
+        user: '/api/v1/users/3',
+        is_deleted: false,
+        created: '2026-11-21T14:03:55.480Z',
+        updated: '2026-11-21T14:03:55.480Z',
+        content_updated: '2026-11-21T14:03:55.480Z',
+        question: '/api/v1/questions/42',
+        tag_relations: [],
+        attachments: '/api/v1/solutions/7/attachments',
+        validity_period: 'months_six',
+        expires: '2027-05-21T14:03:55.480Z',
+        upvote_count: 1,
+        accepted_by_question_poser: null,
+      },
+    ],
+  });
 export type Solution = z.infer<typeof Solution>;
 /** The create response has no `language`; the draft response has no `accepted_by_question_poser`. */
 export const CreatedSolution = Solution.omit({ language: true }).meta({ id: 'CreatedSolution' });
@@ -54,6 +79,7 @@ export const solutionsOperations = {
       auth: 'user',
       tag,
       description: 'The question must be published and not deleted (else 409 Conflict). Drafts are not published automatically.',
+      answers: { 409: 'the question is not published, or deleted' },
     },
     params: IdParams,
     body: DescriptionBody,
@@ -62,7 +88,13 @@ export const solutionsOperations = {
   getSolutionDraft: operation({
     service: 'content',
     summary: 'The caller’s draft solution of a question (204 when none)',
-    http: { method: 'GET', path: '/questions/:id/solutions/draft', auth: 'user', tag },
+    http: {
+      method: 'GET',
+      path: '/questions/:id/solutions/draft',
+      auth: 'user',
+      tag,
+      answers: { 204: 'the caller has no draft for the question' },
+    },
     params: IdParams,
     response: DraftSolution.optional(),
   }),
@@ -87,7 +119,7 @@ export const solutionsOperations = {
   updateSolution: operation({
     service: 'content',
     summary: 'Change a solution’s description (author or content_admin); restarts its validity period',
-    http: { method: 'PUT', path: '/solutions/:id', auth: 'user', tag },
+    http: { method: 'PUT', path: '/solutions/:id', auth: 'user', tag, answers: { 409: 'the solution is deleted' } },
     params: IdParams,
     body: DescriptionBody,
     response: Solution,
@@ -95,7 +127,13 @@ export const solutionsOperations = {
   publishSolution: operation({
     service: 'content',
     summary: 'Publish a draft solution (author or content_admin)',
-    http: { method: 'PUT', path: '/solutions/:id/publish', auth: 'user', tag },
+    http: {
+      method: 'PUT',
+      path: '/solutions/:id/publish',
+      auth: 'user',
+      tag,
+      answers: { 409: 'the solution is deleted or already published, or its question is not open' },
+    },
     params: IdParams,
     response: Solution,
   }),
@@ -108,13 +146,20 @@ export const solutionsOperations = {
   restoreSolution: operation({
     service: 'content',
     summary: 'Restore a deleted solution (author or content_admin); 200 without body',
-    http: { method: 'PUT', path: '/solutions/:id/restore', status: 200, auth: 'user', tag },
+    http: {
+      method: 'PUT',
+      path: '/solutions/:id/restore',
+      status: 200,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the solution is not deleted, or its author has another draft for the question' },
+    },
     params: IdParams,
   }),
   rateSolution: operation({
     service: 'content',
     summary: 'Rate a published solution from 1 to 5 (a second rating replaces the first)',
-    http: { method: 'PUT', path: '/solutions/:id/rating', auth: 'user', tag },
+    http: { method: 'PUT', path: '/solutions/:id/rating', auth: 'user', tag, answers: { 409: 'the solution is deleted or not published' } },
     params: IdParams,
     body: z.object({ rating: z.number().int().min(1).max(5) }),
     response: Solution,
@@ -122,28 +167,34 @@ export const solutionsOperations = {
   acceptSolution: operation({
     service: 'content',
     summary: 'Accept a published solution (the question poser only)',
-    http: { method: 'PUT', path: '/solutions/:id/accept', auth: 'user', tag },
+    http: { method: 'PUT', path: '/solutions/:id/accept', auth: 'user', tag, answers: { 409: 'the solution is deleted or not published' } },
     params: IdParams,
     response: Solution,
   }),
   upvoteSolution: operation({
     service: 'content',
     summary: 'Upvote a published solution (idempotent)',
-    http: { method: 'PUT', path: '/solutions/:id/upvote', auth: 'user', tag },
+    http: { method: 'PUT', path: '/solutions/:id/upvote', auth: 'user', tag, answers: { 409: 'the solution is deleted or not published' } },
     params: IdParams,
     response: Solution,
   }),
   removeSolutionUpvote: operation({
     service: 'content',
     summary: 'Take back an upvote (idempotent)',
-    http: { method: 'DELETE', path: '/solutions/:id/upvote', auth: 'user', tag },
+    http: {
+      method: 'DELETE',
+      path: '/solutions/:id/upvote',
+      auth: 'user',
+      tag,
+      answers: { 409: 'the solution is deleted or not published' },
+    },
     params: IdParams,
     response: Solution,
   }),
   validateSolution: operation({
     service: 'content',
     summary: 'Validate a solution for a period (solution poser or administrator)',
-    http: { method: 'POST', path: '/solutions/:id/validate', auth: 'user', tag },
+    http: { method: 'POST', path: '/solutions/:id/validate', auth: 'user', tag, answers: { 409: 'the solution is deleted' } },
     params: IdParams,
     body: z.object({ validity: ValidityPeriod }),
     response: Solution,
@@ -151,7 +202,13 @@ export const solutionsOperations = {
   convertCommentToSolution: operation({
     service: 'content',
     summary: 'Turn a comment into a published solution of its question (comment author or content_admin)',
-    http: { method: 'PUT', path: '/comments/:id/to-solution', auth: 'user', tag: 'Comments' },
+    http: {
+      method: 'PUT',
+      path: '/comments/:id/to-solution',
+      auth: 'user',
+      tag: 'Comments',
+      answers: { 409: 'the question is not open, or a solution of the comment exists' },
+    },
     params: IdParams,
     response: Solution,
   }),
@@ -165,7 +222,13 @@ export const solutionsOperations = {
   requestValidation: operation({
     service: 'content',
     summary: 'Request a validation: authors of expired solutions are notified',
-    http: { method: 'PUT', path: '/questions/:id/request-validation', auth: 'user', tag },
+    http: {
+      method: 'PUT',
+      path: '/questions/:id/request-validation',
+      auth: 'user',
+      tag,
+      answers: { 409: 'the question is not published, or deleted' },
+    },
     params: IdParams,
     response: LastRequested,
   }),

@@ -14,7 +14,7 @@ export const TagLabel = z
 
 export const TagInfo = z
   .object({ label: z.string(), excluded_from_suggestions: z.boolean(), image: z.null(), question_count: z.number().int() })
-  .meta({ id: 'Tag' });
+  .meta({ id: 'Tag', examples: [{ label: 'hops', excluded_from_suggestions: false, image: null, question_count: 113 }] });
 
 const LabelParams = z.object({ label: TagLabel });
 const tag = 'Tags';
