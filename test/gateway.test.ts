@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Operation, operations } from '@kn/contracts';
+import { events, type Operation, operations } from '@kn/contracts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
@@ -109,7 +109,7 @@ describe('OpenAPI', () => {
     );
   });
 
-  test('docs/openapi.json is the document the gateway serves (regenerate: pnpm openapi)', async () => {
+  test('docs/openapi.json is the document the gateway serves (regenerate: pnpm contracts)', async () => {
     const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'docs/openapi.json'), 'utf8'));
     expect(committed).toEqual((await system.api.get('/api/v1/openapi.json')).body);
   });
@@ -173,6 +173,34 @@ describe('OpenAPI', () => {
     expect(xsd.headers['content-type']).toMatch(/^application\/xml/);
     expect(doc.info.license.identifier).toBeDefined();
     expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
+  });
+});
+
+describe('AsyncAPI', () => {
+  test('the events are described by a valid AsyncAPI 3.0 document that names every subject, served without a token', async () => {
+    const res = await system.api.get('/api/v1/asyncapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(readFileSync(path.join(process.cwd(), 'docs/asyncapi.json'), 'utf8')));
+    const { Parser } = await import('@asyncapi/parser');
+    const { document, diagnostics } = await new Parser().parse(JSON.stringify(res.body));
+    // Severity 0 is an error, 1 a warning (2 and 3 are hints, such as "a newer AsyncAPI version exists").
+    expect(diagnostics.filter((d) => d.severity < 2).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
+    expect(document?.version()).toBe('3.0.0');
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+    ).toEqual(Object.keys(events).sort());
+    const published = res.body.components.messages['content.question.published.v1'];
+    expect(published.headers.required).toEqual(['Nats-Msg-Id', 'traceparent']);
+    expect(published.payload.properties.data.properties.question).toEqual({ $ref: '#/components/schemas/QuestionSnapshot' });
+    expect(res.body.channels['content.question.published.v1']['x-stream']).toMatchObject({
+      name: 'CONTENT',
+      subjects: 'content.>',
+      max_age_ms: 0,
+    });
   });
 });
 

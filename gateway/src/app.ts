@@ -17,6 +17,7 @@ import type { Clock } from '@kn/service';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { asyncApiDocument } from './asyncapi.ts';
 import { authenticator } from './auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { fileRoutes } from './files.ts';
@@ -83,6 +84,10 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   const spec = openApiDocument(BASE);
   app.get(`${BASE}/openapi.json`, (_req, res) => {
     res.json(spec);
+  });
+  const events = asyncApiDocument();
+  app.get(`${BASE}/asyncapi.json`, (_req, res) => {
+    res.json(events);
   });
   app.get([`${BASE}/docs`, `${BASE}/docs/`], (_req, res) => {
     res.type('html').send(docsPage(BASE));

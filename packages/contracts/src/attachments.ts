@@ -134,7 +134,7 @@ export const EventAttachment = z
     hash: z.string().describe('sha256 of the bytes, hex'),
     created: Timestamp,
   })
-  .meta({ id: 'EventAttachment' });
+  .meta({ id: 'EventAttachment', description: 'an attachment as events carry it (its bytes stay in the object store)' });
 
 /** Events `content.attachment.*`. */
 export const attachmentsEvents = {

@@ -111,7 +111,7 @@ export const EventComment = z
     created: Timestamp,
     updated: Timestamp,
   })
-  .meta({ id: 'EventComment' });
+  .meta({ id: 'EventComment', description: 'a comment as events carry it' });
 
 /** Events `content.comment.*`. */
 export const commentsEvents = {

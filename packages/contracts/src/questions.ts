@@ -323,7 +323,7 @@ export const QuestionSnapshot = z
     content_updated: Timestamp,
     last_activity: Timestamp,
   })
-  .meta({ id: 'QuestionSnapshot' });
+  .meta({ id: 'QuestionSnapshot', description: 'a question as the events of its own content carry it' });
 export type QuestionSnapshot = z.infer<typeof QuestionSnapshot>;
 
 /** The part of QuestionSnapshot that events about solutions, comments, attachments and shares carry. */
@@ -334,7 +334,10 @@ export const QuestionSummary = QuestionSnapshot.pick({
   is_published: true,
   knowledge_space_id: true,
   followers: true,
-}).meta({ id: 'QuestionSummary' });
+}).meta({
+  id: 'QuestionSummary',
+  description: 'the part of QuestionSnapshot that events about solutions, comments, attachments, forwards and shares carry',
+});
 export type QuestionSummary = z.infer<typeof QuestionSummary>;
 
 const UserIds = (description: string) => z.array(z.number().int()).describe(description);

@@ -256,7 +256,7 @@ export const EventSolution = z
     updated: Timestamp,
     content_updated: Timestamp,
   })
-  .meta({ id: 'EventSolution' });
+  .meta({ id: 'EventSolution', description: 'a solution as events carry it' });
 export type EventSolution = z.infer<typeof EventSolution>;
 
 const solutionEvent = z.object({ solution: EventSolution, question: QuestionSummary });

@@ -1,0 +1,34 @@
+// Writes the documents generated from the contracts: docs/openapi.json (the REST API),
+// docs/asyncapi.json (the events) and the generated blocks of docs/events.md. The gateway serves
+// the first two. `--check` writes nothing and fails when a committed copy is stale (run by the tests).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { asyncApiDocument } from '../gateway/src/asyncapi.ts';
+import { openApiDocument } from '../gateway/src/openapi.ts';
+import { renderEventsDoc } from './events-doc.ts';
+
+const check = process.argv.includes('--check');
+const asyncapi = asyncApiDocument();
+const outputs: Array<[string, string]> = [
+  ['docs/openapi.json', `${JSON.stringify(openApiDocument('/api/v1'), null, 2)}\n`],
+  ['docs/asyncapi.json', `${JSON.stringify(asyncapi, null, 2)}\n`],
+  ['docs/events.md', renderEventsDoc(readFileSync('docs/events.md', 'utf8'), asyncapi)],
+];
+let stale = 0;
+for (const [file, text] of outputs) {
+  const current = (() => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  if (current === text) continue;
+  if (check) {
+    console.error(`${file} is stale: run pnpm contracts`);
+    stale++;
+  } else {
+    writeFileSync(file, text);
+    console.log(`wrote ${file}`);
+  }
+}
+process.exitCode = stale ? 1 : 0;
