@@ -1,6 +1,7 @@
 // Writes the documents generated from the contracts: docs/openapi.json (the REST API),
 // docs/asyncapi.json (the events) and the generated blocks of docs/events.md. The gateway serves
 // the first two. `--check` writes nothing and fails when a committed copy is stale (run by the tests).
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { asyncApiDocument } from '../gateway/src/asyncapi.ts';
 import { openApiDocument } from '../gateway/src/openapi.ts';
@@ -11,8 +12,15 @@ const asyncapi = asyncApiDocument();
 const outputs: Array<[string, string]> = [
   ['docs/openapi.json', `${JSON.stringify(openApiDocument('/api/v1'), null, 2)}\n`],
   ['docs/asyncapi.json', `${JSON.stringify(asyncapi, null, 2)}\n`],
-  ['docs/events.md', renderEventsDoc(readFileSync('docs/events.md', 'utf8'), asyncapi)],
+  ['docs/events.md', formatted('docs/events.md', renderEventsDoc(readFileSync('docs/events.md', 'utf8'), asyncapi))],
 ];
+
+/** Text as the project's formatter (biome) writes the file, so that `pnpm format` leaves it alone. */
+function formatted(file: string, text: string) {
+  const run = spawnSync('node_modules/.bin/biome', ['format', `--stdin-file-path=${file}`], { input: text, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`biome could not format ${file}: ${run.stderr}`);
+  return run.stdout;
+}
 let stale = 0;
 for (const [file, text] of outputs) {
   const current = (() => {
