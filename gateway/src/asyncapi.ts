@@ -1,5 +1,5 @@
-import { EVENT_STREAM_RETENTION, inboxPrefix, natsPermissions } from '@kn/bus';
-import { type EventSubject, events, type ServiceName, streamOf, streams } from '@kn/contracts';
+import { EVENT_STREAM_RETENTION, natsPermissions } from '@kn/bus';
+import { type EventSubject, events, inboxPrefix, type ServiceName, streamOf, streams } from '@kn/contracts';
 import { z } from 'zod';
 
 type JsonSchema = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { EventEnvelope, type EventSubject, events, type ServiceName, type StreamSubject, streamOf, streams } from '@kn/contracts';
+import { EventEnvelope, type EventSubject, events, type ServiceName, type StreamSubject, streams, unlistedSubjects } from '@kn/contracts';
 import { SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
@@ -65,9 +65,7 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
 }): Promise<Consumer> {
   const { bus } = options;
   // What the types say, checked once more for callers that cast.
-  const unlisted = (Object.keys(events) as EventSubject[]).filter(
-    (s) => streamOf(s) === options.stream && !(s in options.handlers) && !(options.ignore as readonly string[]).includes(s),
-  );
+  const unlisted = unlistedSubjects(options.stream, options.handlers, options.ignore);
   if (unlisted.length) throw new Error(`consumer ${options.durable} neither handles nor ignores ${unlisted.join(', ')}`);
   const db = options.db as Kysely<BusTables>;
   const stream = bus.streamName(options.stream);

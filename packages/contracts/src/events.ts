@@ -88,3 +88,28 @@ export const streams = {
 } as const satisfies Record<ServiceName, { name: string; subjects: string }>;
 
 export const streamOf = (subject: EventSubject): ServiceName => subject.split('.')[0] as ServiceName;
+
+/** Where a user of the locked bus receives its replies and pulled messages (@kn/bus permissions.ts). */
+export const inboxPrefix = (user: string) => `_INBOX_${user}`;
+
+/** What a namespace puts before the names of its streams and buckets. */
+const namePrefix = (namespace: string | undefined) => (namespace ? `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '');
+
+/** The names a namespace gives subjects, streams and buckets on the wire (see `Bus`). */
+export function namespaced(namespace: string | undefined) {
+  const ns = namespace ? `${namespace}.` : '';
+  const prefix = namePrefix(namespace);
+  return {
+    subject: (s: string) => `${ns}${s}`,
+    unprefix: (s: string) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
+    streamName: (service: ServiceName) => `${prefix}${streams[service].name}`,
+    bucketName: (name: string) => `${prefix}${name}`,
+  };
+}
+
+/**
+ * The subjects of a stream that a handler map neither handles nor ignores: what the types of a
+ * consumer's handlers refuse, checked again when it starts (for callers that cast).
+ */
+export const unlistedSubjects = (stream: ServiceName, handlers: object, ignored: readonly string[]) =>
+  (Object.keys(events) as EventSubject[]).filter((s) => streamOf(s) === stream && !(s in handlers) && !ignored.includes(s));
