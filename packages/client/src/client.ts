@@ -31,8 +31,10 @@ export interface Download {
 type ParamsOf<N extends OperationName> = Ops[N] extends { params: infer P } ? Input<P> : undefined;
 type QueryOf<N extends OperationName> = Ops[N] extends { query: infer Q } ? Input<Q> : undefined;
 type BodyOf<N extends OperationName> = Http<N> extends { upload: true } ? Upload : Ops[N] extends { body: infer B } ? Input<B> : undefined;
+/** Nothing at all: an object with every key optional extends it. */
+type Empty = Record<never, never>;
 /** A part of a request: absent when the operation has none, optional when all of it is. */
-type Part<K extends string, T> = [T] extends [undefined] ? unknown : {} extends T ? { [P in K]?: T } : { [P in K]: T };
+type Part<K extends string, T> = [T] extends [undefined] ? unknown : Empty extends T ? { [P in K]?: T } : { [P in K]: T };
 
 /** What a call of the operation sends: path parameters, query and body, as the wire takes them. */
 export type RequestOf<N extends OperationName> = Part<'params', ParamsOf<N>> & Part<'query', QueryOf<N>> & Part<'body', BodyOf<N>>;
@@ -105,7 +107,7 @@ export type Answer<N extends OperationName> =
   | (AnswerBase & { ok: false; error: ApiError });
 
 type Args<N extends OperationName> =
-  {} extends RequestOf<N> ? [request?: RequestOf<N>, options?: CallOptions] : [request: RequestOf<N>, options?: CallOptions];
+  Empty extends RequestOf<N> ? [request?: RequestOf<N>, options?: CallOptions] : [request: RequestOf<N>, options?: CallOptions];
 
 const DEFAULT_RETRY: Required<RetryOptions> = {
   attempts: 4,
