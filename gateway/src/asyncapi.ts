@@ -1,8 +1,7 @@
 import { EVENT_STREAM_RETENTION, natsPermissions } from '@kn/bus';
 import { type EventSubject, events, inboxPrefix, type ServiceName, streamOf, streams } from '@kn/contracts';
-import { z } from 'zod';
-
-type JsonSchema = Record<string, unknown>;
+import type { z } from 'zod';
+import { schemaComponents } from './json-schema.ts';
 
 /** What every event's envelope says beside its payload (EventEnvelope of @kn/contracts). */
 const envelope = {
@@ -35,15 +34,8 @@ const headers = {
  * other systems subscribe as. Served at /api/v1/asyncapi.json; a copy is docs/asyncapi.json.
  */
 export function asyncApiDocument() {
-  const schemas: Record<string, JsonSchema> = {};
-  const convert = (schema: z.ZodType): JsonSchema => {
-    const json = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', target: 'draft-7' }) as JsonSchema;
-    const defs = (json.definitions ?? {}) as Record<string, JsonSchema>;
-    delete json.definitions;
-    delete json.$schema;
-    for (const [id, def] of Object.entries(defs)) schemas[id] = rewriteRefs(def);
-    return rewriteRefs(json);
-  };
+  const { components: schemas, convert: toJsonSchema } = schemaComponents('draft-7');
+  const convert = (schema: z.ZodType) => toJsonSchema(schema, 'output');
 
   const streamText = (service: ServiceName) =>
     `Kept in the JetStream stream ${streams[service].name} (subjects ${streams[service].subjects}), which keeps every event for ever (retention ${EVENT_STREAM_RETENTION.retention}, ${EVENT_STREAM_RETENTION.storage} storage; a republished id within ${EVENT_STREAM_RETENTION.duplicateWindowMs / 1000} s is dropped).`;
@@ -132,17 +124,4 @@ export function asyncApiDocument() {
       },
     },
   };
-}
-
-function rewriteRefs<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(rewriteRefs) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (k === '$id') continue;
-      out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/definitions/', '#/components/schemas/') : rewriteRefs(v);
-    }
-    return out as T;
-  }
-  return value;
 }

@@ -1,22 +1,6 @@
-import { answersOf, apiTags, ErrorBody, Id, type Operation, operations } from '@kn/contracts';
-import { z } from 'zod';
-
-type JsonSchema = Record<string, unknown>;
-
-/** JSON Schema of a zod schema: ids are integers on the wire (the path's digits are coerced). */
-export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output') {
-  return z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    target: 'draft-2020-12',
-    override: (ctx) => {
-      if (ctx.zodSchema !== Id) return;
-      const json = ctx.jsonSchema as JsonSchema;
-      for (const key of Object.keys(json)) delete json[key];
-      Object.assign(json, { type: 'integer', minimum: 1, maximum: 2147483647 });
-    },
-  }) as JsonSchema;
-}
+import { answersOf, apiTags, ErrorBody, type Operation, operations } from '@kn/contracts';
+import type { z } from 'zod';
+import { schemaComponents } from './json-schema.ts';
 
 /** Headers a client sends. */
 const requestHeaders = {
@@ -96,15 +80,7 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${enc
  * every operation lists every status it can answer (`answersOf`), with the headers of each.
  */
 export function openApiDocument(serverUrl = '/api/v1') {
-  const components: Record<string, JsonSchema> = {};
-  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-    const json = jsonSchemaOf(schema, io);
-    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
-    delete json.$defs;
-    delete json.$schema;
-    for (const [id, def] of Object.entries(defs)) components[id] = rewriteRefs(def);
-    return rewriteRefs(json);
-  };
+  const { components, convert } = schemaComponents('draft-2020-12');
   // The error shape becomes the component Error (its meta id).
   convert(ErrorBody, 'output');
 
@@ -223,19 +199,6 @@ export function openApiDocument(serverUrl = '/api/v1') {
       schemas: components,
     },
   };
-}
-
-function rewriteRefs<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(rewriteRefs) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (k === '$id') continue;
-      out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(v);
-    }
-    return out as T;
-  }
-  return value;
 }
 
 /** The API reference page (Swagger UI); its links are absolute, so it works at /docs and /docs/. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-import { User } from './users.ts';
+import { User, UserExample } from './users.ts';
 
 /** Every notification type: the email-setting names of the interface plus the types of CONTRACT.md section 7. */
 export const NotificationTypes = [
@@ -66,31 +66,7 @@ export const Notification = z
         type: 'new_solution_to_your_question',
         is_read: false,
         is_seen: false,
-        user: {
-          id: 3,
-          firstname: 'Jürgen',
-          lastname: 'Müller',
-          email: 'j.mueller@example.com',
-          auth_type: 'password',
-          is_deleted: false,
-          is_hidden: false,
-          is_system: false,
-          language: 'de',
-          gender: null,
-          location: 'Bamberg',
-          about: null,
-          company: null,
-          department: null,
-          position: null,
-          country: 'DE',
-          image: '/api/v1/public/images/user.png',
-          first_seen: '2026-11-20T09:15:02.123Z',
-          last_seen: '2026-11-21T14:03:55.480Z',
-          customfields: {},
-          score_level: null,
-          score_points: null,
-          event_tracking_id: '0f8e3c2a-6b1d-4e7a-9c5f-2d4b8a1e6f30',
-        },
+        user: UserExample,
         created: '2026-11-21T14:03:55.480Z',
       },
     ],

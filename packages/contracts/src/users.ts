@@ -8,6 +8,33 @@ const CustomFields = z
   .record(z.string().min(1).max(191), z.string().max(1000))
   .refine((o) => Object.keys(o).length <= 100, 'at most 100 custom fields');
 
+/** A user as the examples of the API documents show one. */
+export const UserExample = {
+  id: 3,
+  firstname: 'Jürgen',
+  lastname: 'Müller',
+  email: 'j.mueller@example.com',
+  auth_type: 'password',
+  is_deleted: false,
+  is_hidden: false,
+  is_system: false,
+  language: 'de',
+  gender: null,
+  location: 'Bamberg',
+  about: null,
+  company: null,
+  department: null,
+  position: null,
+  country: 'DE',
+  image: '/api/v1/public/images/user.png',
+  first_seen: '2026-11-20T09:15:02.123Z',
+  last_seen: '2026-11-21T14:03:55.480Z',
+  customfields: {},
+  score_level: null,
+  score_points: null,
+  event_tracking_id: '0f8e3c2a-6b1d-4e7a-9c5f-2d4b8a1e6f30',
+};
+
 export const User = z
   .object({
     id: z.number().int(),
@@ -35,36 +62,7 @@ export const User = z
     event_tracking_id: z.string(),
     roles: z.array(Role).optional().describe('only for the user themself and for user_admin'),
   })
-  .meta({
-    id: 'User',
-    examples: [
-      {
-        id: 3,
-        firstname: 'Jürgen',
-        lastname: 'Müller',
-        email: 'j.mueller@example.com',
-        auth_type: 'password',
-        is_deleted: false,
-        is_hidden: false,
-        is_system: false,
-        language: 'de',
-        gender: null,
-        location: 'Bamberg',
-        about: null,
-        company: null,
-        department: null,
-        position: null,
-        country: 'DE',
-        image: '/api/v1/public/images/user.png',
-        first_seen: '2026-11-20T09:15:02.123Z',
-        last_seen: '2026-11-21T14:03:55.480Z',
-        customfields: {},
-        score_level: null,
-        score_points: null,
-        event_tracking_id: '0f8e3c2a-6b1d-4e7a-9c5f-2d4b8a1e6f30',
-      },
-    ],
-  });
+  .meta({ id: 'User', examples: [UserExample] });
 export type User = z.infer<typeof User>;
 
 /** A user as events carry it: never disguised, with roles. */
