@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { type Bus, connectBus } from '@kn/bus';
+import type { KnClient } from '@kn/client';
 import { indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
 import { sharedData } from '@kn/testing';
@@ -13,10 +14,11 @@ import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
 export interface BeerSystem {
   /** The environment of its processes (NATS_NAMESPACE, DATABASE_URL, …) for commands run beside it. */
   env: Record<string, string>;
+  /** The gateway (http://127.0.0.1:<port>). */
   base: string;
-  headers: Record<string, string>;
   bus: Bus;
-  get<T>(pathAndQuery: string): Promise<T>;
+  /** The administrator's client of the API. */
+  api: KnClient;
   stop(): Promise<void>;
 }
 
@@ -74,20 +76,8 @@ export async function startBenchSystem(port: number, options: { beer: boolean })
       await new Promise((r) => setTimeout(r, 500));
     }
     const base = `http://127.0.0.1:${port}`;
-    const token = await login(`${base}/api/v1`);
-    const headers = { authorization: `Bearer ${token}` };
-    return {
-      env,
-      base,
-      headers,
-      bus,
-      get: async <T>(pathAndQuery: string) => {
-        const res = await fetch(`${base}/api/v1${pathAndQuery}`, { headers });
-        if (!res.ok) throw new Error(`${pathAndQuery}: ${res.status} ${await res.text()}`);
-        return (await res.json()) as T;
-      },
-      stop,
-    };
+    const api = await login(`${base}/api/v1`);
+    return { env, base, bus, api, stop };
   } catch (err) {
     await stop();
     throw err;

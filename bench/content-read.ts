@@ -3,7 +3,7 @@
 // gateway and the content service as separate processes, 32 connections. Run: pnpm bench:content
 import type autocannon from 'autocannon';
 import { seedContent } from './content-seed.ts';
-import { benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 32;
@@ -27,8 +27,7 @@ try {
   await seedContent(databaseUrl, { questions: QUESTIONS });
   console.log(`seeded ${QUESTIONS} questions, ${QUESTIONS * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const base = 'http://127.0.0.1:18090';
-  const token = await login(`${base}/api/v1`);
-  const headers = { authorization: `Bearer ${token}` };
+  const headers = bearer(await login(`${base}/api/v1`));
   const complete: autocannon.Request[] = [
     { method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v1/questions/${1 + Math.floor(Math.random() * QUESTIONS)}/complete` }) },
   ];

@@ -4,6 +4,7 @@
 // processes. Memory should stay flat: the same peak for ten times the questions.
 // Run: pnpm bench:exports   (SIZES=10000,100000 by default)
 import { readFileSync } from 'node:fs';
+import type { ExportRecord } from '@kn/contracts';
 import pg from 'pg';
 import { seedContent } from './content-seed.ts';
 import { benchSpace, login, report, startProcess, stopProcess } from './lib.ts';
@@ -65,22 +66,19 @@ async function run(questions: number) {
     await seedAuthors(databaseUrl);
     console.log(`seeded ${questions} questions, ${questions * 3} solutions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    const token = await login(base);
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const admin = await login(base);
     const idle = memory(exporter.pid!);
     const cpu = { worker: cpuSeconds(exporter.pid!), content: cpuSeconds(content.pid!) };
 
     started = Date.now();
-    const created = (await (await fetch(`${base}/export/content`, { method: 'POST', headers, body: '{}' })).json()) as {
-      export_id: number;
-    };
-    let record: { status: string; file_size: number; count: number; start_date: string; end_date: string; message: string | null };
+    const created = await admin.call('createContentExport', { body: {} });
+    let record: ExportRecord;
     const samples: number[] = [];
     for (;;) {
       await new Promise((r) => setTimeout(r, 250));
       const m = memory(exporter.pid!);
       samples.push(m.rss);
-      record = (await (await fetch(`${base}/export/content/${created.export_id}`, { headers })).json()) as typeof record;
+      record = await admin.call('getContentExport', { params: { id: created.export_id } });
       if (record.status !== 'processing') break;
     }
     const seconds = (Date.now() - started) / 1000;
@@ -99,8 +97,10 @@ async function run(questions: number) {
       solutions: questions * 3,
       exported: record.count,
       seconds: Number(seconds.toFixed(1)),
-      'job seconds (end_date - start_date)': Number(((Date.parse(record.end_date) - Date.parse(record.start_date)) / 1000).toFixed(1)),
-      'zip MiB': Number((record.file_size / 1024 / 1024).toFixed(1)),
+      'job seconds (end_date - start_date)': Number(
+        ((Date.parse(record.end_date ?? record.start_date) - Date.parse(record.start_date)) / 1000).toFixed(1),
+      ),
+      'zip MiB': Number(((record.file_size ?? 0) / 1024 / 1024).toFixed(1)),
       'worker RSS idle MiB': idle.rss,
       'worker RSS mean MiB': Math.round(samples.reduce((a, b) => a + b, 0) / samples.length),
       'worker RSS peak MiB': worker.peak,

@@ -21,8 +21,8 @@ try {
   ]);
   const ran = (Date.now() - started) / 1000;
   const findings = await check(system, admin, actors, ack, 120_000);
-  const attempts = actors.reduce((n, a) => n + a.client.attempts, 0);
-  const retries = actors.reduce((n, a) => n + a.client.retries, 0);
+  const attempts = actors.reduce((n, a) => n + a.client.stats.attempts, 0);
+  const retries = actors.reduce((n, a) => n + a.client.stats.retries, 0);
   console.log(
     `\nFaults with nothing lost\ncommand: pnpm bench:faults (FAULTS_MINUTES=${minutes}, FAULT_EVERY_S=${everyMs / 1000}, FAULTS_POSTGRES=${postgres})`,
   );

@@ -41,6 +41,7 @@ try {
   const hung: FuzzResult[] = [];
   const transport: FuzzResult[] = [];
   const badShape: FuzzResult[] = [];
+  const undeclared: FuzzResult[] = [];
   const acceptedInvalid: FuzzResult[] = [];
   const changes: string[] = [];
   let sent = 0;
@@ -57,12 +58,13 @@ try {
     const before = refused ? await snapshot(system.env.DATABASE_URL) : undefined;
     const results = await sendAll(system.api, actors, requests, { concurrency });
     sent += results.length;
-    const s = summarize(results);
+    const s = summarize(results, ops);
     for (const [k, v] of Object.entries(s.byClass)) byClass[k] = (byClass[k] ?? 0) + v;
     serverErrors.push(...s.serverErrors);
     hung.push(...s.hung);
     transport.push(...s.transportErrors);
     badShape.push(...s.badErrorShape);
+    undeclared.push(...s.undeclared);
     if (s.slowest && (!slowest || s.slowest.ms > slowest.ms)) slowest = s.slowest;
     if (before) {
       const accepted = results.filter((r) => r.status >= 200 && r.status < 400);
@@ -87,11 +89,12 @@ try {
   list('hung (no answer within 10 s)', hung);
   list('broken connections', transport);
   list('4xx without the error shape', badShape);
+  list('statuses their operation does not declare', undeclared);
   list('invalid requests accepted', acceptedInvalid);
   console.log(`refused batches that changed data: ${changes.length}`);
   for (const c of changes.slice(0, 20)) console.log(`  ${c}`);
   if (slowest) console.log(`slowest request: ${describe(slowest)}`);
-  process.exitCode = serverErrors.length || hung.length || changes.length ? 1 : 0;
+  process.exitCode = serverErrors.length || hung.length || changes.length || undeclared.length ? 1 : 0;
 } finally {
   await system.stop();
 }

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { KnClient } from '@kn/client';
 import { isolation } from '@kn/testing';
 import autocannon from 'autocannon';
 
@@ -109,27 +110,19 @@ export function report(title: string, command: string, rows: Record<string, unkn
 }
 
 /**
- * The token of a login through the gateway (`api`: its `/api/v1` URL); the benchmarks'
- * administrator by default, who also lifts the network's rate limits: a benchmark sends more
- * requests per token than a person does.
+ * A client of the API (`api`: its `/api/v1` URL) logged in; the benchmarks' administrator by
+ * default, who also lifts the network's rate limits: a benchmark sends more requests per token than
+ * a person does. `bearer(client)` gives its header for load generators.
  */
-export async function login(api: string, email = 'admin@example.com', password = 'bench-admin-password'): Promise<string> {
-  const res = await fetch(`${api}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  if (!res.ok) throw new Error(`login of ${email} failed: ${res.status}`);
-  const { token } = (await res.json()) as { token: string };
+export async function login(api: string, email = 'admin@example.com', password = 'bench-admin-password'): Promise<KnClient> {
+  const client = await new KnClient({ baseUrl: api }).login(email, password);
   if (email === 'admin@example.com') {
-    const lifted = await fetch(`${api}/settings`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ rate_limit_per_minute: 0, login_attempts_per_minute: 0 }),
-    });
-    if (!lifted.ok) throw new Error(`lifting the rate limits failed: ${lifted.status}`);
+    await client.call('updateNetworkSettings', { body: { rate_limit_per_minute: 0, login_attempts_per_minute: 0 } });
     // Every gateway hears of the new settings from their event.
     await new Promise((r) => setTimeout(r, 500));
   }
-  return token;
+  return client;
 }
+
+/** The Authorization header of a logged-in client. */
+export const bearer = (client: KnClient) => ({ authorization: `Bearer ${client.options.token}` });

@@ -58,57 +58,49 @@ const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listenin
 const db = new pg.Client({ connectionString: databaseUrl });
 await db.connect();
 
-async function api(method: string, path: string, token: string, body?: unknown, extra: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...extra },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 
 try {
   const admin = await login(base);
-  await api('PUT', '/settings', admin, {
-    webhook_enabled: true,
-    webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-    webhook_secret: 'bench-webhook-secret-0123456789',
+  await admin.call('updateNetworkSettings', {
+    body: {
+      webhook_enabled: true,
+      webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      webhook_secret: 'bench-webhook-secret-0123456789',
+    },
   });
   const person = async (name: string) => {
     const email = `${name}-${id}@example.com`;
-    const user = await api('POST', '/users', admin, {
-      email,
-      firstname: 'Bench',
-      lastname: name,
-      language: 'en',
-      password: 'password-1234',
-      roles: ['user', 'api_user'],
+    const user = await admin.call('createUser', {
+      body: { email, firstname: 'Bench', lastname: name, language: 'en', password: 'password-1234', roles: ['user', 'api_user'] },
     });
-    return { id: user.id as number, token: await login(base, email, 'password-1234') };
+    return { id: user.id, client: await login(base, email, 'password-1234') };
   };
   const poser = await person('poser');
   const author = await person('author');
   const question = async () => {
-    const q = await api('POST', '/questions', poser.token, { title: 'How do I make the build faster?', description: '<p>It is slow.</p>' });
-    await api('PUT', `/questions/${q.id}/publish`, poser.token);
-    return q.id as number;
+    const q = await poser.client.call('createQuestion', {
+      body: { title: 'How do I make the build faster?', description: '<p>It is slow.</p>' },
+    });
+    await poser.client.call('publishQuestion', { params: { id: q.id } });
+    return q.id;
   };
 
   // 1. Latency, one publish at a time.
   const q = await question();
   const latencies: number[] = [];
   for (let i = 0; i < N; i++) {
-    const draft = await api('POST', `/questions/${q}/solutions`, author.token, { description: `<p>Try remote caching, variant ${i}.</p>` });
+    const draft = await author.client.call('createSolution', {
+      params: { id: q },
+      body: { description: `<p>Try remote caching, variant ${i}.</p>` },
+    });
     // GAP_MS > 0 lets the content outbox relay go idle after the draft's event (diagnosis only).
     if (GAP_MS) await sleep(GAP_MS);
     const t0 = performance.now();
-    await api('PUT', `/solutions/${draft.id}/publish`, author.token);
+    await author.client.call('publishSolution', { params: { id: draft.id } });
     for (;;) {
-      const page = await api('GET', '/notifications?limit=1', poser.token);
+      const page = await poser.client.call('listNotifications', { query: { limit: 1 } });
       if (page.items[0]?.target_id === draft.id) break;
       await sleep(1);
     }
@@ -120,29 +112,26 @@ try {
   const fq = await question();
   const followers: number[] = [];
   for (let i = 0; i < FOLLOWERS; i++) {
-    const u = await api('POST', '/users', admin, {
-      email: `f${i}-${id}@example.com`,
-      firstname: 'Follower',
-      lastname: String(i),
-      language: i % 2 ? 'de' : 'en',
+    const u = await admin.call('createUser', {
+      body: { email: `f${i}-${id}@example.com`, firstname: 'Follower', lastname: String(i), language: i % 2 ? 'de' : 'en' },
     });
     followers.push(u.id);
-    await api('PUT', `/questions/${fq}/follow`, admin, undefined, { 'x-on-behalf-of-user-id': String(u.id) });
+    await admin.call('followQuestion', { params: { id: fq } }, { onBehalfOf: { userId: u.id } });
   }
   const last = followers[followers.length - 1] as number;
   await sleep(2000);
   const mailsBefore = mailsReceived;
   const hooksBefore = hooksReceived;
-  const draft = await api('POST', `/questions/${fq}/solutions`, author.token, { description: '<p>Cache everything.</p>' });
+  const draft = await author.client.call('createSolution', { params: { id: fq }, body: { description: '<p>Cache everything.</p>' } });
   const t0 = performance.now();
-  await api('PUT', `/solutions/${draft.id}/publish`, author.token);
+  await author.client.call('publishSolution', { params: { id: draft.id } });
   let readable = 0;
   let emailsOut = 0;
   let hooksOut = 0;
   while (!readable || !emailsOut || !hooksOut) {
     const now = performance.now() - t0;
     if (!readable) {
-      const count = await api('GET', `/notifications/count?user_id=${last}`, admin);
+      const count = await admin.call('countUnreadNotifications', { query: { user_id: last } });
       if (count.notifications >= 1) {
         const { rows } = await db.query(
           `select count(*)::int as n from notifications.notifications where target_type = 'solution' and target_id = $1`,

@@ -16,7 +16,6 @@ try {
     requestId: 'bench',
     url: '',
   });
-  type Page = { items: Array<{ id: number; title: string }> };
   const rank = (items: Array<{ id: number }>, self: number, wanted: number) => {
     const others = items.filter((i) => i.id !== self);
     const at = others.findIndex((i) => i.id === wanted);
@@ -24,11 +23,11 @@ try {
   };
   const results = { query: [] as Array<number | null>, similar: [] as Array<number | null> };
   for (const link of links.items) {
-    const duplicate = await system.get<{ id: number; title: string }>(`/questions/${link.question_id}`).catch(() => null);
-    const original = await system.get<{ id: number }>(`/questions/${link.linked_question_id}`).catch(() => null);
+    const duplicate = await system.api.call('getQuestion', { params: { id: link.question_id } }).catch(() => null);
+    const original = await system.api.call('getQuestion', { params: { id: link.linked_question_id } }).catch(() => null);
     if (!duplicate || !original) continue;
-    const byQuery = await system.get<Page>(`/questions?limit=11&query=${encodeURIComponent(duplicate.title)}`);
-    const bySimilar = await system.get<Page>(`/questions/${duplicate.id}/similar?limit=10`);
+    const byQuery = await system.api.call('listQuestions', { query: { limit: 11, query: duplicate.title } });
+    const bySimilar = await system.api.call('similarToQuestion', { params: { id: duplicate.id }, query: { limit: 10 } });
     results.query.push(rank(byQuery.items, duplicate.id, original.id));
     results.similar.push(rank(bySimilar.items, duplicate.id, original.id));
   }

@@ -14,7 +14,7 @@ import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
-import { benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -101,11 +101,10 @@ try {
     },
   ];
   const base = 'http://127.0.0.1:18092';
-  const token = await login(`${base}/api/v1`);
-  const headers = { authorization: `Bearer ${token}` };
-  const sample = await fetch(`${base}/api/v1/questions?query=${encodeURIComponent(pick())}`, { headers });
-  const body = (await sample.json()) as { total: number };
-  console.log(`sample query: ${sample.status}, total ${body.total}`);
+  const admin = await login(`${base}/api/v1`);
+  const headers = bearer(admin);
+  const sample = await admin.send('listQuestions', { query: { query: pick() } });
+  console.log(`sample query: ${sample.status}, total ${sample.ok ? sample.data.total : sample.error.message}`);
   await load({ url: base, connections: CONNECTIONS, seconds: 2, headers, requests: queries(1) });
   // Expert search asked with a question's title and description, as publishing asks it.
   const expertQueries: autocannon.Request[] = [
@@ -119,19 +118,12 @@ try {
       },
     },
   ];
-  const expertSample = await fetch(`${base}/api/v1/search/experts`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: titles[0]!.title }),
-  });
-  const experts = (await expertSample.json()) as { tags: string[]; experts: unknown[] };
-  console.log(`sample expert search: ${expertSample.status}, ${experts.tags.length} tags, ${experts.experts.length} experts`);
+  const experts = await admin.call('findExperts', { body: { query: titles[0]!.title } });
+  console.log(`sample expert search: ${experts.tags.length} tags, ${experts.experts.length} experts`);
   // The expert model first, timed.
   const fitModel = async () => {
     const at = Date.now();
-    const res = await fetch(`${base}/api/v1/search/experts/model/fit`, { method: 'POST', headers });
-    const model = (await res.json()) as { status: string; questions: number; validation: unknown };
-    if (!res.ok) throw new Error(`fit: ${res.status} ${JSON.stringify(model)}`);
+    const model = await admin.call('fitExpertModel', {});
     return { seconds: (Date.now() - at) / 1000, model };
   };
   const first = await fitModel();

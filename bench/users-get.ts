@@ -4,7 +4,7 @@
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
-import { benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -24,16 +24,12 @@ const usersService = await startProcess('services/users/src/main.ts', env, 'user
 const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listening');
 const base = 'http://127.0.0.1:18080/api/v1';
 try {
-  const token = await login(base);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  for (let i = 0; i < USERS; i++) {
-    const res = await fetch(`${base}/users`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ email: `bench${i}@example.com`, firstname: `First${i}`, lastname: `Last${i}`, language: 'en' }),
+  const admin = await login(base);
+  const headers = { ...bearer(admin), 'content-type': 'application/json' };
+  for (let i = 0; i < USERS; i++)
+    await admin.call('createUser', {
+      body: { email: `bench${i}@example.com`, firstname: `First${i}`, lastname: `Last${i}`, language: 'en' },
     });
-    if (res.status !== 201) throw new Error(`create user: ${res.status}`);
-  }
   const requests = (prefix: string): autocannon.Request[] => [
     { method: 'GET', setupRequest: (req) => ({ ...req, path: `${prefix}/${2 + Math.floor(Math.random() * USERS)}` }) },
   ];

@@ -68,7 +68,7 @@ export async function startBenchSystem(options: { instances: number; questions: 
       ready = status?.ready && status.questions >= questions ? ready + 1 : 0;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const token = await login(`${gateways[0]}/api/v1`);
+    const token = (await login(`${gateways[0]}/api/v1`)).options.token!;
     return { gateways, token, processes, stop };
   } catch (err) {
     await stop();

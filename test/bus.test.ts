@@ -63,7 +63,7 @@ beforeAll(async () => {
   });
   probeBus = await connectBus({ url: nats.url, namespace, name: 'probe', logger: createLogger('probe', 'silent') });
   const record = async (
-    tx: Parameters<NonNullable<EventHandlers['users.user.created.v1']>>[0],
+    tx: Parameters<EventHandlers<'users'>['users.user.created.v1']>[0],
     event: { id: string; subject: string; data: unknown },
   ) => {
     if (failNext > 0) {
@@ -79,8 +79,8 @@ beforeAll(async () => {
     Object.keys(events)
       .filter((s) => s.startsWith('users.'))
       .map((s) => [s, record]),
-  ) as EventHandlers;
-  probe = await startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-users', stream: 'users', handlers });
+  ) as unknown as EventHandlers<'users'>;
+  probe = await startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-users', stream: 'users', ignore: [], handlers });
 });
 
 afterAll(async () => {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Answer, KnClient, type OperationName } from '@kn/client';
 import { freePort, isolation, startNatsServer } from '@kn/testing';
 import JSZip from 'jszip';
 import pg from 'pg';
@@ -133,58 +134,18 @@ export async function startFaultySystem() {
 }
 export type FaultySystem = Awaited<ReturnType<typeof startFaultySystem>>;
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
 /**
- * A client as a careful integration would write one: every request is retried until it gets an
- * answer that is not 5xx or 429 (a fault may last seconds), POSTs with one Idempotency-Key for all
- * their attempts, so that a retry of a request whose answer was lost changes nothing.
+ * A client as a careful integration writes one (@kn/client): every request is retried until it
+ * gets an answer that is not 5xx or 429 (a fault may last seconds), POSTs with one Idempotency-Key
+ * for all their attempts, so that a retry of a request whose answer was lost changes nothing.
  */
-export class Client {
-  attempts = 0;
-  retries = 0;
-  readonly api: string;
-  readonly token?: string;
-  constructor(api: string, token?: string) {
-    this.api = api;
-    this.token = token;
-  }
-
-  async send(method: string, route: string, body?: unknown, options: { idempotent?: boolean; deadlineMs?: number } = {}): Promise<Reply> {
-    const key = method === 'POST' && options.idempotent !== false ? randomBytes(12).toString('hex') : undefined;
-    const deadline = Date.now() + (options.deadlineMs ?? 60_000);
-    let last = '';
-    for (;;) {
-      this.attempts++;
-      try {
-        const res = await fetch(`${this.api}${route}`, {
-          method,
-          headers: {
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-            ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-            ...(key ? { 'idempotency-key': key } : {}),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(20_000),
-        });
-        const text = await res.text();
-        // 409 on a retried key: the first attempt still runs; wait for its answer.
-        const running = res.status === 409 && key && /still running/.test(text);
-        if (res.status < 500 && res.status !== 429 && !running) return { status: res.status, body: text ? JSON.parse(text) : null };
-        last = `${res.status} ${text.slice(0, 300)}`;
-      } catch (err) {
-        // Connection refused or reset, or no answer in time: a fault; try again.
-        last = (err as Error).message;
-      }
-      if (Date.now() > deadline) throw new Error(`${method} ${route}: no answer within the deadline; last: ${last}`);
-      this.retries++;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  }
-}
+export const faultTolerantClient = (api: string, token?: string) =>
+  new KnClient({
+    baseUrl: api,
+    token,
+    timeoutMs: 20_000,
+    retry: { attempts: Number.POSITIVE_INFINITY, deadlineMs: 60_000, delayMs: 300, maxDelayMs: 300, statuses: [429, 500, 502, 503, 504] },
+  });
 
 /** What the API acknowledged (answered with 2xx). */
 export interface Acknowledged {
@@ -208,33 +169,28 @@ export interface Acknowledged {
 
 export interface Actor {
   id: number;
-  client: Client;
+  client: KnClient;
 }
 
 /** Creates the administrator's client (rate limits lifted) and `count` people who use the network. */
-export async function people(api: string, count: number): Promise<{ admin: Client; actors: Actor[] }> {
-  const anonymous = new Client(api);
-  const login = async (email: string, password: string) => {
-    const res = await anonymous.send('POST', '/auth/login', { email, password }, { idempotent: false });
-    if (res.status !== 200) throw new Error(`login of ${email}: ${res.status}`);
-    return res.body.token as string;
-  };
-  const admin = new Client(api, await login(ADMIN.email, ADMIN.password));
-  const lifted = await admin.send('PUT', '/settings', { rate_limit_per_minute: 0, login_attempts_per_minute: 0 });
-  if (lifted.status !== 200) throw new Error(`settings: ${lifted.status}`);
+export async function people(api: string, count: number): Promise<{ admin: KnClient; actors: Actor[] }> {
+  const anonymous = faultTolerantClient(api);
+  const admin = await anonymous.login(ADMIN.email, ADMIN.password);
+  await admin.call('updateNetworkSettings', { body: { rate_limit_per_minute: 0, login_attempts_per_minute: 0 } });
   const actors: Actor[] = [];
   for (let i = 0; i < count; i++) {
     const email = `person${i}-${randomBytes(3).toString('hex')}@faults.invalid`;
-    const created = await admin.send('POST', '/users', {
-      email,
-      firstname: 'Person',
-      lastname: `Number ${i}`,
-      language: 'en',
-      password: 'a-long-password',
-      roles: ['user', 'api_user'],
+    const created = await admin.call('createUser', {
+      body: {
+        email,
+        firstname: 'Person',
+        lastname: `Number ${i}`,
+        language: 'en',
+        password: 'a-long-password',
+        roles: ['user', 'api_user'],
+      },
     });
-    if (created.status !== 201) throw new Error(`user: ${created.status} ${JSON.stringify(created.body)}`);
-    actors.push({ id: created.body.id, client: new Client(api, await login(email, 'a-long-password')) });
+    actors.push({ id: created.id, client: await anonymous.login(email, 'a-long-password') });
   }
   return { admin, actors };
 }
@@ -295,13 +251,13 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
   const published = () => [...ack.questions.entries()].filter(([, q]) => q.published);
   let made = 0;
   const end = Date.now() + options.ms;
-  const expect = (what: string, reply: Reply, status: number) => {
-    if (reply.status === status) return true;
-    if (reply.status === 409 && /carried out before/.test(reply.body?.message)) {
+  const expect = <N extends OperationName>(what: string, reply: Answer<N>, status: number): reply is Answer<N> & { ok: true } => {
+    if (reply.ok && reply.status === status) return true;
+    if (!reply.ok && reply.status === 409 && /carried out before/.test(reply.error.message)) {
       ack.answersLost++;
       return false;
     }
-    ack.rejected.push(`${what}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`);
+    ack.rejected.push(`${what}: ${reply.status} ${JSON.stringify(reply.ok ? reply.data : reply.error.body).slice(0, 200)}`);
     return false;
   };
 
@@ -311,17 +267,19 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
     if (roll < 0.3 || questions.length < 3) {
       const marker = `fz${options.run}n${String(made++).padStart(6, '0')}`;
       const tag = pick(TAGS)!;
-      const created = await me.client.send('POST', '/questions', {
-        title: `How does ${tag} change a brew? ${marker}`,
-        description: `<p>Asked while faults happen: ${marker}.</p>`,
-        tags: [tag],
+      const created = await me.client.send('createQuestion', {
+        body: {
+          title: `How does ${tag} change a brew? ${marker}`,
+          description: `<p>Asked while faults happen: ${marker}.</p>`,
+          tags: [tag],
+        },
       });
       if (!expect('ask', created, 201)) return;
       const question = { author: me.id, tag, marker, published: false };
-      ack.questions.set(created.body.id, question);
-      const publish = await me.client.send('PUT', `/questions/${created.body.id}/publish`);
+      ack.questions.set(created.data.id, question);
+      const publish = await me.client.send('publishQuestion', { params: { id: created.data.id } });
       // A retried publish whose first attempt went through answers that it is published already.
-      if (publish.status === 200 || (publish.status === 409 && (await isPublished(me, `/questions/${created.body.id}`))))
+      if (publish.status === 200 || (publish.status === 409 && (await isPublished(me, 'question', created.data.id))))
         question.published = true;
       else expect('publish question', publish, 200);
       return;
@@ -329,33 +287,37 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
     const [questionId, question] = pick(questions)!;
     if (roll < 0.55) {
       if (question.author === me.id) return;
-      const created = await me.client.send('POST', `/questions/${questionId}/solutions`, {
-        description: `<p>Try more ${question.tag}.</p>`,
+      const created = await me.client.send('createSolution', {
+        params: { id: questionId },
+        body: { description: `<p>Try more ${question.tag}.</p>` },
       });
       if (!expect('answer', created, 201)) return;
       const solution = { question: questionId, author: me.id, published: false };
-      ack.solutions.set(created.body.id, solution);
-      const publish = await me.client.send('PUT', `/solutions/${created.body.id}/publish`);
-      if (publish.status === 200 || (publish.status === 409 && (await isPublished(me, `/solutions/${created.body.id}`))))
+      ack.solutions.set(created.data.id, solution);
+      const publish = await me.client.send('publishSolution', { params: { id: created.data.id } });
+      if (publish.status === 200 || (publish.status === 409 && (await isPublished(me, 'solution', created.data.id))))
         solution.published = true;
       else expect('publish solution', publish, 200);
     } else if (roll < 0.7) {
-      const created = await me.client.send('POST', `/questions/${questionId}/comments`, { description: '<p>Good question.</p>' });
-      if (expect('comment', created, 201)) ack.comments.set(created.body.id, { question: questionId });
+      const created = await me.client.send('createQuestionComment', {
+        params: { id: questionId },
+        body: { description: '<p>Good question.</p>' },
+      });
+      if (expect('comment', created, 201)) ack.comments.set(created.data.id, { question: questionId });
     } else if (roll < 0.85) {
       const solutions = [...ack.solutions.entries()].filter(([, s]) => s.published && s.author !== me.id);
       if (!solutions.length) return;
       const [solutionId] = pick(solutions)!;
       const rating = 1 + Math.floor(Math.random() * 5);
-      const rated = await me.client.send('PUT', `/solutions/${solutionId}/rating`, { rating });
+      const rated = await me.client.send('rateSolution', { params: { id: solutionId }, body: { rating } });
       if (expect('rate', rated, 200)) ack.ratings.set(`${solutionId}:${me.id}`, rating);
     } else if (roll < 0.95) {
       const recipient = pick(actors.filter((a) => a.id !== me.id))!;
-      const shared = await me.client.send('POST', `/questions/${questionId}/share`, { recipients: [recipient.id] });
+      const shared = await me.client.send('shareQuestion', { params: { id: questionId }, body: { recipients: [recipient.id] } });
       if (expect('share', shared, 200))
         ack.shares.set(`${questionId}:${recipient.id}`, (ack.shares.get(`${questionId}:${recipient.id}`) ?? 0) + 1);
     } else {
-      const found = await me.client.send('GET', `/questions?query=${question.tag}%20brew`);
+      const found = await me.client.send('listQuestions', { query: { query: `${question.tag} brew` } });
       // 503 SearchIndexLoading while a restarted search instance catches up is retried by send.
       if (expect('search', found, 200)) ack.searches++;
     }
@@ -373,9 +335,11 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
   return ack;
 }
 
-async function isPublished(actor: Actor, route: string) {
-  const res = await actor.client.send('GET', route);
-  return res.status === 200 && res.body.is_published === true;
+async function isPublished(actor: Actor, kind: 'question' | 'solution', id: number) {
+  const res = await (kind === 'question'
+    ? actor.client.send('getQuestion', { params: { id } })
+    : actor.client.send('getSolution', { params: { id } }));
+  return res.ok && res.data.is_published;
 }
 
 /** What a check found: each line a difference between the acknowledged operations and a service. */
@@ -388,7 +352,13 @@ export interface Findings {
  * Compares what was acknowledged with what every service holds, once the system has settled
  * (retrying until `settleMs`: events still on their way are not differences).
  */
-export async function check(system: FaultySystem, admin: Client, actors: Actor[], ack: Acknowledged, settleMs = 60_000): Promise<Findings> {
+export async function check(
+  system: FaultySystem,
+  admin: KnClient,
+  actors: Actor[],
+  ack: Acknowledged,
+  settleMs = 60_000,
+): Promise<Findings> {
   const deadline = Date.now() + settleMs;
   for (;;) {
     const findings = await checkOnce(system, admin, actors, ack);
@@ -397,7 +367,7 @@ export async function check(system: FaultySystem, admin: Client, actors: Actor[]
   }
 }
 
-async function checkOnce(system: FaultySystem, admin: Client, actors: Actor[], ack: Acknowledged): Promise<Findings> {
+async function checkOnce(system: FaultySystem, admin: KnClient, actors: Actor[], ack: Acknowledged): Promise<Findings> {
   const differences: string[] = [];
   const checked: Record<string, number> = {};
   const count = (what: string) => {
@@ -453,8 +423,8 @@ async function checkOnce(system: FaultySystem, admin: Client, actors: Actor[], a
     for (const [id, q] of ack.questions) {
       if (!q.published) continue;
       count('search index');
-      const found = await admin.send('GET', `/questions?query=${q.marker}&limit=5`);
-      const ids = found.status === 200 ? (found.body.items as Array<{ id: number }>).map((i) => i.id) : [];
+      const found = await admin.send('listQuestions', { query: { query: q.marker, limit: 5 } });
+      const ids = found.ok ? found.data.items.map((i) => i.id) : [];
       if (ids.length !== 1 || ids[0] !== id) differences.push(`search: ${q.marker} (question ${id}) found as [${ids}] (${found.status})`);
     }
 
@@ -477,15 +447,8 @@ async function checkOnce(system: FaultySystem, admin: Client, actors: Actor[], a
       expected.set(`${q.tag}:${s.author}`, (expected.get(`${q.tag}:${s.author}`) ?? 0) + 1);
     }
     for (const tag of TAGS) {
-      const found = await admin.send('POST', '/search/experts', { query: tag, limit: 100 });
-      const held = new Map<number, number>(
-        found.status === 200
-          ? (found.body.experts as Array<{ user: { id: number }; details: { solution_count: number } }>).map((e) => [
-              e.user.id,
-              e.details.solution_count,
-            ])
-          : [],
-      );
+      const found = await admin.send('findExperts', { body: { query: tag, limit: 100 } });
+      const held = new Map<number, number>(found.ok ? found.data.experts.map((e) => [e.user.id, e.details.solution_count]) : []);
       for (const actor of actors) {
         count('expert statistics');
         const want = expected.get(`${tag}:${actor.id}`) ?? 0;
@@ -498,19 +461,17 @@ async function checkOnce(system: FaultySystem, admin: Client, actors: Actor[], a
   }
 
   // Exports: a content export holds every question once.
-  const started = await admin.send('POST', '/export/content', {});
-  if (started.status !== 201) differences.push(`exports: ${started.status}`);
+  const started = await admin.send('createContentExport', { body: {} });
+  if (!started.ok) differences.push(`exports: ${started.status}`);
   else {
-    let record = started.body;
+    let record = started.data;
     while (record.status === 'processing') {
       await new Promise((r) => setTimeout(r, 300));
-      record = (await admin.send('GET', `/export/content/${record.export_id}`)).body;
+      record = await admin.call('getContentExport', { params: { id: record.export_id } });
     }
     count('exports');
-    const file = await fetch(`${admin.api}/export/content/${record.export_id}/file`, {
-      headers: { authorization: `Bearer ${admin.token}` },
-    });
-    const zip = await JSZip.loadAsync(await file.arrayBuffer());
+    const file = await admin.call('downloadContentExport', { params: { id: record.export_id } });
+    const zip = await JSZip.loadAsync(file.bytes);
     const xml = (await Promise.all(Object.values(zip.files).map((f) => f.async('string')))).join('\n');
     for (const q of ack.questions.values()) {
       const times = xml.split(q.marker).length - 1;

@@ -53,6 +53,7 @@ function failures(summary: Summary, label: string): string[] {
   list('hung requests (no answer within 10 s)', summary.hung);
   list('broken connections', summary.transportErrors);
   list('4xx answers without the CONTRACT.md error shape', summary.badErrorShape);
+  list('answers with a status their operation does not declare (docs/openapi.json)', summary.undeclared);
   return lines;
 }
 
@@ -84,7 +85,7 @@ test('refused requests: every one 4xx in the error shape, and nothing in any tab
   for (let i = 0; i < requests.length; i += BATCH * 3) {
     const results = await sendAll(system.api, actors, requests.slice(i, i + BATCH * 3));
     totals.sent += results.length;
-    const summary = summarize(results);
+    const summary = summarize(results, ops);
     totals.serverErrors += summary.serverErrors.length;
     problems.push(...failures(summary, `refused batch ${i}`));
     const accepted = results.filter((r) => r.status >= 200 && r.status < 400);
@@ -114,7 +115,7 @@ test('any request: no 5xx, none hangs, every 4xx in the error shape', async () =
   const requests = keepActors(generate(ops, ctx, 'any', RUNS - Math.max(Math.round(RUNS / 3), ops.length), SEED + 1), protectedUserIds);
   const results = await sendAll(system.api, actors, requests);
   totals.sent += results.length;
-  const summary = summarize(results);
+  const summary = summarize(results, ops);
   totals.serverErrors += summary.serverErrors.length;
   console.log(`fuzz (any request): ${summary.sent} sent, by class ${JSON.stringify(summary.byClass)}`);
   expect(failures(summary, 'any request')).toEqual([]);

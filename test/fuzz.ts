@@ -30,6 +30,8 @@ export interface Operation {
   body?: { kind: 'json' | 'multipart'; schema: Schema; required: boolean };
   /** False for the public operations (log-in, the export XSD). */
   secured: boolean;
+  /** The statuses the document says the operation answers. */
+  statuses: Set<number>;
 }
 
 export type Body =
@@ -101,6 +103,7 @@ export function loadOperations(file = 'docs/openapi.json'): Operation[] {
             ? { kind: 'multipart', schema: resolve(multipart.schema ?? {}), required: true }
             : undefined,
         secured: !(Array.isArray(op.security) && op.security.length === 0),
+        statuses: new Set(Object.keys(op.responses ?? {}).map(Number)),
       });
     }
   }
@@ -784,6 +787,8 @@ export function describe(result: FuzzResult): string {
 
 export interface Summary {
   sent: number;
+  /** Answers with a status their operation does not declare. */
+  undeclared: FuzzResult[];
   byClass: Record<string, number>;
   serverErrors: FuzzResult[];
   hung: FuzzResult[];
@@ -792,9 +797,18 @@ export interface Summary {
   slowest?: FuzzResult;
 }
 
-export function summarize(results: FuzzResult[]): Summary {
+export function summarize(results: FuzzResult[], ops: Operation[] = []): Summary {
   const byClass: Record<string, number> = {};
-  const summary: Summary = { sent: results.length, byClass, serverErrors: [], hung: [], transportErrors: [], badErrorShape: [] };
+  const summary: Summary = {
+    sent: results.length,
+    undeclared: [],
+    byClass,
+    serverErrors: [],
+    hung: [],
+    transportErrors: [],
+    badErrorShape: [],
+  };
+  const statuses = new Map(ops.map((op) => [op.id, op.statuses]));
   for (const r of results) {
     const cls = r.hung ? 'hung' : r.transportError ? 'transport' : `${Math.floor(r.status / 100)}xx`;
     byClass[cls] = (byClass[cls] ?? 0) + 1;
@@ -802,6 +816,7 @@ export function summarize(results: FuzzResult[]): Summary {
     if (r.hung) summary.hung.push(r);
     if (r.transportError) summary.transportErrors.push(r);
     if (r.status >= 400 && r.status < 500 && !isErrorShape(r.body)) summary.badErrorShape.push(r);
+    if (r.status > 0 && statuses.get(r.request.op)?.has(r.status) === false) summary.undeclared.push(r);
     if (!summary.slowest || r.ms > summary.slowest.ms) summary.slowest = r;
   }
   return summary;

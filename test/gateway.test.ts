@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Operation, operations } from '@kn/contracts';
+import { events, type Operation, operations } from '@kn/contracts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
@@ -109,17 +109,98 @@ describe('OpenAPI', () => {
     );
   });
 
-  test('docs/openapi.json is the document the gateway serves (regenerate: pnpm openapi)', async () => {
+  test('docs/openapi.json is the document the gateway serves (regenerate: pnpm contracts)', async () => {
     const committed = JSON.parse(readFileSync(path.join(process.cwd(), 'docs/openapi.json'), 'utf8'));
     expect(committed).toEqual((await system.api.get('/api/v1/openapi.json')).body);
   });
 
-  test('the docs page and its assets are served', async () => {
-    const page = await system.api.get('/api/v1/docs');
-    expect(page.status).toBe(200);
-    expect(page.text).toContain('/api/v1/openapi.json');
-    const asset = await system.api.get('/api/v1/docs/assets/swagger-ui-bundle.js');
-    expect(asset.status).toBe(200);
+  test('the docs page works at /docs and /docs/: every link it makes is absolute and answers, a favicon included', async () => {
+    for (const address of ['/api/v1/docs', '/api/v1/docs/']) {
+      const page = await system.api.get(address);
+      expect(page.status).toBe(200);
+      const links = [...page.text.matchAll(/(?:href|src)="([^"]+)"|url: "([^"]+)"/g)].map((m) => m[1] ?? m[2]!);
+      expect(links).toEqual(
+        expect.arrayContaining([
+          '/api/v1/openapi.json',
+          '/api/v1/docs/favicon.svg',
+          '/api/v1/docs/assets/swagger-ui.css',
+          '/api/v1/docs/assets/swagger-ui-bundle.js',
+        ]),
+      );
+      for (const link of links) {
+        expect(link).toMatch(/^\/api\/v1\//);
+        expect({ link, status: (await system.api.get(link)).status }).toEqual({ link, status: 200 });
+      }
+    }
+    const icon = await system.api.get('/api/v1/docs/favicon.svg');
+    expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
+  });
+
+  test('every operation declares every status it can answer, and the headers of the contract', async () => {
+    const doc = (await system.api.get('/api/v1/openapi.json')).body;
+    const publish = doc.paths['/questions/{id}/publish'].put;
+    expect(Object.keys(publish.responses)).toEqual(['200', '400', '401', '403', '404', '409', '422', '429', '500', '503']);
+    const create = doc.paths['/questions'].post;
+    expect(create.parameters.map((p: { $ref?: string; name?: string }) => p.$ref ?? p.name)).toEqual(
+      expect.arrayContaining([
+        '#/components/parameters/IdempotencyKey',
+        '#/components/parameters/OnBehalfOfUserId',
+        '#/components/parameters/OnBehalfOfEmail',
+        '#/components/parameters/Traceparent',
+      ]),
+    );
+    expect(Object.keys(create.responses['201'].headers)).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'ETag', 'Idempotent-Replayed']),
+    );
+    expect(Object.keys(create.responses['429'].headers)).toContain('Retry-After');
+    expect(Object.keys(doc.paths['/auth/login'].post.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
+    // Timestamps are date-times, ids integers; the XSD is XML.
+    expect(doc.components.schemas.Question.properties.created).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(doc.paths['/questions/{id}'].get.parameters[0].schema).toEqual({ type: 'integer', minimum: 1, maximum: 2147483647 });
+    expect(Object.keys(doc.paths['/public/export/content_export.xsd'].get.responses['200'].content)).toEqual(['application/xml']);
+    const xsd = await system.api.get('/api/v1/public/export/content_export.xsd');
+    expect(xsd.headers['content-type']).toMatch(/^application\/xml/);
+    expect(doc.info.license.identifier).toBeDefined();
+    expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
+  });
+});
+
+describe('AsyncAPI', () => {
+  test('the events are described by a valid AsyncAPI 3.0 document that names every subject, served without a token', async () => {
+    const res = await system.api.get('/api/v1/asyncapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(readFileSync(path.join(process.cwd(), 'docs/asyncapi.json'), 'utf8')));
+    const { Parser } = await import('@asyncapi/parser');
+    const { document, diagnostics } = await new Parser().parse(JSON.stringify(res.body));
+    // Severity 0 is an error, 1 a warning (2 and 3 are hints, such as "a newer AsyncAPI version exists").
+    expect(diagnostics.filter((d) => d.severity < 2).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
+    expect(document?.version()).toBe('3.0.0');
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+    ).toEqual(Object.keys(events).sort());
+    const published = res.body.components.messages['content.question.published.v1'];
+    expect(published.headers.required).toEqual(['Nats-Msg-Id', 'traceparent']);
+    expect(published.payload.properties.data.properties.question).toEqual({ $ref: '#/components/schemas/QuestionSnapshot' });
+    expect(res.body.channels['content.question.published.v1']['x-stream']).toMatchObject({
+      name: 'CONTENT',
+      subjects: 'content.>',
+      max_age_ms: 0,
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { connectBus, type NatsUser, natsAuthorizationConf, natsPermissions, passwordVariable } from '@kn/bus';
-import { SEARCH_REBUILD_SUBJECT } from '@kn/contracts';
+import { subscribe } from '@kn/client';
+import { type EventSubject, events, SEARCH_REBUILD_SUBJECT, type StreamSubject } from '@kn/contracts';
 import { createLogger } from '@kn/telemetry';
 import { startNatsServer, waitFor } from '@kn/testing';
 import { API, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
@@ -137,6 +138,36 @@ test('an outside subscriber reads every stream and cannot publish at all', async
     expect(forged.stored).toBe(false);
     expect(forged.errors.join()).toMatch(/Permissions Violation for Publish/);
   }
+});
+
+test('the typed subscriber of @kn/client works as the read-only subscriber: a durable consumer, its inbox, acknowledgements', async () => {
+  const titles: string[] = [];
+  const others = (Object.keys(events) as EventSubject[]).filter((s) => s.startsWith('content.') && s !== 'content.question.published.v1');
+  const subscription = await subscribe({
+    url: nats.url,
+    user: 'subscriber',
+    password: passwords.subscriber,
+    namespace: system.env.NATS_NAMESPACE,
+    stream: 'content',
+    durable: 'an-outside-system',
+    ignore: others as Array<Exclude<StreamSubject<'content'>, 'content.question.published.v1'>>,
+    handlers: {
+      'content.question.published.v1': ({ data }) => {
+        titles.push(data.question.title);
+      },
+    },
+  });
+  try {
+    const poser = await system.createUser();
+    await publishedQuestion(system, poser.token, 'Who reads the events of a locked bus?');
+    await system.services.content.runtime.relay.flush();
+    await subscription.caughtUp();
+    expect(titles).toContain('Who reads the events of a locked bus?');
+  } finally {
+    await subscription.stop();
+  }
+  // Nothing it did was refused (the lines of the forgeries above name other connections).
+  expect((nats.log().match(/.*Violation.*/g) ?? []).filter((line) => line.includes('an-outside-system'))).toEqual([]);
 });
 
 test('a wrong password is refused at once, not retried', async () => {

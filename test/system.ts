@@ -10,6 +10,7 @@ import { isolation, type NatsAuth, testClock, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
 import pg from 'pg';
 import supertest from 'supertest';
+import { recordAnswers } from './answers.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for-tests' };
 
@@ -181,7 +182,9 @@ export async function startSystem(
     },
     /** Stops everything even when one part fails to stop, so no loop outlives the test file. */
     async stop() {
-      const results = await Promise.allSettled([gateway.stop()]);
+      // What the gateway answered, for the run's check that every status is declared (answers.ts).
+      const results = await Promise.allSettled([recordAnswers(gateway.metricsUrl)]);
+      results.push(...(await Promise.allSettled([gateway.stop()])));
       results.push(
         ...(await Promise.allSettled([
           exportsService.stop(),

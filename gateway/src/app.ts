@@ -17,11 +17,12 @@ import type { Clock } from '@kn/service';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { asyncApiDocument } from './asyncapi.ts';
 import { authenticator } from './auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { fileRoutes } from './files.ts';
 import { idempotency, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
-import { docsPage, openApiDocument } from './openapi.ts';
+import { docsPage, favicon, openApiDocument } from './openapi.ts';
 import { authorize, parsePart } from './request.ts';
 
 export const BASE = '/api/v1';
@@ -84,8 +85,15 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   app.get(`${BASE}/openapi.json`, (_req, res) => {
     res.json(spec);
   });
-  app.get(`${BASE}/docs`, (_req, res) => {
-    res.type('html').send(docsPage(`${BASE}/openapi.json`));
+  const events = asyncApiDocument();
+  app.get(`${BASE}/asyncapi.json`, (_req, res) => {
+    res.json(events);
+  });
+  app.get([`${BASE}/docs`, `${BASE}/docs/`], (_req, res) => {
+    res.type('html').send(docsPage(BASE));
+  });
+  app.get(`${BASE}/docs/favicon.svg`, (_req, res) => {
+    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(favicon);
   });
   app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
 
@@ -136,7 +144,9 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       router[method](http.path, files.handler(name, op));
       continue;
     }
-    router[method](http.path, json, async (req: Request, res: Response) => {
+    // An operation that takes no body ignores one: it cannot fail on what it never reads.
+    const parsers = op.body ? [json] : [];
+    router[method](http.path, ...parsers, async (req: Request, res: Response) => {
       await withRemoteSpan(
         `${http.method} ${BASE}${http.path}`,
         SpanKind.SERVER,

@@ -211,7 +211,11 @@ export function idempotency(bus: Bus, options: { inFlightMs: number; waitMs: num
       }
       // Gone between our create and our read (expired): claim it again.
       if (!entry) continue;
-      if (Date.now() >= deadline) throw conflict('a request with this Idempotency-Key is still running; try again later');
+      // Retry-After tells a client to repeat the request (with the same key) rather than give up.
+      if (Date.now() >= deadline)
+        throw new AppError(409, 'Conflict', 'a request with this Idempotency-Key is still running; try again later', {
+          headers: { 'Retry-After': '1' },
+        });
       await changed(kv, name, entry.revision, Math.min(deadline, held!.started + options.inFlightMs) - Date.now());
     }
   }

@@ -1,28 +1,95 @@
-import { type Operation, operations } from '@kn/contracts';
-import { z } from 'zod';
+import { answersOf, apiTags, ErrorBody, type Operation, operations } from '@kn/contracts';
+import type { z } from 'zod';
+import { schemaComponents } from './json-schema.ts';
 
-type JsonSchema = Record<string, unknown>;
+/** Headers a client sends. */
+const requestHeaders = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  },
+  OnBehalfOfUserId: {
+    name: 'X-On-Behalf-Of-User-Id',
+    in: 'header',
+    required: false,
+    description: 'Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request.',
+    schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+  },
+  OnBehalfOfEmail: {
+    name: 'X-On-Behalf-Of-Email',
+    in: 'header',
+    required: false,
+    description:
+      'Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request.',
+    schema: { type: 'string', maxLength: 191 },
+  },
+  Traceparent: {
+    name: 'traceparent',
+    in: 'header',
+    required: false,
+    description: 'W3C trace context: the work of this request (and the events it causes) joins this trace.',
+    schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' },
+  },
+  RequestId: {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description: 'Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag of an earlier answer: 304 without a body while the answer is the same.',
+    schema: { type: 'string' },
+  },
+} as const;
+
+/** Headers a client reads. */
+const responseHeaders = {
+  'X-Request-Id': {
+    description: 'The id of the request (yours, or a new one): name it when you report a problem.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description: 'Requests the token (or, for log-in, the email address) may send per minute.',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': { description: 'Requests left now.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the full limit is available again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+  ETag: { description: 'Version of the answer, for If-None-Match.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: 'true when this is the kept answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Content-Disposition': { description: 'attachment, with the file name (RFC 5987).', schema: { type: 'string' } },
+} as const;
+type ResponseHeader = keyof typeof responseHeaders;
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${encodeURIComponent(name)}` });
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the gateway validates with, so the
- * reference cannot drift from the behaviour. Schemas with a `meta({ id })` become components.
+ * reference cannot drift from the behaviour. Schemas with a `meta({ id })` become components;
+ * every operation lists every status it can answer (`answersOf`), with the headers of each.
  */
 export function openApiDocument(serverUrl = '/api/v1') {
-  const components: Record<string, JsonSchema> = {};
-  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
-    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
-    delete json.$defs;
-    delete json.$schema;
-    for (const [id, def] of Object.entries(defs)) components[id] = rewriteRefs(def);
-    return rewriteRefs(json);
-  };
+  const { components, convert } = schemaComponents('draft-2020-12');
+  // The error shape becomes the component Error (its meta id).
+  convert(ErrorBody, 'output');
 
-  const errorResponse = { $ref: '#/components/responses/Error' };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [operationId, op] of Object.entries(operations) as Array<[string, Operation]>) {
     if (!op.http) continue;
     const { http } = op;
+    const user = http.auth === 'user';
+    const json = !http.upload && !http.download;
     const path = http.path.replace(/:(\w+)/g, '{$1}');
     const parameters = [
       ...Object.entries(op.params?.shape ?? {}).map(([name, s]) => ({
@@ -35,21 +102,48 @@ export function openApiDocument(serverUrl = '/api/v1') {
         const schema = convert(s as z.ZodType, 'input');
         return { name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, schema, description: schema.description };
       }),
+      ...(http.method === 'POST' ? [ref('parameters', 'IdempotencyKey')] : []),
+      ...(user ? [ref('parameters', 'OnBehalfOfUserId'), ref('parameters', 'OnBehalfOfEmail')] : []),
+      ...(json && http.method === 'GET' ? [ref('parameters', 'IfNoneMatch')] : []),
+      ref('parameters', 'Traceparent'),
+      ref('parameters', 'RequestId'),
     ];
-    const status = String(http.status ?? 200);
-    const responses: Record<string, unknown> = {
-      [op.response || http.status ? status : '204']: http.download
-        ? {
-            description: 'the file, with its content type',
-            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
-          }
-        : op.response
-          ? { description: 'success', content: { 'application/json': { schema: convert(op.response, 'output') } } }
-          : { description: 'success, no body' },
-      '400': errorResponse,
-      ...(http.auth === 'user' ? { '401': errorResponse, '403': errorResponse } : {}),
-      ...(op.params ? { '404': errorResponse } : {}),
-    };
+    const limited = user || operationId === 'login';
+    const headers = (names: ResponseHeader[]) => Object.fromEntries(['X-Request-Id', ...names].map((n) => [n, ref('headers', n)]));
+    const responses: Record<string, unknown> = {};
+    for (const [status, when] of answersOf(op)) {
+      const rateLimit: ResponseHeader[] = limited ? ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] : [];
+      if (status < 300) {
+        const body = http.download
+          ? {
+              content: {
+                [http.download]: { schema: { type: 'string', contentMediaType: http.download === '*/*' ? undefined : http.download } },
+              },
+            }
+          : op.response && status !== 204
+            ? { content: { 'application/json': { schema: convert(op.response, 'output') } } }
+            : {};
+        responses[status] = {
+          description: when,
+          headers: headers([
+            ...rateLimit,
+            ...(json && op.response ? (['ETag'] as const) : []),
+            ...(http.method === 'POST' ? (['Idempotent-Replayed'] as const) : []),
+            ...(http.download ? (['Content-Disposition'] as const) : []),
+          ]),
+          ...body,
+        };
+      } else if (status === 304) {
+        responses[status] = { description: when, headers: headers([...rateLimit, 'ETag']) };
+      } else {
+        const retry = status === 429 || (status === 409 && http.method === 'POST');
+        responses[status] = {
+          description: when,
+          headers: headers([...(status === 429 ? rateLimit : []), ...(retry ? (['Retry-After'] as const) : [])]),
+          content: { 'application/json': { schema: ref('schemas', 'Error') } },
+        };
+      }
+    }
     paths[path] ??= {};
     paths[path][http.method.toLowerCase()] = {
       operationId,
@@ -61,13 +155,17 @@ export function openApiDocument(serverUrl = '/api/v1') {
       tags: [http.tag],
       deprecated: http.deprecated || undefined,
       security: http.auth === 'public' ? [] : undefined,
-      parameters: parameters.length ? parameters : undefined,
+      parameters,
       requestBody: http.upload
         ? {
             required: true,
             content: {
               'multipart/form-data': {
-                schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+                schema: {
+                  type: 'object',
+                  required: ['file'],
+                  properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+                },
               },
             },
           }
@@ -84,59 +182,44 @@ export function openApiDocument(serverUrl = '/api/v1') {
       title: 'Knowledge network API',
       version: '1.0.0',
       description:
-        'Questions, solutions, users, notifications, search and exports of a knowledge network. Errors share one shape (see the Error schema). Authenticate with `Authorization: Bearer <token>` from POST /auth/login; a user with the on_behalf_user role may act for another user with one of the headers X-On-Behalf-Of-User-Id or X-On-Behalf-Of-Email.',
+        'Questions, solutions, users, notifications, search and exports of a knowledge network. Errors share one shape (the Error schema). Authenticate with `Authorization: Bearer <token>` from POST /auth/login; a user with the on_behalf_user role may act for another user with one of the headers X-On-Behalf-Of-User-Id or X-On-Behalf-Of-Email. POST requests take an Idempotency-Key. The domain events other systems may subscribe to are described by the AsyncAPI document at /api/v1/asyncapi.json.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      contact: { name: 'Knowledge network maintainers' },
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl, description: 'this gateway' }],
     security: [{ bearer: [] }],
+    tags: Object.entries(apiTags).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        ...components,
-        Error: {
-          type: 'object',
-          required: ['code', 'message'],
-          properties: {
-            code: { type: 'string', examples: ['ValidationError'] },
-            message: { type: 'string' },
-            errors: {
-              type: 'array',
-              items: { type: 'object', properties: { path: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
-            },
-            error_id: { type: 'string', description: 'on 500 only: the id the cause was logged under' },
-          },
-        },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token from POST /auth/login (or POST /auth/tokens).' },
       },
-      responses: {
-        Error: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
+      parameters: requestHeaders,
+      headers: responseHeaders,
+      schemas: components,
     },
   };
 }
 
-function rewriteRefs<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(rewriteRefs) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (k === '$id') continue;
-      out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(v);
-    }
-    return out as T;
-  }
-  return value;
-}
-
-export const docsPage = (specUrl: string) => `<!doctype html>
+/** The API reference page (Swagger UI); its links are absolute, so it works at /docs and /docs/. */
+export const docsPage = (base: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>Knowledge network API</title>
-<link rel="stylesheet" href="docs/assets/swagger-ui.css">
+<link rel="icon" type="image/svg+xml" href="${base}/docs/favicon.svg">
+<link rel="stylesheet" href="${base}/docs/assets/swagger-ui.css">
 </head>
 <body>
 <div id="ui"></div>
-<script src="docs/assets/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui', deepLinking: true });</script>
+<script src="${base}/docs/assets/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: ${JSON.stringify(`${base}/openapi.json`)}, dom_id: '#ui', deepLinking: true });</script>
 </body>
 </html>`;
+
+/** A small mark for the browser tab: a speech bubble with a question mark. */
+export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<path d="M4 4h24a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H13l-7 6v-6H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" fill="#2b6cb0"/>
+<text x="16" y="20" font-family="sans-serif" font-size="16" font-weight="bold" text-anchor="middle" fill="#fff">?</text>
+</svg>
+`;

@@ -1,4 +1,4 @@
-import { type ServiceName, streams } from '@kn/contracts';
+import { inboxPrefix, namespaced, type ServiceName, streams } from '@kn/contracts';
 import { createMetrics, type Logger, type Metrics } from '@kn/telemetry';
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
@@ -34,24 +34,6 @@ export interface Bus {
   logger: Logger;
   metrics: Metrics;
   close(): Promise<void>;
-}
-
-/** Where a user of the locked bus receives its replies and pulled messages (permissions.ts). */
-export const inboxPrefix = (user: string) => `_INBOX_${user}`;
-
-/** What a namespace puts before the names of its streams and buckets. */
-const namePrefix = (namespace: string | undefined) => (namespace ? `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '');
-
-/** The names a namespace gives subjects, streams and buckets on the wire (see `Bus`). */
-export function namespaced(namespace: string | undefined) {
-  const ns = namespace ? `${namespace}.` : '';
-  const prefix = namePrefix(namespace);
-  return {
-    subject: (s: string) => `${ns}${s}`,
-    unprefix: (s: string) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
-    streamName: (service: ServiceName) => `${prefix}${streams[service].name}`,
-    bucketName: (name: string) => `${prefix}${name}`,
-  };
 }
 
 export async function connectBus(options: BusOptions): Promise<Bus> {
@@ -91,18 +73,29 @@ export async function connectBus(options: BusOptions): Promise<Bus> {
   };
 }
 
+/**
+ * How every event stream keeps its events (docs/asyncapi.json says the same to subscribers):
+ * events are the history projections are rebuilt from, so they are kept for ever, on disk; a
+ * republished event (same id) within the duplicate window is dropped.
+ */
+export const EVENT_STREAM_RETENTION = {
+  retention: RetentionPolicy.Limits,
+  storage: StorageType.File,
+  maxAgeMs: 0,
+  duplicateWindowMs: 2 * 60 * 1000,
+} as const;
+
 /** Creates (or updates) the stream that holds a service's events. Called by the publishing service. */
 export async function ensureStream(bus: Bus, service: ServiceName) {
   const name = bus.streamName(service);
   const config = {
     name,
     subjects: [bus.subject(streams[service].subjects)],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
+    retention: EVENT_STREAM_RETENTION.retention,
+    storage: EVENT_STREAM_RETENTION.storage,
     num_replicas: bus.replicas,
-    // Events are the history projections are rebuilt from: keep them.
-    max_age: 0,
-    duplicate_window: nanos(2 * 60 * 1000),
+    max_age: nanos(EVENT_STREAM_RETENTION.maxAgeMs),
+    duplicate_window: nanos(EVENT_STREAM_RETENTION.duplicateWindowMs),
   };
   try {
     await bus.jsm.streams.info(name);
@@ -125,7 +118,7 @@ export async function ensureStream(bus: Bus, service: ServiceName) {
  */
 export async function dropNamespace(jsm: JetStreamManager, namespace: string): Promise<string[]> {
   if (!namespace) throw new Error('dropNamespace needs a namespace');
-  const prefix = namePrefix(namespace);
+  const prefix = namespaced(namespace).bucketName('');
   const names: string[] = [];
   for await (const name of jsm.streams.names())
     if ([prefix, `KV_${prefix}`, `OBJ_${prefix}`].some((p) => name.startsWith(p))) names.push(name);

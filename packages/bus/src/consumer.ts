@@ -1,4 +1,4 @@
-import { EventEnvelope, type EventSubject, events, type ServiceName, streams } from '@kn/contracts';
+import { EventEnvelope, type EventSubject, events, type ServiceName, type StreamSubject, streams, unlistedSubjects } from '@kn/contracts';
 import { SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
@@ -7,8 +7,14 @@ import { type Bus, ensureStream } from './connection.ts';
 import type { BusTables } from './tables.ts';
 
 export type EventHandler<S extends EventSubject> = (tx: Transaction<any>, event: EventEnvelope<S>) => Promise<void>;
-/** The subjects a consumer lists are exactly those it handles; other subjects of the stream are acknowledged and skipped. */
-export type EventHandlers = { [S in EventSubject]?: EventHandler<S> };
+/**
+ * A handler for every subject of the stream `St` but those the consumer ignores (`Ignored`): an
+ * event added to the catalogue fails type-checking in every consumer of its stream until each
+ * handles it or says that it ignores it.
+ */
+export type EventHandlers<St extends ServiceName, Ignored extends StreamSubject<St> = never> = {
+  [S in Exclude<StreamSubject<St>, Ignored>]: EventHandler<S>;
+};
 
 export interface Consumer {
   /** Resolves once every event in the stream at call time has been handled. */
@@ -47,15 +53,20 @@ export function stopWhenStale(bus: Bus, messages: ConsumerMessages): void {
  * that does not match the catalogue is terminated (it can never succeed); any other failure is
  * retried with backoff. Instances of a service share the durable, so each event is handled once.
  */
-export async function startConsumer(options: {
+export async function startConsumer<St extends ServiceName, const Ignored extends StreamSubject<St> = never>(options: {
   bus: Bus;
   db: Kysely<any>;
   /** Durable name, for example `notifications-content`. */
   durable: string;
-  stream: ServiceName;
-  handlers: EventHandlers;
+  stream: St;
+  /** The subjects of the stream this consumer does not act on: acknowledged and skipped. */
+  ignore: readonly Ignored[];
+  handlers: EventHandlers<St, Ignored>;
 }): Promise<Consumer> {
   const { bus } = options;
+  // What the types say, checked once more for callers that cast.
+  const unlisted = unlistedSubjects(options.stream, options.handlers, options.ignore);
+  if (unlisted.length) throw new Error(`consumer ${options.durable} neither handles nor ignores ${unlisted.join(', ')}`);
   const db = options.db as Kysely<BusTables>;
   const stream = bus.streamName(options.stream);
   const log = bus.logger.child({ consumer: options.durable });
@@ -110,7 +121,8 @@ export async function startConsumer(options: {
       return;
     }
     const subject = envelope.subject as EventSubject;
-    const handler = options.handlers[subject] as EventHandler<EventSubject> | undefined;
+    // Subjects the consumer ignores, and newer ones than this process knows, are skipped.
+    const handler = (options.handlers as Partial<Record<EventSubject, EventHandler<EventSubject>>>)[subject];
     if (!handler) {
       msg.ack();
       return;

@@ -1,5 +1,13 @@
-import { AUTH_REVOKED_SUBJECT, attachmentBucket, exportBucket, SEARCH_REBUILD_SUBJECT, type ServiceName, streams } from '@kn/contracts';
-import { inboxPrefix, namespaced } from './connection.ts';
+import {
+  AUTH_REVOKED_SUBJECT,
+  attachmentBucket,
+  exportBucket,
+  inboxPrefix,
+  namespaced,
+  SEARCH_REBUILD_SUBJECT,
+  type ServiceName,
+  streams,
+} from '@kn/contracts';
 
 /**
  * The locked bus: who may publish and read what on NATS. Each service connects as its own user

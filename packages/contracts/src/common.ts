@@ -9,7 +9,7 @@ const MAX_ID = 2147483647;
 export const Id = z
   .union([z.number().int().positive().max(MAX_ID), z.string().regex(/^0*[1-9][0-9]{0,9}$/, 'a positive integer')])
   .pipe(z.coerce.number<string | number>().int().positive().max(MAX_ID));
-export const Timestamp = z.string().describe('ISO 8601 UTC with milliseconds');
+export const Timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 export const Language = z.string().regex(/^[a-z]{2}$/, 'a two-letter language code');
 export const Email = z.string().trim().max(191).email();
 
@@ -30,6 +30,13 @@ export const CommaList = z.string().transform((v) =>
 export const Links = z.object({ self: z.object({ href: z.string() }) });
 
 export const Page = <T extends z.ZodType>(item: T) => z.object({ total: z.number().int(), _links: Links, items: z.array(item) });
+/** A list that is not paged: all of it, with its count. */
+export const List = <T extends z.ZodType>(item: T) => z.object({ total: z.number().int(), items: z.array(item) });
+
+/** The body of a solution or a comment: HTML with mention markup, sanitized by the content service. */
+export const DescriptionBody = z.object({ description: z.string().min(1, 'description must not be empty') });
+/** Users mentioned in a description (`<span data-mention-user-id="…">`), live users only, after sanitizing. */
+export const Mentions = z.array(z.number().int()).describe('ids of the live users mentioned in the description');
 
 export const Roles = [
   'user',

@@ -4,6 +4,30 @@ import type { Actor, Role } from './common.ts';
 export type ServiceName = 'users' | 'content' | 'notifications' | 'search' | 'exports';
 type ZObject = z.ZodObject<z.ZodRawShape>;
 
+/** The API's areas, as the reference groups its operations: every operation names one. */
+export const apiTags = {
+  Authentication: 'Log in, log out, and tokens for other users (role on_behalf_user).',
+  Users: 'People of the network: create, find (prefix search, umlauts folded), change and delete them.',
+  'User settings': "The caller's language, email communication and per-type email notification settings.",
+  'Network settings': 'Settings of the whole network: languages, email disguise, validation, webhooks, limits (settings_admin).',
+  Questions: 'Questions: drafts, publishing (routed to experts), full-text search, following, flags, links.',
+  Categories: 'Categories a question may have.',
+  Tags: 'Tags by label, whether they are suggested, and the links between related tags.',
+  'Knowledge spaces': 'Spaces of questions; questions of a closed space only reach its members.',
+  Solutions: 'Solutions to questions: drafts, publishing, ratings, acceptance, upvotes, validity and validation requests.',
+  Comments: 'Comments on questions and solutions; a comment can become a solution.',
+  Attachments: 'Files attached to questions and solutions (multipart upload, streamed download).',
+  'Forward and share': 'Recommending a question to someone who might answer it, and sharing questions and solutions.',
+  Notifications: "The caller's notifications (or another user's, with on_behalf_user): counts, lists, read and seen.",
+  Webhooks: 'Deliveries of notifications to the network webhook, with their attempts.',
+  Search: 'Similar questions, autocompletion, tag suggestions and expert search.',
+  Exports: 'Topic-content and content exports, run in the background, and the XSD of the content export.',
+} as const;
+export type ApiTag = keyof typeof apiTags;
+
+/** Error statuses an operation may declare beyond those derived from its shape (contracts/src/answers.ts). */
+export type DeclaredStatus = 204 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
+
 /**
  * One operation of a service. With `http`, the gateway exposes it under /api/v1 (and in the
  * OpenAPI document); without, it is internal and reachable only over NATS request/reply.
@@ -24,7 +48,14 @@ export interface Operation {
     auth: 'public' | 'user';
     /** The caller needs at least one of these roles. */
     roles?: readonly Role[];
-    tag: string;
+    tag: ApiTag;
+    /**
+     * What else the operation answers, and when, beyond what its shape says (answers.ts derives 400
+     * from its parameters and body, 401, 403 and 429 from `auth`, 404 from path parameters, …):
+     * 409 and 422 of publishing, say. The OpenAPI document declares both; a test fails when the
+     * suite sees a status an operation does not declare.
+     */
+    answers?: Partial<Record<DeclaredStatus, string>>;
     deprecated?: boolean;
     description?: string;
     /**
@@ -32,8 +63,8 @@ export interface Operation {
      * it into the attachment object store and calls the operation with its metadata as `body`.
      */
     upload?: boolean;
-    /** The operation answers where stored bytes are; the gateway streams them to the client. */
-    download?: boolean;
+    /** The operation answers where stored bytes are; the gateway streams them to the client with this content type. */
+    download?: string;
     /** How long the gateway waits for the answer (ms) when the operation may take longer than RPC_TIMEOUT_MS. */
     timeoutMs?: number;
   };

@@ -3,22 +3,58 @@
  * gateway. A service throws them; the RPC layer carries them as `ErrorBody`; the gateway maps the
  * body to the HTTP response unchanged.
  */
-export interface FieldError {
-  path: string;
-  code: string;
-  message: string;
-}
+import { z } from 'zod';
 
-export interface ErrorBody {
-  code: string;
-  message: string;
-  errors?: FieldError[];
-  error_id?: string;
-}
+/** Every error code an answer may carry (CONTRACT.md section 1), with its status. */
+export const ErrorCodes = {
+  ValidationError: 400,
+  InvalidJson: 400,
+  MultipleOnBehalfHeaders: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  PayloadTooLarge: 413,
+  FileTooLarge: 413,
+  UnsupportedMediaType: 415,
+  PublishValidationError: 422,
+  RateLimited: 429,
+  InternalError: 500,
+  ServiceUnavailable: 503,
+  SearchIndexLoading: 503,
+} as const;
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export const FieldError = z.object({
+  path: z.string().describe('the field, dot-separated (`title`, `query.limit`, `tags.3`); a header by its name'),
+  code: z.string().describe('what is wrong: too_small, too_big, invalid_type, invalid_format, …'),
+  message: z.string(),
+});
+export type FieldError = z.infer<typeof FieldError>;
+
+/** The one shape of every error answer. */
+export const ErrorBody = z
+  .object({
+    code: z.enum(Object.keys(ErrorCodes) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string().describe('for people; not a contract'),
+    errors: z.array(FieldError).optional().describe('on validation failures (400 ValidationError, 422): one per field'),
+    error_id: z.string().optional().describe('on 500 only: the id under which the cause was logged'),
+  })
+  .meta({
+    id: 'Error',
+    examples: [
+      {
+        code: 'ValidationError',
+        message: 'title: Too big: expected string to have <=100 characters',
+        errors: [{ path: 'title', code: 'too_big', message: 'Too big: expected string to have <=100 characters' }],
+      },
+    ],
+  });
+export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export class AppError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly errors?: FieldError[];
   readonly headers?: Record<string, string>;
   /** Set on 500s: the id under which the cause was logged. */
@@ -26,7 +62,7 @@ export class AppError extends Error {
 
   constructor(
     status: number,
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { errors?: FieldError[]; headers?: Record<string, string>; errorId?: string } = {},
   ) {

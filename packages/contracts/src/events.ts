@@ -1,32 +1,64 @@
 import { z } from 'zod';
+import { attachmentsEvents } from './attachments.ts';
+import { categoriesEvents } from './categories.ts';
+import { commentsEvents } from './comments.ts';
 import { Timestamp } from './common.ts';
 import type { ServiceName } from './endpoint.ts';
 import { exportsEvents } from './exports.ts';
 import { importEvents } from './imports.ts';
+import { knowledgeSpacesEvents } from './knowledge-spaces.ts';
 import { notificationsEvents } from './notifications.ts';
 import { questionsEvents } from './questions.ts';
 import { searchEvents } from './search.ts';
+import { sharingEvents } from './sharing.ts';
 import { solutionsEvents } from './solutions.ts';
+import { tagsEvents } from './tags.ts';
 import { usersEvents } from './users.ts';
 
 /**
- * The domain event catalogue: every subject with its payload schema. This is a public contract:
- * other internal systems subscribe to these subjects. A change to a payload that is not purely
- * additive gets a new version suffix (`.v2`) and both are published until `.v1` is retired.
- * docs/events.md describes each one.
+ * The domain event catalogue by area: every subject with its payload schema (and, as the schema's
+ * description, when it is published). This is a public contract: other internal systems subscribe
+ * to these subjects. A change to a payload that is not purely additive gets a new version suffix
+ * (`.v2`) and both are published until `.v1` is retired. docs/events.md and docs/asyncapi.json are
+ * generated from it (`pnpm contracts`).
  */
+export const eventAreas = {
+  users: usersEvents,
+  questions: questionsEvents,
+  categories: categoriesEvents,
+  tags: tagsEvents,
+  'knowledge-spaces': knowledgeSpacesEvents,
+  solutions: solutionsEvents,
+  comments: commentsEvents,
+  attachments: attachmentsEvents,
+  sharing: sharingEvents,
+  imports: importEvents,
+  notifications: notificationsEvents,
+  search: searchEvents,
+  exports: exportsEvents,
+} as const;
+
+/** Every subject with its payload schema. */
 export const events = {
   ...usersEvents,
   ...questionsEvents,
+  ...categoriesEvents,
+  ...tagsEvents,
+  ...knowledgeSpacesEvents,
   ...solutionsEvents,
+  ...commentsEvents,
+  ...attachmentsEvents,
+  ...sharingEvents,
   ...importEvents,
   ...notificationsEvents,
-  ...exportsEvents,
   ...searchEvents,
+  ...exportsEvents,
 } as const;
 
 export type EventSubject = keyof typeof events;
 export type EventPayload<S extends EventSubject> = z.infer<(typeof events)[S]>;
+/** The subjects of one service's stream. */
+export type StreamSubject<St extends ServiceName> = Extract<EventSubject, `${St}.${string}`>;
 
 /** What travels on the wire: the payload wrapped with its identity. */
 export const EventEnvelope = z.object({
@@ -56,3 +88,28 @@ export const streams = {
 } as const satisfies Record<ServiceName, { name: string; subjects: string }>;
 
 export const streamOf = (subject: EventSubject): ServiceName => subject.split('.')[0] as ServiceName;
+
+/** Where a user of the locked bus receives its replies and pulled messages (@kn/bus permissions.ts). */
+export const inboxPrefix = (user: string) => `_INBOX_${user}`;
+
+/** What a namespace puts before the names of its streams and buckets. */
+const namePrefix = (namespace: string | undefined) => (namespace ? `${namespace.replace(/[^A-Za-z0-9_-]/g, '_')}_` : '');
+
+/** The names a namespace gives subjects, streams and buckets on the wire (see `Bus`). */
+export function namespaced(namespace: string | undefined) {
+  const ns = namespace ? `${namespace}.` : '';
+  const prefix = namePrefix(namespace);
+  return {
+    subject: (s: string) => `${ns}${s}`,
+    unprefix: (s: string) => (ns && s.startsWith(ns) ? s.slice(ns.length) : s),
+    streamName: (service: ServiceName) => `${prefix}${streams[service].name}`,
+    bucketName: (name: string) => `${prefix}${name}`,
+  };
+}
+
+/**
+ * The subjects of a stream that a handler map neither handles nor ignores: what the types of a
+ * consumer's handlers refuse, checked again when it starts (for callers that cast).
+ */
+export const unlistedSubjects = (stream: ServiceName, handlers: object, ignored: readonly string[]) =>
+  (Object.keys(events) as EventSubject[]).filter((s) => streamOf(s) === stream && !(s in handlers) && !ignored.includes(s));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { AttachmentDownload } from './attachments.ts';
 import { Id, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-import { AttachmentDownload } from './solutions.ts';
 
 /**
  * Exports (exports service, docs/exports.md): a topic-content export (UTF-16LE tab-separated text)
@@ -34,7 +34,22 @@ export const ExportRecord = z
     message: z.string().nullable().describe('why the export failed (status error)'),
     user_id: z.number().int().describe('who triggered it'),
   })
-  .meta({ id: 'ExportRecord' });
+  .meta({
+    id: 'ExportRecord',
+    examples: [
+      {
+        export_id: 5,
+        status: 'success',
+        start_date: '2026-11-20T09:15:02.123Z',
+        end_date: '2026-11-21T14:03:55.480Z',
+        file_size: 120334,
+        count: 1029,
+        filename: 'Knowledge Network_content_export_20261120-091502.xml.zip',
+        message: null,
+        user_id: 1,
+      },
+    ],
+  });
 export type ExportRecord = z.infer<typeof ExportRecord>;
 
 export const ExportTopic = z
@@ -104,7 +119,15 @@ export const exportsOperations = {
   downloadTopicContentExport: operation({
     service: 'exports',
     summary: 'The file of a topic-content export (text/csv, UTF-16LE with BOM, TAB-separated); 409 until status is success',
-    http: { method: 'GET', path: '/export/topic-content/:id/file', auth: 'user', roles: admin, tag, download: true },
+    http: {
+      method: 'GET',
+      path: '/export/topic-content/:id/file',
+      auth: 'user',
+      roles: admin,
+      tag,
+      download: 'text/csv',
+      answers: { 409: 'the export has not succeeded (yet)' },
+    },
     params: IdParams,
     response: AttachmentDownload,
   }),
@@ -141,24 +164,39 @@ export const exportsOperations = {
   downloadContentExport: operation({
     service: 'exports',
     summary: 'The file of a content export (application/zip holding one XML file); 409 until status is success',
-    http: { method: 'GET', path: '/export/content/:id/file', auth: 'user', roles: contentReaders, tag, download: true },
+    http: {
+      method: 'GET',
+      path: '/export/content/:id/file',
+      auth: 'user',
+      roles: contentReaders,
+      tag,
+      download: 'application/zip',
+      answers: { 409: 'the export has not succeeded (yet)' },
+    },
     params: IdParams,
     response: AttachmentDownload,
   }),
   getContentExportSchema: operation({
     service: 'exports',
     summary: 'The XSD every content export validates against (application/xml)',
-    http: { method: 'GET', path: '/public/export/content_export.xsd', auth: 'public', tag, download: true },
+    http: { method: 'GET', path: '/public/export/content_export.xsd', auth: 'public', tag, download: 'application/xml' },
     response: AttachmentDownload,
   }),
 } as const;
 
-const ExportEvent = z.object({ export: ExportRecord, kind: ExportKind, parameters: ExportParameters });
+const ExportEvent = z.object({
+  export: ExportRecord,
+  kind: ExportKind,
+  parameters: ExportParameters.describe('the request with its defaults resolved'),
+});
 
 /** Events of the exports service (subjects `exports.*`); composed into the catalogue in events.ts. */
 export const exportsEvents = {
-  /** The job exists; the exports workers take it from this event (durable consumer `exports-worker`). */
-  'exports.export.requested.v1': ExportEvent,
-  'exports.export.succeeded.v1': ExportEvent,
-  'exports.export.failed.v1': ExportEvent,
+  'exports.export.requested.v1': ExportEvent.describe(
+    'an administrator triggered an export (the record is processing); the workers take jobs from this subject (durable consumer exports-worker)',
+  ),
+  'exports.export.succeeded.v1': ExportEvent.describe(
+    'the file is stored and downloadable (status success, end_date, file_size, count); once per export, even when a worker died on the way',
+  ),
+  'exports.export.failed.v1': ExportEvent.describe('the export gave up (status error; message says why); once per export'),
 } as const;

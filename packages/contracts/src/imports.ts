@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { EventComment } from './comments.ts';
 import { Id, Language, Limit, Offset, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { QuestionSnapshot } from './questions.ts';
-import { EventComment, EventSolution } from './solutions.ts';
+import { EventSolution } from './solutions.ts';
 
 /*
  * Internal operations for importers (content service): see docs/import.md. Everything is
@@ -136,10 +137,14 @@ export const importEvents = {
    * the question with its published solutions and comments, as full as the published events.
    * Notifications ignore it: an import must not send thousands of messages.
    */
-  'content.question.imported.v1': z.object({
-    question: QuestionSnapshot,
-    solutions: z.array(EventSolution),
-    comments: z.array(EventComment),
-    external_id: z.string(),
-  }),
+  'content.question.imported.v1': z
+    .object({
+      question: QuestionSnapshot,
+      solutions: z.array(EventSolution).describe('the published solutions'),
+      comments: z.array(EventComment).describe("the question's and its solutions' comments"),
+      external_id: z.string().describe('names the source (stackexchange:beer:post:1)'),
+    })
+    .describe(
+      'a question was imported, or a later import added solutions or comments to it (then again with the complete, current state); notifies nobody',
+    ),
 } as const;

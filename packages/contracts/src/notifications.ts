@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-import { User } from './users.ts';
+import { User, UserExample } from './users.ts';
 
 /** Every notification type: the email-setting names of the interface plus the types of CONTRACT.md section 7. */
 export const NotificationTypes = [
@@ -52,7 +52,25 @@ export const Notification = z
     user: User.nullable().describe('the user who caused it; null when that is the anonymous question poser or the system'),
     created: Timestamp,
   })
-  .meta({ id: 'Notification' });
+  .meta({
+    id: 'Notification',
+    examples: [
+      {
+        id: 88,
+        question_id: 42,
+        content: 'Jürgen Müller answered your question “Which hops give a citrus aroma?”',
+        url: '/questions/42#solution-7',
+        icon: '/api/v1/public/images/notifications/solution.png',
+        target_id: 7,
+        target_type: 'solution',
+        type: 'new_solution_to_your_question',
+        is_read: false,
+        is_seen: false,
+        user: UserExample,
+        created: '2026-11-21T14:03:55.480Z',
+      },
+    ],
+  });
 export type Notification = z.infer<typeof Notification>;
 
 export const WebhookDelivery = z
@@ -158,7 +176,7 @@ export const NotificationSnapshot = z.object({
   target_type: z.enum(NotificationTargetTypes),
   target_id: z.number().int(),
   question_id: z.number().int(),
-  content: z.string(),
+  content: z.string().describe("text in the receiver's interface language"),
   url: z.string(),
   icon: z.string(),
   created: Timestamp,
@@ -166,5 +184,7 @@ export const NotificationSnapshot = z.object({
 
 /** Events `notifications.*`. */
 export const notificationsEvents = {
-  'notifications.notification.created.v1': z.object({ notification: NotificationSnapshot }),
+  'notifications.notification.created.v1': z
+    .object({ notification: NotificationSnapshot })
+    .describe('a notification was created for a user (from a content or search event)'),
 } as const;

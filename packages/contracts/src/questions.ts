@@ -1,27 +1,8 @@
 import { z } from 'zod';
+import { Category } from './categories.ts';
 import { CommaList, Id, Language, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-
-/** Tag labels: at most 191 characters (interface limit), no commas (lists of labels are comma-separated). */
-export const TagLabel = z
-  .string()
-  .trim()
-  .min(1)
-  .max(191)
-  .refine((s) => !s.includes(','), 'a tag label cannot contain a comma');
-
-export const CategoryTranslation = z.object({ language: Language, name: z.string(), description: z.string() });
-
-export const Category = z
-  .object({
-    id: z.number().int(),
-    name: z.string(),
-    description: z.string(),
-    color: z.string(),
-    translations: z.array(CategoryTranslation),
-  })
-  .meta({ id: 'Category' });
-export type Category = z.infer<typeof Category>;
+import { TagLabel } from './tags.ts';
 
 export const Concept = z
   .object({
@@ -84,29 +65,48 @@ export const Question = z
     translations: z.array(QuestionTranslation).optional().describe('only in list items'),
     search_metadata: SearchMetadata.optional().describe('only on search results'),
   })
-  .meta({ id: 'Question' });
+  .meta({
+    id: 'Question',
+    examples: [
+      {
+        id: 42,
+        is_published: true,
+        published: '2026-11-20T09:15:02.123Z',
+        language: 'en',
+        title: 'Which hops give a citrus aroma?',
+        slug: 'which-hops-give-a-citrus-aroma',
+        description: '<p>I brew a pale ale and want more citrus.</p>',
+        solution_count: 1,
+        view_count: 17,
+        upvote_count: 2,
+        image: '/api/v1/public/images/question-default.png',
+        created: '2026-11-20T09:15:02.123Z',
+        updated: '2026-11-21T14:03:55.480Z',
+        content_updated: '2026-11-21T14:03:55.480Z',
+        last_activity: '2026-11-21T14:03:55.480Z',
+        is_deleted: false,
+        attachments: '/api/v1/questions/42/attachments',
+        category: null,
+        tag_relations: [],
+        concepts: [
+          {
+            concept_id: '7d0c3f0e-2b7a-4a5e-9c51-2f7d1b8c9a10',
+            primary_label: 'hops',
+            label_match: 'hops',
+            language: 'en',
+            description: null,
+            ontology_id: null,
+            is_flat: true,
+          },
+        ],
+        knowledge_space_id: null,
+      },
+    ],
+  });
 export type Question = z.infer<typeof Question>;
-
-export const KnowledgeSpace = z
-  .object({
-    id: z.number().int(),
-    name: z.string(),
-    description: z.string().nullable(),
-    is_closed: z.boolean(),
-    member_count: z.number().int(),
-    automatic_new_user_assignment: z.boolean(),
-    created: Timestamp,
-    updated: Timestamp,
-  })
-  .meta({ id: 'KnowledgeSpace' });
-
-export const TagInfo = z
-  .object({ label: z.string(), excluded_from_suggestions: z.boolean(), image: z.null(), question_count: z.number().int() })
-  .meta({ id: 'Tag' });
 
 const Title = z.string().trim().max(100);
 const Description = z.string().max(5_000_000);
-const Color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'a hex colour such as #1a2b3c');
 
 export const QuestionFilters = [
   'solved',
@@ -147,32 +147,21 @@ const Operator = z
   .pipe(z.enum(['AND', 'OR']));
 
 const IdParams = z.object({ id: Id });
-const LabelParams = z.object({ label: TagLabel });
 const tag = 'Questions';
 
-const CategoryInput = z.object({
-  name: z.string().trim().min(1).max(191),
-  description: z.string().max(10000).default(''),
-  color: Color.default('#808080'),
-  translations: z
-    .array(z.object({ language: Language, name: z.string().trim().min(1).max(191), description: z.string().max(10000).default('') }))
-    .max(50)
-    .default([]),
-});
-
-const KnowledgeSpaceInput = z.object({
-  name: z.string().trim().min(1).max(191),
-  description: z.string().max(10000).nullable().optional(),
-  is_closed: z.boolean().default(false),
-  automatic_new_user_assignment: z.boolean().default(false),
-});
-
-/** Operations on questions, categories, tags, tag links and knowledge spaces (content service). */
+/** Operations on questions (content service). */
 export const questionsOperations = {
   createQuestion: operation({
     service: 'content',
     summary: 'Create a question draft (title may be empty; tags are labels, accepted for imports)',
-    http: { method: 'POST', path: '/questions', status: 201, auth: 'user', tag },
+    http: {
+      method: 'POST',
+      path: '/questions',
+      status: 201,
+      auth: 'user',
+      tag,
+      answers: { 404: 'the category or knowledge space does not exist' },
+    },
     body: z.object({
       title: Title.optional(),
       description: Description.nullable().optional(),
@@ -193,6 +182,7 @@ export const questionsOperations = {
       tag,
       description:
         'With query: full-text search (docs/search.md); results in relevance order unless sort is given, each with search_metadata; relevance considers the best 1,000 matches. interest = view_count + 5·solution_count + 3·upvote_count; trending = interest / (hours since last_activity + 2)^1.5; activity_and_interest = interest / (days since last_activity + 1).',
+      answers: {},
     },
     query: z.object({
       query: z.string().max(1000).optional(),
@@ -235,7 +225,14 @@ export const questionsOperations = {
   updateQuestion: operation({
     service: 'content',
     summary: 'Update a question (author or content_admin)',
-    http: { method: 'PUT', path: '/questions/:id', auth: 'user', tag, description: 'An unknown category id answers 404.' },
+    http: {
+      method: 'PUT',
+      path: '/questions/:id',
+      auth: 'user',
+      tag,
+      description: 'An unknown category id answers 404.',
+      answers: { 409: 'the question is deleted' },
+    },
     params: IdParams,
     body: z.object({
       title: Title.min(10).optional(),
@@ -248,7 +245,16 @@ export const questionsOperations = {
   publishQuestion: operation({
     service: 'content',
     summary: 'Publish a draft',
-    http: { method: 'PUT', path: '/questions/:id/publish', auth: 'user', tag },
+    http: {
+      method: 'PUT',
+      path: '/questions/:id/publish',
+      auth: 'user',
+      tag,
+      answers: {
+        409: 'the question is deleted or already published',
+        422: 'the draft fails the rules of a published question (PublishValidationError)',
+      },
+    },
     params: IdParams,
     response: z.object({ number_of_experts: z.number().int() }),
   }),
@@ -283,138 +289,18 @@ export const questionsOperations = {
     http: { method: 'DELETE', path: '/questions/:id/follow', status: 200, auth: 'user', tag },
     params: IdParams,
   }),
-  listCategories: operation({
-    service: 'content',
-    summary: 'All categories',
-    http: { method: 'GET', path: '/categories', auth: 'user', tag: 'Categories' },
-    response: z.array(Category),
-  }),
-  createCategory: operation({
-    service: 'content',
-    summary: 'Create a category',
-    http: { method: 'POST', path: '/categories', status: 201, auth: 'user', roles: ['settings_admin', 'super_admin'], tag: 'Categories' },
-    body: CategoryInput,
-    response: Category,
-  }),
-  updateCategory: operation({
-    service: 'content',
-    summary: 'Change a category',
-    http: { method: 'PUT', path: '/categories/:id', auth: 'user', roles: ['settings_admin', 'super_admin'], tag: 'Categories' },
-    params: IdParams,
-    body: z.object({
-      name: CategoryInput.shape.name.optional(),
-      description: z.string().max(10000).optional(),
-      color: Color.optional(),
-      translations: CategoryInput.shape.translations.unwrap().optional(),
-    }),
-    response: Category,
-  }),
-  deleteCategory: operation({
-    service: 'content',
-    summary: 'Delete a category; its questions become uncategorized',
-    http: {
-      method: 'DELETE',
-      path: '/categories/:id',
-      status: 204,
-      auth: 'user',
-      roles: ['settings_admin', 'super_admin'],
-      tag: 'Categories',
-    },
-    params: IdParams,
-  }),
-
-  listTags: operation({
-    service: 'content',
-    summary: 'Tag labels, optionally those starting with or containing query',
-    http: { method: 'GET', path: '/tags', auth: 'user', tag: 'Tags' },
-    query: z.object({ query: z.string().max(191).optional(), limit: Limit(10, 1000), offset: Offset }),
-    response: Page(z.string()),
-  }),
-  getTagLinks: operation({
-    service: 'content',
-    summary: 'Labels of the tags linked to a tag',
-    http: { method: 'GET', path: '/tag-labels/:label/links', auth: 'user', tag: 'Tags' },
-    params: LabelParams,
-    response: z.array(z.string()),
-  }),
-  putTagLinks: operation({
-    service: 'content',
-    summary: 'Replace the links of a tag (missing tags are created)',
-    http: { method: 'PUT', path: '/tag-labels/:label/links', auth: 'user', roles: ['content_admin', 'super_admin'], tag: 'Tags' },
-    params: LabelParams,
-    body: z.array(TagLabel).max(1000),
-    response: z.array(z.string()),
-  }),
-  getTagLabel: operation({
-    service: 'content',
-    summary: 'A tag',
-    http: { method: 'GET', path: '/tag-labels/:label', auth: 'user', tag: 'Tags' },
-    params: LabelParams,
-    response: TagInfo,
-  }),
-  updateTagLabel: operation({
-    service: 'content',
-    summary: 'Change whether a tag is suggested',
-    http: { method: 'PUT', path: '/tag-labels/:label', auth: 'user', roles: ['content_admin', 'super_admin'], tag: 'Tags' },
-    params: LabelParams,
-    body: z.object({ excluded_from_suggestions: z.boolean() }),
-    response: TagInfo,
-  }),
-
-  listKnowledgeSpaces: operation({
-    service: 'content',
-    summary: 'Knowledge spaces',
-    http: { method: 'GET', path: '/knowledge-spaces', auth: 'user', tag: 'Knowledge spaces' },
-    response: z.object({ total: z.number().int(), items: z.array(KnowledgeSpace) }),
-  }),
-  createKnowledgeSpace: operation({
-    service: 'content',
-    summary: 'Create a knowledge space',
-    http: {
-      method: 'POST',
-      path: '/knowledge-spaces',
-      status: 201,
-      auth: 'user',
-      roles: ['content_admin', 'super_admin'],
-      tag: 'Knowledge spaces',
-    },
-    body: KnowledgeSpaceInput,
-    response: KnowledgeSpace,
-  }),
-  updateKnowledgeSpace: operation({
-    service: 'content',
-    summary: 'Change a knowledge space',
-    http: { method: 'PUT', path: '/knowledge-spaces/:id', auth: 'user', roles: ['content_admin', 'super_admin'], tag: 'Knowledge spaces' },
-    params: IdParams,
-    body: z.object({
-      name: KnowledgeSpaceInput.shape.name.optional(),
-      description: z.string().max(10000).nullable().optional(),
-      is_closed: z.boolean().optional(),
-      automatic_new_user_assignment: z.boolean().optional(),
-    }),
-    response: KnowledgeSpace,
-  }),
-  setKnowledgeSpaceMembers: operation({
-    service: 'content',
-    summary: 'Replace the members of a knowledge space',
-    http: {
-      method: 'PUT',
-      path: '/knowledge-spaces/:id/members',
-      auth: 'user',
-      roles: ['content_admin', 'super_admin'],
-      tag: 'Knowledge spaces',
-    },
-    params: IdParams,
-    body: z.object({ user_ids: z.array(Id).max(100000) }),
-    response: KnowledgeSpace,
-  }),
 } as const;
 
-/** A question as events carry it: everything a subscriber (search, notifications, exports) needs. */
+/**
+ * The question as every event carries it: its content events the whole snapshot, so that a
+ * subscriber (search, notifications, exports) never reads the content schema; events about what
+ * hangs off a question (solutions, comments, attachments, shares) its summary, a part of the same
+ * shape (the whole one could make them too large for the bus).
+ */
 export const QuestionSnapshot = z
   .object({
     id: z.number().int(),
-    author_id: z.number().int(),
+    author_id: z.number().int().describe('the poser, who is anonymous in the API'),
     is_published: z.boolean(),
     published: Timestamp.nullable(),
     is_deleted: z.boolean(),
@@ -423,10 +309,12 @@ export const QuestionSnapshot = z
     slug: z.string(),
     description: z.string().nullable().describe('sanitized HTML with mention markup'),
     description_text: z.string().describe('plain text of the description'),
-    mentions: z.array(z.number().int()).describe('ids of the users mentioned in the description'),
-    tags: z.array(z.object({ id: z.string(), label: z.string() })),
+    mentions: z.array(z.number().int()).describe('ids of the live users mentioned in the description'),
+    tags: z.array(z.object({ id: z.string().describe('uuid'), label: z.string() })),
     category: z.object({ id: z.number().int(), name: z.string() }).nullable(),
     knowledge_space: z.object({ id: z.number().int(), is_closed: z.boolean() }).nullable(),
+    knowledge_space_id: z.number().int().nullable().describe('knowledge_space.id; only members may see questions of a closed space'),
+    followers: z.array(z.number().int()).describe('users following the question when the event happened'),
     solution_count: z.number().int(),
     view_count: z.number().int(),
     upvote_count: z.number().int(),
@@ -435,37 +323,51 @@ export const QuestionSnapshot = z
     content_updated: Timestamp,
     last_activity: Timestamp,
   })
-  .meta({ id: 'QuestionSnapshot' });
+  .meta({ id: 'QuestionSnapshot', description: 'a question as the events of its own content carry it' });
 export type QuestionSnapshot = z.infer<typeof QuestionSnapshot>;
 
-const CategorySnapshot = Category;
-const TagSnapshot = z.object({ id: z.string(), label: z.string(), excluded_from_suggestions: z.boolean() });
-const KnowledgeSpaceSnapshot = KnowledgeSpace.omit({ member_count: true }).extend({ member_ids: z.array(z.number().int()) });
+/** The part of QuestionSnapshot that events about solutions, comments, attachments and shares carry. */
+export const QuestionSummary = QuestionSnapshot.pick({
+  id: true,
+  title: true,
+  author_id: true,
+  is_published: true,
+  knowledge_space_id: true,
+  followers: true,
+}).meta({
+  id: 'QuestionSummary',
+  description: 'the part of QuestionSnapshot that events about solutions, comments, attachments, forwards and shares carry',
+});
+export type QuestionSummary = z.infer<typeof QuestionSummary>;
 
-/** Events `content.question.*`, `content.category.*`, `content.tag.*`, `content.knowledge-space.*`. */
+const UserIds = (description: string) => z.array(z.number().int()).describe(description);
+
+/** Events `content.question.*` of the question itself. */
 export const questionsEvents = {
-  'content.question.created.v1': z.object({ question: QuestionSnapshot }),
-  'content.question.updated.v1': z.object({
-    question: QuestionSnapshot,
-    changed: z.array(z.string()).describe('names of the changed fields'),
-    new_mentions: z.array(z.number().int()).describe('users mentioned now and not before'),
-    followers: z.array(z.number().int()),
-  }),
-  'content.question.published.v1': z.object({ question: QuestionSnapshot, followers: z.array(z.number().int()) }),
-  'content.question.deleted.v1': z.object({ question: QuestionSnapshot }),
-  'content.question.restored.v1': z.object({ question: QuestionSnapshot }),
-  'content.question.flagged.v1': z.object({
-    question: QuestionSnapshot,
-    flag: z.object({ id: z.number().int(), user_id: z.number().int(), message: z.string().nullable(), created: Timestamp }),
-  }),
-  'content.question.followed.v1': z.object({ question_id: z.number().int(), user_id: z.number().int(), author_id: z.number().int() }),
-  'content.question.unfollowed.v1': z.object({ question_id: z.number().int(), user_id: z.number().int(), author_id: z.number().int() }),
-  'content.category.created.v1': z.object({ category: CategorySnapshot }),
-  'content.category.updated.v1': z.object({ category: CategorySnapshot }),
-  'content.category.deleted.v1': z.object({ category: CategorySnapshot, question_ids: z.array(z.number().int()) }),
-  'content.tag.created.v1': z.object({ tag: TagSnapshot }),
-  'content.tag.updated.v1': z.object({ tag: TagSnapshot }),
-  'content.tag.links-updated.v1': z.object({ tag: TagSnapshot, links: z.array(z.string()) }),
-  'content.knowledge-space.created.v1': z.object({ knowledge_space: KnowledgeSpaceSnapshot }),
-  'content.knowledge-space.updated.v1': z.object({ knowledge_space: KnowledgeSpaceSnapshot }),
+  'content.question.created.v1': z.object({ question: QuestionSnapshot }).describe('a draft was created'),
+  'content.question.updated.v1': z
+    .object({
+      question: QuestionSnapshot,
+      changed: z.array(z.string()).describe('the changed fields, of title, description, language, category'),
+      new_mentions: UserIds('users mentioned now and not before'),
+      followers: UserIds('deprecated: question.followers'),
+    })
+    .describe('title, description, language or category of a question changed (draft or published)'),
+  'content.question.published.v1': z
+    .object({ question: QuestionSnapshot, followers: UserIds('deprecated: question.followers') })
+    .describe('a draft was published (tags added automatically are in question.tags); notify question.mentions'),
+  'content.question.deleted.v1': z.object({ question: QuestionSnapshot }).describe('a question was soft-deleted'),
+  'content.question.restored.v1': z.object({ question: QuestionSnapshot }).describe('a deleted question was restored'),
+  'content.question.flagged.v1': z
+    .object({
+      question: QuestionSnapshot,
+      flag: z.object({ id: z.number().int(), user_id: z.number().int(), message: z.string().nullable(), created: Timestamp }),
+    })
+    .describe('a user flagged a question for the content administrators'),
+  'content.question.followed.v1': z
+    .object({ question_id: z.number().int(), user_id: z.number().int(), author_id: z.number().int() })
+    .describe('a user started following a question (not repeated for a second follow)'),
+  'content.question.unfollowed.v1': z
+    .object({ question_id: z.number().int(), user_id: z.number().int(), author_id: z.number().int() })
+    .describe('a user stopped following a question'),
 } as const;

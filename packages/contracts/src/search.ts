@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Id, Limit, Offset, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-import { Question, TagLabel } from './questions.ts';
+import { Question, QuestionSnapshot } from './questions.ts';
+import { TagLabel } from './tags.ts';
 import { User } from './users.ts';
 
 export const SearchFieldNames = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
@@ -231,23 +232,21 @@ export const searchOperations = {
  * validation was requested (`validation_new_expert`: only experts not sent it before).
  */
 export const searchEvents = {
-  'search.experts.found.v1': z.object({
-    routing_id: z.number().int(),
-    reason: RoutingReason,
-    /** The content event that caused the decision. */
-    source_event_id: z.string().uuid(),
-    question: z.object({
-      id: z.number().int(),
-      title: z.string(),
-      author_id: z.number().int(),
-      knowledge_space_id: z.number().int().nullable(),
-    }),
-    /** Who asked for the validation; null on publishing. */
-    requested_by: z.number().int().nullable(),
-    /** The existing tags the decision used. */
-    tags: z.array(z.string()),
-    experts: z.array(z.object({ user_id: z.number().int(), score: z.number(), expert_tags: z.array(z.string()) })),
-  }),
+  'search.experts.found.v1': z
+    .object({
+      routing_id: z.number().int(),
+      reason: RoutingReason,
+      source_event_id: z.string().uuid().describe('the content event that caused the decision'),
+      question: QuestionSnapshot.pick({ id: true, title: true, author_id: true, knowledge_space_id: true }),
+      requested_by: z.number().int().nullable().describe('who asked for the validation; null on publishing'),
+      tags: z.array(z.string()).describe('the existing tags the decision used'),
+      experts: z
+        .array(z.object({ user_id: z.number().int(), score: z.number(), expert_tags: z.array(z.string()) }))
+        .describe('best first; may be empty; the scale of score is not a contract'),
+    })
+    .describe(
+      'a routing decision: the experts a question goes to, once per content.question.published.v1 (reason published: notify them new_question) and per content.question.validation-requested.v1 (reason validation: only experts not sent it before; notify them validation_new_expert)',
+    ),
 } as const;
 
 /** Similar-question endpoints (CONTRACT section 6): served by the content service, ranked by the search service. */

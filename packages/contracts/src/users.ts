@@ -8,6 +8,33 @@ const CustomFields = z
   .record(z.string().min(1).max(191), z.string().max(1000))
   .refine((o) => Object.keys(o).length <= 100, 'at most 100 custom fields');
 
+/** A user as the examples of the API documents show one. */
+export const UserExample = {
+  id: 3,
+  firstname: 'Jürgen',
+  lastname: 'Müller',
+  email: 'j.mueller@example.com',
+  auth_type: 'password',
+  is_deleted: false,
+  is_hidden: false,
+  is_system: false,
+  language: 'de',
+  gender: null,
+  location: 'Bamberg',
+  about: null,
+  company: null,
+  department: null,
+  position: null,
+  country: 'DE',
+  image: '/api/v1/public/images/user.png',
+  first_seen: '2026-11-20T09:15:02.123Z',
+  last_seen: '2026-11-21T14:03:55.480Z',
+  customfields: {},
+  score_level: null,
+  score_points: null,
+  event_tracking_id: '0f8e3c2a-6b1d-4e7a-9c5f-2d4b8a1e6f30',
+};
+
 export const User = z
   .object({
     id: z.number().int(),
@@ -35,11 +62,14 @@ export const User = z
     event_tracking_id: z.string(),
     roles: z.array(Role).optional().describe('only for the user themself and for user_admin'),
   })
-  .meta({ id: 'User' });
+  .meta({ id: 'User', examples: [UserExample] });
 export type User = z.infer<typeof User>;
 
 /** A user as events carry it: never disguised, with roles. */
-export const UserSnapshot = User.extend({ roles: z.array(Role) }).meta({ id: 'UserSnapshot' });
+export const UserSnapshot = User.extend({ roles: z.array(Role) }).meta({
+  id: 'UserSnapshot',
+  description: 'the User resource of the API with the email never disguised, and with roles',
+});
 export type UserSnapshot = z.infer<typeof UserSnapshot>;
 
 const UserFields = {
@@ -83,7 +113,9 @@ export const ImportedUser = z.object({
 });
 export type ImportedUser = z.infer<typeof ImportedUser>;
 
-export const Token = z.object({ token: z.string(), expires: Timestamp }).meta({ id: 'Token' });
+export const Token = z
+  .object({ token: z.string(), expires: Timestamp })
+  .meta({ id: 'Token', examples: [{ token: 'kn_3q2J9v0mTQe8yJc1Yw7hXg', expires: '2026-12-20T09:15:02.123Z' }] });
 
 export const UserSortCriteria = ['first_seen', 'lastname', 'firstname', 'id'] as const;
 const UserSort = CommaList.pipe(
@@ -244,7 +276,17 @@ export const usersOperations = {
   login: operation({
     service: 'users',
     summary: 'Log in with email and password (role api_user required)',
-    http: { method: 'POST', path: '/auth/login', auth: 'public', tag: 'Authentication' },
+    http: {
+      method: 'POST',
+      path: '/auth/login',
+      auth: 'public',
+      tag: 'Authentication',
+      answers: {
+        401: 'wrong email or password (Unauthorized)',
+        403: 'the user lacks the api_user role (Forbidden)',
+        429: 'too many attempts for this email address (RateLimited; Retry-After)',
+      },
+    },
     body: z.object({ email: z.string().max(191), password: z.string().max(1024) }),
     response: Token,
   }),
@@ -256,7 +298,15 @@ export const usersOperations = {
   createTokenOnBehalf: operation({
     service: 'users',
     summary: 'Issue a token for another user',
-    http: { method: 'POST', path: '/auth/tokens', status: 201, auth: 'user', roles: ['on_behalf_user'], tag: 'Authentication' },
+    http: {
+      method: 'POST',
+      path: '/auth/tokens',
+      status: 201,
+      auth: 'user',
+      roles: ['on_behalf_user'],
+      tag: 'Authentication',
+      answers: { 404: 'the user does not exist' },
+    },
     body: z.object({ user_id: Id }),
     response: Token,
   }),
@@ -343,7 +393,7 @@ export const usersOperations = {
   updateUser: operation({
     service: 'users',
     summary: 'Update a user (the user themself, or user_admin; roles, is_hidden and is_system only user_admin)',
-    http: { method: 'PUT', path: '/users/:id', auth: 'user', tag },
+    http: { method: 'PUT', path: '/users/:id', auth: 'user', tag, answers: { 409: 'another user has this email address' } },
     params: IdParams,
     body: UpdateUser,
     response: User,
@@ -417,9 +467,19 @@ export const AuthRevoked = z.union([z.object({ user_id: z.number().int() }), z.o
 
 /** Events of the users service (subjects `users.*`); composed into the catalogue in events.ts. */
 export const usersEvents = {
-  'users.user.created.v1': z.object({ user: UserSnapshot }),
-  'users.user.updated.v1': z.object({ user: UserSnapshot }),
-  'users.user.deleted.v1': z.object({ user_id: Id }),
-  'users.settings.updated.v1': z.object({ user_id: Id, language: LanguageSettings, email: EmailSettings }),
-  'users.network-settings.updated.v1': z.object({ settings: NetworkSettings }),
+  'users.user.created.v1': z
+    .object({ user: UserSnapshot })
+    .describe('a user was created (by an administrator, on first start, by an import)'),
+  'users.user.updated.v1': z.object({ user: UserSnapshot }).describe('any field, the roles or the password of a user changed'),
+  'users.user.deleted.v1': z.object({ user_id: Id }).describe('a user was soft-deleted (their tokens are revoked)'),
+  'users.settings.updated.v1': z
+    .object({
+      user_id: Id,
+      language: LanguageSettings,
+      email: EmailSettings.describe('resolved: defaults filled in'),
+    })
+    .describe('a user changed their language or email settings'),
+  'users.network-settings.updated.v1': z
+    .object({ settings: NetworkSettings.describe('the webhook secret is never in an event: webhook_secret_set says whether there is one') })
+    .describe("on the network's first start, and whenever an administrator changes the network settings"),
 } as const;

@@ -9,7 +9,7 @@ import { assignNewUser } from '../domain/knowledge-spaces.ts';
  * checked against it), each user's content languages (the default language filter of
  * GET /questions) and the network settings (solution_validation_enabled, default_language).
  */
-export const usersHandlers: EventHandlers = {
+export const usersHandlers: EventHandlers<'users'> = {
   'users.user.created.v1': async (tx, { data }) => {
     await upsertUser(tx, data.user);
     await assignNewUser(tx as Transaction<ContentSchema>, data.user.id);
@@ -60,5 +60,12 @@ async function upsertUser(tx: Transaction<any>, user: { id: number; firstname: s
 }
 
 export function startUsersConsumer(options: { bus: Bus; db: Db<ContentSchema> }) {
-  return startConsumer({ bus: options.bus, db: options.db, durable: 'content-users', stream: 'users', handlers: usersHandlers });
+  return startConsumer({
+    bus: options.bus,
+    db: options.db,
+    durable: 'content-users',
+    stream: 'users',
+    ignore: [],
+    handlers: usersHandlers,
+  });
 }

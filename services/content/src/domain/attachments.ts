@@ -4,9 +4,11 @@ import type { AttachmentUpload } from '@kn/contracts';
 import { type Actor, attachmentBucket, conflict, fileTooLarge, forbidden, notFound, validationError } from '@kn/contracts';
 import type { z } from 'zod';
 import type { ContentDeps } from '../handlers/deps.ts';
+import { isContentAdmin, visibleQuestion } from './access.ts';
 import { extractText } from './attachments-text.ts';
+import { questionSummary } from './question-presenters.ts';
 import { visibleSolution } from './solutions.ts';
-import { type Ex, eventAttachment, eventQuestion, isContentAdmin, presentAttachment, visibleQuestion } from './solutions-common.ts';
+import { type Ex, eventAttachment, presentAttachment } from './solutions-common.ts';
 
 /** The shared object store of attachment bytes (created on first use; every instance reads it). */
 export const attachmentStore = (bus: Bus) => objectStore(bus, attachmentBucket(bus.streamName('content')));
@@ -80,7 +82,7 @@ export function attachmentsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.attachment.added.v1',
-          { attachment: eventAttachment(inserted), question: await eventQuestion(tx, question), text },
+          { attachment: eventAttachment(inserted), question: await questionSummary(tx, question), text },
           { actorId: actor.id },
         );
         return inserted;
@@ -122,7 +124,7 @@ export function attachmentsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.attachment.deleted.v1',
-          { attachment: eventAttachment(updated), question: await eventQuestion(tx, question) },
+          { attachment: eventAttachment(updated), question: await questionSummary(tx, question) },
           { actorId: actor.id },
         );
         return updated.object_name;

@@ -4,19 +4,10 @@ import { isUniqueViolation } from '@kn/db';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { SolutionRow } from '../db/solutions-tables.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
+import { isContentAdmin, requireOpenQuestion, visibleQuestion } from './access.ts';
+import { questionSummary } from './question-presenters.ts';
 import { visibleSolution } from './solutions.ts';
-import {
-  type Ex,
-  eventComment,
-  eventQuestion,
-  eventSolution,
-  isContentAdmin,
-  presentComment,
-  presentSolution,
-  requireOpenQuestion,
-  touchQuestion,
-  visibleQuestion,
-} from './solutions-common.ts';
+import { type Ex, eventComment, eventSolution, presentComment, presentSolution, touchQuestion } from './solutions-common.ts';
 import { cleanDescription } from './solutions-text.ts';
 
 async function solutionAuthor(ex: Ex, solutionId: number | null) {
@@ -89,7 +80,7 @@ export function commentsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.comment.created.v1',
-          { comment: eventComment(comment, solutionAuthorId), question: await eventQuestion(tx, question), mentions: clean.mentions },
+          { comment: eventComment(comment, solutionAuthorId), question: await questionSummary(tx, question), mentions: clean.mentions },
           { actorId: actor.id },
         );
         return comment;
@@ -122,7 +113,7 @@ export function commentsDomain(deps: ContentDeps) {
           'content.comment.updated.v1',
           {
             comment: eventComment(updated, await solutionAuthor(tx, updated.solution_id)),
-            question: await eventQuestion(tx, question),
+            question: await questionSummary(tx, question),
             mentions: clean.mentions,
           },
           { actorId: actor.id },
@@ -146,7 +137,7 @@ export function commentsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.comment.deleted.v1',
-          { comment: eventComment(updated, await solutionAuthor(tx, updated.solution_id)), question: await eventQuestion(tx, question) },
+          { comment: eventComment(updated, await solutionAuthor(tx, updated.solution_id)), question: await questionSummary(tx, question) },
           { actorId: actor.id },
         );
       });
@@ -196,7 +187,7 @@ export function commentsDomain(deps: ContentDeps) {
           {
             comment: eventComment(converted, await solutionAuthor(tx, converted.solution_id)),
             solution: eventSolution(solution),
-            question: await eventQuestion(tx, question),
+            question: await questionSummary(tx, question),
           },
           { actorId: actor.id },
         );

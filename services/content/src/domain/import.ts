@@ -4,7 +4,7 @@ import { type Db, json, sql, type Tx } from '@kn/db';
 import type { ContentSchema } from '../db/schema.ts';
 import type { CommentRow, SolutionRow } from '../db/solutions-tables.ts';
 import { sanitizeDescription } from './html.ts';
-import { toQuestionSnapshot } from './questions.ts';
+import { tagsOf, toQuestionSnapshot } from './question-presenters.ts';
 import { slugify } from './slug.ts';
 import { eventComment, eventSolution } from './solutions-common.ts';
 import { distinctLabels } from './tags.ts';
@@ -401,16 +401,9 @@ export function importDomain(db: Db<ContentSchema>) {
 
 /** One content.question.imported.v1 per question: the question with its solutions and comments. */
 async function publishImported(tx: Tx<ContentSchema>, ids: number[]) {
-  const [questions, tagRows, solutions, comments] = await Promise.all([
+  const [questions, tags, solutions, comments] = await Promise.all([
     tx.selectFrom('questions').selectAll().where('id', 'in', ids).orderBy('id').execute(),
-    tx
-      .selectFrom('question_tags')
-      .innerJoin('tags', 'tags.id', 'question_tags.tag_id')
-      .select(['question_tags.question_id', 'tags.id', 'tags.label'])
-      .where('question_tags.question_id', 'in', ids)
-      .orderBy('question_tags.question_id')
-      .orderBy('question_tags.position')
-      .execute(),
+    tagsOf(tx, ids),
     tx
       .selectFrom('solutions')
       .selectAll()
@@ -426,7 +419,6 @@ async function publishImported(tx: Tx<ContentSchema>, ids: number[]) {
     for (const r of rows) map.set(r.question_id, [...(map.get(r.question_id) ?? []), r]);
     return map;
   };
-  const tagsBy = group(tagRows);
   const solutionsBy = group<SolutionRow>(solutions);
   const commentsBy = group<CommentRow>(comments);
   const authorOf = new Map(solutions.map((s) => [s.id, s.author_id]));
@@ -436,8 +428,8 @@ async function publishImported(tx: Tx<ContentSchema>, ids: number[]) {
       tx,
       'content.question.imported.v1',
       {
-        // Imported questions have no category and no knowledge space.
-        question: toQuestionSnapshot(q, tagsBy.get(q.id) ?? [], null, null),
+        // Imported questions have no category, no knowledge space and no followers.
+        question: toQuestionSnapshot(q, { tags: tags.get(q.id) ?? [], category: null, knowledgeSpace: null, followers: [] }),
         solutions: eventSolutions,
         comments: (commentsBy.get(q.id) ?? []).map((c) =>
           eventComment(c, c.solution_id === null ? null : (authorOf.get(c.solution_id) ?? null)),

@@ -4,55 +4,6 @@ import type { Db, Executor, Tx } from '@kn/db';
 import type { KnowledgeSpaceRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 
-export const isContentAdmin = (actor: Pick<Actor, 'roles'> | null) =>
-  !!actor && (actor.roles.includes('content_admin') || actor.roles.includes('super_admin'));
-
-/**
- * Whether the caller may see content of a knowledge space: open spaces for everyone, closed ones
- * for members and content administrators.
- */
-export async function canSeeSpace(db: Executor<ContentSchema>, spaceId: number | null, actor: Actor | null): Promise<boolean> {
-  if (spaceId === null || isContentAdmin(actor)) return true;
-  const row = await db
-    .selectFrom('knowledge_spaces')
-    .select(['is_closed'])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('knowledge_space_members')
-            .select('user_id')
-            .where('knowledge_space_id', '=', spaceId)
-            .where('user_id', '=', actor?.id ?? -1),
-        )
-        .as('member'),
-    )
-    .where('id', '=', spaceId)
-    .executeTakeFirst();
-  return !!row && (!row.is_closed || !!row.member);
-}
-
-/** The closed spaces whose questions the caller may not see (usually none: then lists need no condition). */
-export async function hiddenSpaces(db: Executor<ContentSchema>, actor: Actor | null): Promise<number[]> {
-  if (isContentAdmin(actor)) return [];
-  const rows = await db
-    .selectFrom('knowledge_spaces')
-    .select('id')
-    .where('is_closed', '=', true)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('knowledge_space_members as m')
-            .select('m.user_id')
-            .whereRef('m.knowledge_space_id', '=', 'knowledge_spaces.id')
-            .where('m.user_id', '=', actor?.id ?? -1),
-        ),
-      ),
-    )
-    .execute();
-  return rows.map((r) => r.id);
-}
-
 async function memberIds(db: Executor<ContentSchema>, id: number) {
   const rows = await db
     .selectFrom('knowledge_space_members')

@@ -2,8 +2,8 @@ import { type Actor, forbidden, type Question, type SearchField, SearchFieldName
 import { type Db, sql } from '@kn/db';
 import type { RawBuilder } from 'kysely';
 import type { ContentSchema } from '../db/schema.ts';
-import { hiddenSpaces, isContentAdmin } from './knowledge-spaces.ts';
-import { presentQuestions, type QuestionRowWithRelations } from './questions.ts';
+import { hiddenSpaces, isContentAdmin } from './access.ts';
+import { presentQuestions, type QuestionRowWithRelations, tagListOf } from './question-presenters.ts';
 import type { SearchClient } from './search.ts';
 
 export interface ListQuestionsQuery {
@@ -97,8 +97,7 @@ const SEARCH_WINDOW = 1000;
 
 /** Questions (from `source`, the table by default) that meet `condition`, each with its tags and category. */
 const pageQuery = (condition: RawBuilder<unknown>, source: RawBuilder<unknown> = sql`questions`) => sql`select q.*,
-    coalesce((select json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position)
-              from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id), '[]'::json) as tag_list,
+    ${tagListOf(sql`q.id`)} as tag_list,
     (select to_json(c) from categories c where c.id = q.category_id) as category_row
   from ${source} q where ${condition}`;
 

@@ -1,185 +1,22 @@
 import { writeEvent } from '@kn/bus';
-import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question, type QuestionSnapshot } from '@kn/contracts';
+import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question } from '@kn/contracts';
 import { type Db, type Executor, json, sql, type Tx } from '@kn/db';
 import { detectLanguage } from '@kn/similarity';
-import type { CategoryRow, QuestionRow } from '../db/questions-tables.ts';
+import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
-import { findCategory, presentCategory } from './categories.ts';
+import { canEdit, canSeeSpace, visibleQuestion } from './access.ts';
+import { findCategory } from './categories.ts';
 import { sanitizeDescription } from './html.ts';
-import { canSeeSpace, isContentAdmin } from './knowledge-spaces.ts';
 import { getNetworkSettings } from './network.ts';
+import { presentQuestions, questionSnapshot } from './question-presenters.ts';
 import type { SearchClient } from './search.ts';
 import { slugify } from './slug.ts';
 import { ensureTags } from './tags.ts';
 
-/** Deprecated field: the same image for every question. */
-export const QUESTION_IMAGE = '/api/v1/public/images/question-default.png';
 export const TITLE_MIN = 10;
 export const TITLE_MAX = 100;
 
-type QuestionTag = { question_id: number; id: string; label: string };
-
-async function tagsOf(db: Executor<ContentSchema>, ids: number[]): Promise<Map<number, QuestionTag[]>> {
-  const map = new Map<number, QuestionTag[]>();
-  if (ids.length === 0) return map;
-  const rows = await db
-    .selectFrom('question_tags')
-    .innerJoin('tags', 'tags.id', 'question_tags.tag_id')
-    .select(['question_tags.question_id', 'tags.id', 'tags.label'])
-    .where('question_tags.question_id', 'in', ids)
-    .orderBy('question_tags.question_id')
-    .orderBy('question_tags.position')
-    .execute();
-  for (const r of rows) {
-    const list = map.get(r.question_id) ?? [];
-    list.push(r);
-    map.set(r.question_id, list);
-  }
-  return map;
-}
-
-/** A question row that already carries its tags and category (see question-list.ts), saving two queries. */
-export type QuestionRowWithRelations = QuestionRow & {
-  tag_list: Array<Pick<QuestionTag, 'id' | 'label'>>;
-  category_row: CategoryRow | null;
-};
-
-/** The Question resources of these rows, in their order. */
-export async function presentQuestions(
-  db: Executor<ContentSchema>,
-  rows: QuestionRow[] | QuestionRowWithRelations[],
-  options: { translations?: readonly string[] } = {},
-): Promise<Question[]> {
-  const withRelations = rows.length > 0 && 'tag_list' in rows[0];
-  const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((c): c is number => c !== null))];
-  const [tags, categoryRows] = withRelations
-    ? [
-        new Map((rows as QuestionRowWithRelations[]).map((r) => [r.id, r.tag_list])),
-        (rows as QuestionRowWithRelations[]).flatMap((r) => (r.category_row ? [r.category_row] : [])),
-      ]
-    : await Promise.all([
-        tagsOf(
-          db,
-          rows.map((r) => r.id),
-        ),
-        categoryIds.length ? db.selectFrom('categories').selectAll().where('id', 'in', categoryIds).execute() : Promise.resolve([]),
-      ]);
-  const categories = new Map(categoryRows.map((c) => [c.id, presentCategory(c)]));
-  return rows.map((row) => {
-    const q: Question = {
-      id: row.id,
-      is_published: row.is_published,
-      published: row.published?.toISOString() ?? null,
-      language: row.language,
-      title: row.title,
-      slug: row.slug,
-      description: row.description,
-      solution_count: row.solution_count,
-      view_count: row.view_count,
-      upvote_count: row.upvote_count,
-      image: QUESTION_IMAGE,
-      created: row.created.toISOString(),
-      updated: row.updated.toISOString(),
-      content_updated: row.content_updated.toISOString(),
-      last_activity: row.last_activity.toISOString(),
-      is_deleted: row.is_deleted,
-      attachments: `/api/v1/questions/${row.id}/attachments`,
-      category: row.category_id === null ? null : (categories.get(row.category_id) ?? null),
-      tag_relations: [],
-      concepts: (tags.get(row.id) ?? []).map((t) => ({
-        concept_id: t.id,
-        primary_label: t.label,
-        label_match: t.label,
-        language: row.language,
-        description: null,
-        ontology_id: null,
-        is_flat: true as const,
-      })),
-      knowledge_space_id: row.knowledge_space_id,
-    };
-    if (options.translations) {
-      const wanted = options.translations.filter((l) => l !== row.language);
-      q.translations = (row.translations ?? []).filter((t) => wanted.includes(t.language));
-    }
-    return q;
-  });
-}
-
-/** The question as events carry it. */
-export async function questionSnapshot(db: Executor<ContentSchema>, row: QuestionRow): Promise<QuestionSnapshot> {
-  const tags = (await tagsOf(db, [row.id])).get(row.id) ?? [];
-  const category = row.category_id === null ? undefined : await findCategory(db, row.category_id);
-  const space =
-    row.knowledge_space_id === null
-      ? undefined
-      : await db.selectFrom('knowledge_spaces').select(['id', 'is_closed']).where('id', '=', row.knowledge_space_id).executeTakeFirst();
-  return toQuestionSnapshot(
-    row,
-    tags,
-    category ? { id: category.id, name: category.name } : null,
-    space ? { id: space.id, is_closed: space.is_closed } : null,
-  );
-}
-
-/** The question as events carry it, from what the caller already has. */
-export function toQuestionSnapshot(
-  row: QuestionRow,
-  tags: Array<{ id: string; label: string }>,
-  category: QuestionSnapshot['category'],
-  knowledgeSpace: QuestionSnapshot['knowledge_space'],
-): QuestionSnapshot {
-  return {
-    id: row.id,
-    author_id: row.author_id,
-    is_published: row.is_published,
-    published: row.published?.toISOString() ?? null,
-    is_deleted: row.is_deleted,
-    language: row.language,
-    title: row.title,
-    slug: row.slug,
-    description: row.description,
-    description_text: row.description_text,
-    mentions: row.mentions,
-    tags: tags.map((t) => ({ id: t.id, label: t.label })),
-    category,
-    knowledge_space: knowledgeSpace,
-    solution_count: row.solution_count,
-    view_count: row.view_count,
-    upvote_count: row.upvote_count,
-    created: row.created.toISOString(),
-    updated: row.updated.toISOString(),
-    content_updated: row.content_updated.toISOString(),
-    last_activity: row.last_activity.toISOString(),
-  };
-}
-
-export async function followersOf(db: Executor<ContentSchema>, questionId: number): Promise<number[]> {
-  const rows = await db.selectFrom('question_follows').select('user_id').where('question_id', '=', questionId).orderBy('user_id').execute();
-  return rows.map((r) => r.user_id);
-}
-
-/**
- * Whether the caller may see the question: content administrators see everything, the author
- * their own drafts and deleted questions, everyone else published, live questions of spaces they
- * may see.
- */
-export async function canView(db: Executor<ContentSchema>, row: QuestionRow, actor: Actor | null): Promise<boolean> {
-  if (isContentAdmin(actor)) return true;
-  if (actor && row.author_id === actor.id) return true;
-  if (!row.is_published || row.is_deleted) return false;
-  return canSeeSpace(db, row.knowledge_space_id, actor);
-}
-
-export const canEdit = (row: QuestionRow, actor: Actor) => row.author_id === actor.id || isContentAdmin(actor);
-
-/** The question if the caller may see it, else 404 (an invisible question does not exist for them). */
-export async function findVisibleQuestion(db: Executor<ContentSchema>, id: number, actor: Actor | null, lock = false) {
-  let query = db.selectFrom('questions').selectAll().where('id', '=', id);
-  if (lock) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
-  if (!row || !(await canView(db, row, actor))) throw notFound('question');
-  return row;
-}
+/** The commands on questions: create, change, publish, delete, restore, flag, follow. */
 
 /** Mentioned ids that are live users (per the users projection), in order. */
 async function liveMentions(db: Executor<ContentSchema>, ids: number[]): Promise<number[]> {
@@ -286,7 +123,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     /** GET /questions/:id: counts a view of a published question (no event per view: see docs/content.md). */
     async view(id: number, actor: Actor): Promise<Question> {
-      let row = await findVisibleQuestion(db, id, actor);
+      let row = await visibleQuestion(db, id, actor);
       if (row.is_published && !row.is_deleted) {
         const counted = await db
           .updateTable('questions')
@@ -300,12 +137,12 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
     },
 
     async get(id: number, actor: Actor): Promise<Question> {
-      return (await presentQuestions(db, [await findVisibleQuestion(db, id, actor)]))[0];
+      return (await presentQuestions(db, [await visibleQuestion(db, id, actor)]))[0];
     },
 
     async update(id: number, input: UpdateQuestionInput, actor: Actor): Promise<Question> {
       return db.transaction().execute(async (tx) => {
-        const row = await findVisibleQuestion(tx, id, actor, true);
+        const row = await visibleQuestion(tx, id, actor, { lock: true });
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may edit a question');
         if (row.is_deleted) throw conflict('the question is deleted; restore it first');
         const changed: string[] = [];
@@ -362,10 +199,11 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
           .returningAll()
           .executeTakeFirstOrThrow();
         const newMentions = updated.mentions.filter((m) => !row.mentions.includes(m));
+        const snapshot = await questionSnapshot(tx, updated);
         await writeEvent(
           tx,
           'content.question.updated.v1',
-          { question: await questionSnapshot(tx, updated), changed, new_mentions: newMentions, followers: await followersOf(tx, id) },
+          { question: snapshot, changed, new_mentions: newMentions, followers: snapshot.followers },
           { actorId: actor.id },
         );
         return (await presentQuestions(tx, [updated]))[0];
@@ -374,7 +212,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     async publish(id: number, actor: Actor, requestId: string) {
       const published = await db.transaction().execute(async (tx) => {
-        const row = await findVisibleQuestion(tx, id, actor, true);
+        const row = await visibleQuestion(tx, id, actor, { lock: true });
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may publish a question');
         if (row.is_deleted) throw conflict('the question is deleted');
         if (row.is_published) throw conflict('the question is already published');
@@ -406,10 +244,11 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
           .where('id', '=', id)
           .returningAll()
           .executeTakeFirstOrThrow();
+        const snapshot = await questionSnapshot(tx, updated);
         return writeEvent(
           tx,
           'content.question.published.v1',
-          { question: await questionSnapshot(tx, updated), followers: await followersOf(tx, id) },
+          { question: snapshot, followers: snapshot.followers },
           { actorId: actor.id },
         );
       });
@@ -428,7 +267,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
             tags: data.question.tags.map((t) => t.label),
             language: data.question.language,
             author_id: data.question.author_id,
-            knowledge_space_id: data.question.knowledge_space?.id ?? null,
+            knowledge_space_id: data.question.knowledge_space_id,
           },
         },
         actor,
@@ -439,7 +278,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     async remove(id: number, actor: Actor) {
       await db.transaction().execute(async (tx) => {
-        const row = await findVisibleQuestion(tx, id, actor, true);
+        const row = await visibleQuestion(tx, id, actor, { lock: true });
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may delete a question');
         if (row.is_deleted) return;
         const updated = await tx
@@ -454,7 +293,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     async restore(id: number, actor: Actor) {
       await db.transaction().execute(async (tx) => {
-        const row = await findVisibleQuestion(tx, id, actor, true);
+        const row = await visibleQuestion(tx, id, actor, { lock: true });
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may restore a question');
         if (!row.is_deleted) return;
         const updated = await tx
@@ -469,7 +308,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     async flag(id: number, message: string | null | undefined, actor: Actor) {
       await db.transaction().execute(async (tx) => {
-        const row = await findVisibleQuestion(tx, id, actor, true);
+        const row = await visibleQuestion(tx, id, actor, { lock: true });
         if (!row.is_published || row.is_deleted) throw notFound('question');
         const flag = await tx
           .insertInto('question_flags')
@@ -496,7 +335,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     async follow(id: number, actor: Actor, follow: boolean) {
       await db.transaction().execute(async (tx) => {
-        const row = await findVisibleQuestion(tx, id, actor);
+        const row = await visibleQuestion(tx, id, actor);
         if (!row.is_published || row.is_deleted) throw notFound('question');
         const changedRows = follow
           ? await tx

@@ -1,17 +1,11 @@
-import type { Actor, Attachment, Comment, EventQuestion, EventSolution, Solution, ValidityPeriod } from '@kn/contracts';
-import { conflict, notFound } from '@kn/contracts';
+import type { Attachment, Comment, EventSolution, Solution, ValidityPeriod } from '@kn/contracts';
 import { type Executor, sql } from '@kn/db';
-import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { AttachmentRow, CommentRow, SolutionRow } from '../db/solutions-tables.ts';
-import { canView } from './questions.ts';
 
 /** Links in responses carry the API prefix (CONTRACT preamble). */
 export const API = '/api/v1';
 export type Ex = Executor<ContentSchema>;
-
-/** "Admin" for content is content_admin; super_admin may do everything. */
-export const isContentAdmin = (actor: Pick<Actor, 'roles'>) => actor.roles.includes('content_admin') || actor.roles.includes('super_admin');
 
 /** A timestamp as the API writes it. */
 export const iso = (d: Date) => d.toISOString();
@@ -120,37 +114,6 @@ export function eventAttachment(row: AttachmentRow) {
     hash: row.hash,
     created: iso(row.created),
   };
-}
-
-/** The question with its followers, as events carry it. */
-export async function eventQuestion(ex: Ex, q: QuestionRow): Promise<EventQuestion> {
-  const followers = await ex.selectFrom('question_follows').select('user_id').where('question_id', '=', q.id).orderBy('user_id').execute();
-  return {
-    id: q.id,
-    title: q.title,
-    author_id: q.author_id,
-    is_published: q.is_published,
-    knowledge_space_id: q.knowledge_space_id,
-    followers: followers.map((f) => f.user_id),
-  };
-}
-
-/** Whether the caller may see the question: the questions half's rule (drafts to authors, closed spaces to members). */
-export const canSeeQuestion = (ex: Ex, q: QuestionRow, actor: Actor) => canView(ex, q, actor);
-
-/** The question, or 404 when it does not exist or the caller may not see it. */
-export async function visibleQuestion(ex: Ex, id: number, actor: Actor, options: { lock?: boolean } = {}): Promise<QuestionRow> {
-  let query = ex.selectFrom('questions').selectAll().where('id', '=', id);
-  if (options.lock) query = query.forUpdate();
-  const q = await query.executeTakeFirst();
-  if (!q || !(await canSeeQuestion(ex, q, actor))) throw notFound('question');
-  return q;
-}
-
-/** New answers, comments, shares need a live, published question: 409 otherwise (documented in docs/solutions.md). */
-export function requireOpenQuestion(q: QuestionRow) {
-  if (q.is_deleted) throw conflict('the question is deleted');
-  if (!q.is_published) throw conflict('the question is not published');
 }
 
 /** Moves the question's last_activity and recounts its published, live solutions (same transaction). */

@@ -2,7 +2,9 @@ import { writeEvent } from '@kn/bus';
 import type { Actor } from '@kn/contracts';
 import { sql } from '@kn/db';
 import type { ContentDeps } from '../handlers/deps.ts';
-import { eventQuestion, iso, requireOpenQuestion, visibleQuestion } from './solutions-common.ts';
+import { requireOpenQuestion, visibleQuestion } from './access.ts';
+import { questionSummary } from './question-presenters.ts';
+import { iso } from './solutions-common.ts';
 import { fetchUsers, fetchUsersLenient } from './solutions-users.ts';
 
 /** Forwarding and sharing questions, and validation requests. */
@@ -23,7 +25,7 @@ export function sharingDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.question.forwarded.v1',
-          { question: await eventQuestion(tx, question), sender_id: actor.id, recipient_id: recipient, message: message ?? null },
+          { question: await questionSummary(tx, question), sender_id: actor.id, recipient_id: recipient, message: message ?? null },
           { actorId: actor.id },
         );
       });
@@ -67,7 +69,7 @@ export function sharingDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.question.shared.v1',
-          { question: await eventQuestion(tx, question), sender_id: actor.id, recipients, message: body.message ?? null },
+          { question: await questionSummary(tx, question), sender_id: actor.id, recipients, message: body.message ?? null },
           { actorId: actor.id },
         );
       });
@@ -106,7 +108,7 @@ export function sharingDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.question.validation-requested.v1',
-          { question: await eventQuestion(tx, question), requested_by: actor.id, last_requested: iso(now), expired_solutions: expired },
+          { question: await questionSummary(tx, question), requested_by: actor.id, last_requested: iso(now), expired_solutions: expired },
           { actorId: actor.id },
         );
         return { last_requested: iso(now) };

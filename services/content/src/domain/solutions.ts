@@ -6,17 +6,9 @@ import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { SolutionRow } from '../db/solutions-tables.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
-import {
-  canSeeQuestion,
-  type Ex,
-  eventQuestion,
-  eventSolution,
-  isContentAdmin,
-  presentSolution,
-  requireOpenQuestion,
-  touchQuestion,
-  visibleQuestion,
-} from './solutions-common.ts';
+import { canView, isContentAdmin, requireOpenQuestion, visibleQuestion } from './access.ts';
+import { questionSummary } from './question-presenters.ts';
+import { type Ex, eventSolution, presentSolution, touchQuestion } from './solutions-common.ts';
 import { cleanDescription } from './solutions-text.ts';
 import { fetchUsers } from './solutions-users.ts';
 import { expiryOf } from './validation.ts';
@@ -34,7 +26,7 @@ export async function visibleSolution(ex: Ex, id: number, actor: Actor, options:
   if (!solution) throw notFound('solution');
   const question = await ex.selectFrom('questions').selectAll().where('id', '=', solution.question_id).executeTakeFirstOrThrow();
   if (solution.author_id !== actor.id && !isContentAdmin(actor)) {
-    if (!solution.is_published || solution.is_deleted || !(await canSeeQuestion(ex, question, actor))) throw notFound('solution');
+    if (!solution.is_published || solution.is_deleted || !(await canView(ex, question, actor))) throw notFound('solution');
   }
   return { solution, question };
 }
@@ -100,7 +92,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.created.v1',
-          { solution: eventSolution(solution), question: await eventQuestion(tx, question), mentions: clean.mentions },
+          { solution: eventSolution(solution), question: await questionSummary(tx, question), mentions: clean.mentions },
           { actorId: actor.id },
         );
         return solution;
@@ -150,7 +142,7 @@ export function solutionsDomain(deps: ContentDeps) {
           'content.solution.updated.v1',
           {
             solution: eventSolution(row),
-            question: await eventQuestion(tx, q),
+            question: await questionSummary(tx, q),
             mentions: clean.mentions,
             previous_description: s.description,
           },
@@ -172,7 +164,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.published.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q), mentions },
+          { solution: eventSolution(row), question: await questionSummary(tx, q), mentions },
           { actorId: actor.id },
         );
         return row;
@@ -188,7 +180,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.deleted.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q) },
+          { solution: eventSolution(row), question: await questionSummary(tx, q) },
           { actorId: actor.id },
         );
         return row;
@@ -210,7 +202,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.restored.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q) },
+          { solution: eventSolution(row), question: await questionSummary(tx, q) },
           { actorId: actor.id },
         );
         return row;
@@ -240,7 +232,7 @@ export function solutionsDomain(deps: ContentDeps) {
           'content.solution.rated.v1',
           {
             solution: eventSolution(row),
-            question: await eventQuestion(tx, q),
+            question: await questionSummary(tx, q),
             rater_id: actor.id,
             rating,
             by_question_poser: q.author_id === actor.id,
@@ -268,7 +260,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.accepted.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q) },
+          { solution: eventSolution(row), question: await questionSummary(tx, q) },
           { actorId: actor.id },
         );
         return row;
@@ -289,7 +281,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.upvoted.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q), user_id: actor.id },
+          { solution: eventSolution(row), question: await questionSummary(tx, q), user_id: actor.id },
           { actorId: actor.id },
         );
         return row;
@@ -308,7 +300,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.upvote-removed.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q), user_id: actor.id },
+          { solution: eventSolution(row), question: await questionSummary(tx, q), user_id: actor.id },
           { actorId: actor.id },
         );
         return row;
@@ -323,7 +315,7 @@ export function solutionsDomain(deps: ContentDeps) {
         await writeEvent(
           tx,
           'content.solution.validated.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, q), validated_by: actor.id },
+          { solution: eventSolution(row), question: await questionSummary(tx, q), validated_by: actor.id },
           { actorId: actor.id },
         );
         return row;
@@ -348,7 +340,7 @@ export function solutionsDomain(deps: ContentDeps) {
           'content.solution.shared.v1',
           {
             solution: eventSolution(s),
-            question: await eventQuestion(tx, q),
+            question: await questionSummary(tx, q),
             sender_id: actor.id,
             recipients,
             message: body.message ?? null,

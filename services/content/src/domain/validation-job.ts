@@ -2,7 +2,8 @@ import { writeEvent } from '@kn/bus';
 import { sql } from '@kn/db';
 import type { ContentDeps } from '../handlers/deps.ts';
 import { getNetworkSettings } from './network.ts';
-import { eventQuestion, eventSolution } from './solutions-common.ts';
+import { questionSummary } from './question-presenters.ts';
+import { eventSolution } from './solutions-common.ts';
 
 /**
  * Announces expired solutions (content.solution.expired.v1) while the network's
@@ -45,7 +46,7 @@ export function startSolutionExpiry(deps: ContentDeps, options: { intervalMs: nu
         await writeEvent(
           tx,
           'content.solution.expired.v1',
-          { solution: eventSolution(row), question: await eventQuestion(tx, question) },
+          { solution: eventSolution(row), question: await questionSummary(tx, question) },
           { actorId: null },
         );
       }

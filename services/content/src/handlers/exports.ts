@@ -1,5 +1,6 @@
 import { type exportsSourceOperations, type Handlers, notFound, type SourceQuestion, validationError } from '@kn/contracts';
 import { sql } from '@kn/db';
+import { tagsOf } from '../domain/question-presenters.ts';
 import type { ContentDeps } from './deps.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -63,14 +64,7 @@ export function exportsHandlers(deps: ContentDeps): Handlers<typeof exportsSourc
       const questionIds = rows.map((r) => r.id);
 
       const [tags, solutions, comments] = await Promise.all([
-        db
-          .selectFrom('question_tags as qt')
-          .innerJoin('tags as t', 't.id', 'qt.tag_id')
-          .select(['qt.question_id', 't.id', 't.label'])
-          .where('qt.question_id', 'in', questionIds)
-          .orderBy('qt.question_id')
-          .orderBy('qt.position')
-          .execute(),
+        tagsOf(db, questionIds),
         (() => {
           let q = db
             .selectFrom('solutions')
@@ -99,7 +93,6 @@ export function exportsHandlers(deps: ContentDeps): Handlers<typeof exportsSourc
         }
         return map;
       };
-      const tagsOf = byQuestion(tags);
       const solutionsOf = byQuestion(solutions);
       const commentsOf = byQuestion(comments);
       // A deleted solution's comments go with it.
@@ -119,7 +112,7 @@ export function exportsHandlers(deps: ContentDeps): Handlers<typeof exportsSourc
         view_count: row.view_count,
         upvote_count: row.upvote_count,
         category: row.category_id === null ? null : { id: row.category_id, name: row.category_name ?? '' },
-        tags: (tagsOf.get(row.id) ?? []).map((t) => ({ id: t.id, label: t.label })),
+        tags: tags.get(row.id) ?? [],
         solutions: (solutionsOf.get(row.id) ?? []).map((s) => ({
           id: s.id,
           author_id: s.author_id,

@@ -1,6 +1,6 @@
 import type { Handlers, importOperations } from '@kn/contracts';
+import { visibleQuestion } from '../domain/access.ts';
 import { importDomain } from '../domain/import.ts';
-import { findVisibleQuestion } from '../domain/questions.ts';
 import type { ContentDeps } from './deps.ts';
 
 /** Internal operations of importers (docs/import.md); no http: only services and tools on the bus call them. */
@@ -13,7 +13,7 @@ export function importHandlers(deps: ContentDeps): Handlers<typeof importOperati
     importQuestionLinks: async ({ body }) => imports.importQuestionLinks(body.links),
     listQuestionLinks: async ({ query }) => imports.listQuestionLinks(query),
     getQuestionLinks: async ({ actor, params }) => {
-      const question = await findVisibleQuestion(deps.db, params.id, actor);
+      const question = await visibleQuestion(deps.db, params.id, actor);
       return imports.listQuestionLinks({ question_id: question.id, limit: 1000, offset: 0, onlyPublished: true });
     },
   };

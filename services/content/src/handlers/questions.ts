@@ -1,4 +1,4 @@
-import type { Handlers, questionsOperations } from '@kn/contracts';
+import type { categoriesOperations, Handlers, knowledgeSpacesOperations, questionsOperations, tagsOperations } from '@kn/contracts';
 import { categoriesDomain } from '../domain/categories.ts';
 import { knowledgeSpacesDomain } from '../domain/knowledge-spaces.ts';
 import { listQuestions } from '../domain/question-list.ts';
@@ -6,7 +6,10 @@ import { questionsDomain } from '../domain/questions.ts';
 import { tagsDomain } from '../domain/tags.ts';
 import type { ContentDeps } from './deps.ts';
 
-export function questionHandlers(deps: ContentDeps): Handlers<typeof questionsOperations> {
+/** Questions, and what orders them: categories, tags, knowledge spaces. */
+export function questionHandlers(
+  deps: ContentDeps,
+): Handlers<typeof questionsOperations & typeof categoriesOperations & typeof tagsOperations & typeof knowledgeSpacesOperations> {
   const { db, search } = deps;
   const questions = questionsDomain(db, search);
   const categories = categoriesDomain(db);

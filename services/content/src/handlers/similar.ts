@@ -1,6 +1,7 @@
 import { type Handlers, notFound, type similarOperations } from '@kn/contracts';
+import { visibleQuestion } from '../domain/access.ts';
 import { presentRanked } from '../domain/question-list.ts';
-import { findVisibleQuestion, questionSnapshot } from '../domain/questions.ts';
+import { tagsOf } from '../domain/question-presenters.ts';
 import type { ContentDeps } from './deps.ts';
 
 /** How many similar questions the search service ranks; pages are cut from them. */
@@ -11,7 +12,7 @@ export function similarHandlers(deps: ContentDeps): Handlers<typeof similarOpera
   const { db, search } = deps;
   return {
     similarToQuestion: async ({ params, query, actor, requestId }) => {
-      const row = await findVisibleQuestion(db, params.id, actor);
+      const row = await visibleQuestion(db, params.id, actor);
       if (!row.is_published || row.is_deleted) throw notFound('question');
       const { items } = await search.similar({ question_id: params.id, limit: RANKED }, actor, requestId);
       return presentRanked(db, actor, items, query);
@@ -21,16 +22,16 @@ export function similarHandlers(deps: ContentDeps): Handlers<typeof similarOpera
       return presentRanked(db, actor, items, query);
     },
     getQuestionExperts: async ({ params, query, actor, requestId }) => {
-      const row = await findVisibleQuestion(db, params.id, actor);
+      const row = await visibleQuestion(db, params.id, actor);
       if (!row.is_published || row.is_deleted) throw notFound('question');
-      const snapshot = await questionSnapshot(db, row);
+      const tags = (await tagsOf(db, [row.id])).get(row.id) ?? [];
       const { experts } = await search.experts(
         {
           question: {
             id: row.id,
             title: row.title,
             text: row.description_text,
-            tags: snapshot.tags.map((t) => t.label),
+            tags: tags.map((t) => t.label),
             language: row.language,
             author_id: row.author_id,
             knowledge_space_id: row.knowledge_space_id,

@@ -1,13 +1,17 @@
-import type { Handlers, solutionsOperations } from '@kn/contracts';
+import type { attachmentsOperations, commentsOperations, Handlers, sharingOperations, solutionsOperations } from '@kn/contracts';
+import { visibleQuestion } from '../domain/access.ts';
 import { attachmentsDomain } from '../domain/attachments.ts';
 import { commentsDomain } from '../domain/comments.ts';
-import { presentQuestions } from '../domain/questions.ts';
+import { presentQuestions } from '../domain/question-presenters.ts';
 import { solutionsDomain } from '../domain/solutions.ts';
-import { presentAttachment, presentSolution, visibleQuestion } from '../domain/solutions-common.ts';
+import { presentAttachment, presentSolution } from '../domain/solutions-common.ts';
 import { sharingDomain } from '../domain/solutions-sharing.ts';
 import type { ContentDeps } from './deps.ts';
 
-export function solutionHandlers(deps: ContentDeps): Handlers<typeof solutionsOperations> {
+/** What hangs off a question: solutions, comments, attachments, forwards and shares. */
+export function solutionHandlers(
+  deps: ContentDeps,
+): Handlers<typeof solutionsOperations & typeof commentsOperations & typeof attachmentsOperations & typeof sharingOperations> {
   const { db } = deps;
   const solutions = solutionsDomain(deps);
   const comments = commentsDomain(deps);

@@ -1,5 +1,5 @@
 import { type Bus, type EventHandlers, startConsumer } from '@kn/bus';
-import type { EventQuestion, EventSolution, QuestionSnapshot } from '@kn/contracts';
+import type { EventSolution, QuestionSnapshot, QuestionSummary } from '@kn/contracts';
 import type { Db, Tx } from '@kn/db';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { type Cause, type Draft, type NotifyHooks, notify, type Target } from '../domain/notify.ts';
@@ -35,7 +35,7 @@ const snapshotTarget = (q: QuestionSnapshot) =>
     created: q.created,
     updated: q.updated,
   });
-const eventQuestionTarget = (q: EventQuestion) =>
+const eventQuestionTarget = (q: QuestionSummary) =>
   questionTarget(q, { is_published: q.is_published, knowledge_space_id: q.knowledge_space_id });
 const solutionTarget = (s: EventSolution): Target => {
   const { text: _text, ...solution } = s;
@@ -81,17 +81,45 @@ async function rememberSolution(tx: T, s: EventSolution) {
 }
 
 /**
- * Turns content events into notifications (see docs/notifications.md for the table of who gets
- * what). `content.question.imported.*` is deliberately not handled: bulk imports notify nobody.
+ * Content events that notify nobody: drafts, deletions, flags, follows, categories, tags,
+ * acceptance and upvotes, comment deletions, attachments, and imports (bulk imports notify nobody).
  */
-export function contentHandlers(hooks: NotifyHooks): EventHandlers {
+const ignored = [
+  'content.question.created.v1',
+  'content.question.deleted.v1',
+  'content.question.restored.v1',
+  'content.question.flagged.v1',
+  'content.question.followed.v1',
+  'content.question.unfollowed.v1',
+  'content.category.created.v1',
+  'content.category.updated.v1',
+  'content.category.deleted.v1',
+  'content.tag.created.v1',
+  'content.tag.updated.v1',
+  'content.tag.links-updated.v1',
+  'content.solution.created.v1',
+  'content.solution.accepted.v1',
+  'content.solution.upvoted.v1',
+  'content.solution.upvote-removed.v1',
+  'content.comment.deleted.v1',
+  'content.attachment.added.v1',
+  'content.attachment.deleted.v1',
+  'content.question.imported.v1',
+] as const;
+
+/** Turns content events into notifications (see docs/notifications.md for the table of who gets what). */
+export function contentHandlers(hooks: NotifyHooks): EventHandlers<'content', (typeof ignored)[number]> {
   return {
     'content.question.published.v1': async (tx, { id, occurred_at, actor_id, data: { question } }) => {
       const actor = actor_id ?? question.author_id;
       // The experts hear of it from the search service's routing (consumers/search.ts).
       const drafts = each(question.mentions, 'mention_in_question');
-      const q = { ...question, knowledge_space_id: question.knowledge_space?.id ?? null };
-      await notify(tx as T, cause({ id, occurred_at }, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
+      await notify(
+        tx as T,
+        cause({ id, occurred_at }, actor, question, snapshotTarget(question), actor === question.author_id),
+        drafts,
+        hooks,
+      );
     },
     'content.question.updated.v1': async (tx, { id, occurred_at, actor_id, data: { question, new_mentions } }) => {
       if (!question.is_published || question.is_deleted) return;
@@ -109,8 +137,12 @@ export function contentHandlers(hooks: NotifyHooks): EventHandlers {
           'question_changed_to_solution_author',
         ),
       ];
-      const q = { ...question, knowledge_space_id: question.knowledge_space?.id ?? null };
-      await notify(tx as T, cause({ id, occurred_at }, actor, q, snapshotTarget(question), actor === question.author_id), drafts, hooks);
+      await notify(
+        tx as T,
+        cause({ id, occurred_at }, actor, question, snapshotTarget(question), actor === question.author_id),
+        drafts,
+        hooks,
+      );
     },
     'content.solution.published.v1': async (tx, { id, occurred_at, data: { solution, question, mentions } }) => {
       await rememberSolution(tx as T, solution);
@@ -281,6 +313,7 @@ export function startContentConsumer(options: { bus: Bus; db: Db<NotificationsSc
     db: options.db,
     durable: 'notifications-content',
     stream: 'content',
+    ignore: ignored,
     handlers: contentHandlers(options.hooks),
   });
 }

@@ -8,7 +8,7 @@ import { type NotifyHooks, notify } from '../domain/notify.ts';
  * when it was published (the poser stays anonymous), `validation_new_expert` when someone asked for
  * its solutions to be validated (anonymous when that was the poser).
  */
-export function searchHandlers(hooks: NotifyHooks): EventHandlers {
+export function searchHandlers(hooks: NotifyHooks): EventHandlers<'search'> {
   return {
     'search.experts.found.v1': async (tx, { id, occurred_at, data }) => {
       const { question, reason, requested_by, experts } = data;
@@ -38,6 +38,7 @@ export function startSearchConsumer(options: { bus: Bus; db: Db<NotificationsSch
     db: options.db,
     durable: 'notifications-search',
     stream: 'search',
+    ignore: [],
     handlers: searchHandlers(options.hooks),
   });
 }

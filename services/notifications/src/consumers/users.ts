@@ -10,7 +10,7 @@ type T = Tx<NotificationsSchema>;
  * and email settings, and the network settings this service obeys. The webhook secret is not in
  * any event: it is asked of the users service (domain/webhooks.ts).
  */
-export const usersHandlers: EventHandlers = {
+export const usersHandlers: EventHandlers<'users'> = {
   'users.user.created.v1': async (tx, { data }) => upsertUser(tx as T, data.user),
   'users.user.updated.v1': async (tx, { data }) => upsertUser(tx as T, data.user),
   'users.user.deleted.v1': async (tx, { data }) => {
@@ -48,5 +48,12 @@ async function upsertUser(tx: T, user: UserSnapshot) {
 }
 
 export function startUsersConsumer(options: { bus: Bus; db: Db<NotificationsSchema> }) {
-  return startConsumer({ bus: options.bus, db: options.db, durable: 'notifications-users', stream: 'users', handlers: usersHandlers });
+  return startConsumer({
+    bus: options.bus,
+    db: options.db,
+    durable: 'notifications-users',
+    stream: 'users',
+    ignore: [],
+    handlers: usersHandlers,
+  });
 }

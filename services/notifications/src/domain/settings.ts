@@ -1,4 +1,10 @@
-import { CommunicationFlags, type EmailSettings, NotificationEmailDefaults, type NotificationEmailType } from '@kn/contracts';
+import {
+  CommunicationFlags,
+  type EmailSettings,
+  NotificationEmailDefaults,
+  type NotificationEmailType,
+  type NotificationType,
+} from '@kn/contracts';
 import type { Executor } from '@kn/db';
 import type { NotificationsSchema, UserProjectionRow } from '../db/schema.ts';
 
@@ -31,8 +37,12 @@ export function emailSettingsOf(user: Pick<UserProjectionRow, 'email_settings'> 
   return { ...CommunicationFlags, ...NotificationEmailDefaults, ...((user?.email_settings ?? {}) as Partial<EmailSettings>) };
 }
 
-/** Types without an email setting of their own are governed by the closest one. */
-const SETTING_OF: Record<string, NotificationEmailType> = {
+/**
+ * Types without an email setting of their own are governed by the closest one: a notification type
+ * added without its entry here (or an email setting of its name) fails type-checking.
+ */
+export type EmailSettingOf = { [T in Exclude<NotificationType, NotificationEmailType>]: NotificationEmailType };
+const SETTING_OF: EmailSettingOf = {
   validation_new_expert: 'validation_request',
   question_changed_to_solution_author: 'question_edited',
   solution_changed_to_question_poser: 'solution_edited',
@@ -40,8 +50,8 @@ const SETTING_OF: Record<string, NotificationEmailType> = {
   solution_expired: 'validation_request',
 };
 
-export function emailSettingFor(type: string): NotificationEmailType {
-  return (SETTING_OF[type] ?? type) as NotificationEmailType;
+export function emailSettingFor(type: NotificationType): NotificationEmailType {
+  return type in SETTING_OF ? SETTING_OF[type as keyof typeof SETTING_OF] : (type as NotificationEmailType);
 }
 
 /** Reserved addresses (RFC 2606 `.invalid`, used for imported users) never get mail. */
@@ -50,7 +60,7 @@ export const deliverable = (email: string) => !/\.invalid$/i.test(email.trim());
 export function wantsEmail(
   network: NetworkView,
   user: Pick<UserProjectionRow, 'email_settings' | 'email' | 'is_deleted'> | undefined,
-  type: string,
+  type: NotificationType,
 ) {
   if (!network.email_delivery_enabled) return false;
   if (user && (user.is_deleted || !deliverable(user.email))) return false;

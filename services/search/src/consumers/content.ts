@@ -5,6 +5,45 @@ import type { SearchSchema } from '../db/schema.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { markAnswered, routeQuestion } from '../domain/routing.ts';
 
+/** Content events that route nothing (the index follows them on its own: local/events.ts). */
+const ignored = [
+  'content.question.created.v1',
+  'content.question.updated.v1',
+  'content.question.deleted.v1',
+  'content.question.restored.v1',
+  'content.question.flagged.v1',
+  'content.question.followed.v1',
+  'content.question.unfollowed.v1',
+  'content.question.imported.v1',
+  'content.question.forwarded.v1',
+  'content.question.shared.v1',
+  'content.category.created.v1',
+  'content.category.updated.v1',
+  'content.category.deleted.v1',
+  'content.tag.created.v1',
+  'content.tag.updated.v1',
+  'content.tag.links-updated.v1',
+  'content.knowledge-space.created.v1',
+  'content.knowledge-space.updated.v1',
+  'content.solution.created.v1',
+  'content.solution.updated.v1',
+  'content.solution.deleted.v1',
+  'content.solution.restored.v1',
+  'content.solution.rated.v1',
+  'content.solution.accepted.v1',
+  'content.solution.upvoted.v1',
+  'content.solution.upvote-removed.v1',
+  'content.solution.validated.v1',
+  'content.solution.expired.v1',
+  'content.solution.shared.v1',
+  'content.comment.created.v1',
+  'content.comment.updated.v1',
+  'content.comment.deleted.v1',
+  'content.comment.converted.v1',
+  'content.attachment.added.v1',
+  'content.attachment.deleted.v1',
+] as const;
+
 /**
  * Routes every published question and validation request (durable consumer `search-routing`,
  * shared by the instances): the safety net behind the content service's call at publishing, and
@@ -22,7 +61,7 @@ export function startRoutingConsumer(options: {
 }) {
   const { backend, search, experts, maxEventAgeMs } = options;
   const recent = (occurredAt: string) => Date.now() - Date.parse(occurredAt) <= maxEventAgeMs;
-  const handlers: EventHandlers = {
+  const handlers: EventHandlers<'content', (typeof ignored)[number]> = {
     'content.question.published.v1': async (tx, { id, occurred_at, data: { question } }) => {
       if (!recent(occurred_at)) return;
       await routeQuestion(
@@ -63,5 +102,5 @@ export function startRoutingConsumer(options: {
       await markAnswered(tx as Tx<SearchSchema>, solution.question_id, solution.author_id, new Date(solution.published ?? occurred_at));
     },
   };
-  return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', handlers });
+  return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', ignore: ignored, handlers });
 }

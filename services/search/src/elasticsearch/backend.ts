@@ -1,15 +1,14 @@
 import { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
-import { NETWORK_SETTINGS_DEFAULTS, type RoutedQuestion, type ServiceName, searchIndexLoading } from '@kn/contracts';
-import { type Language, languages, termCounts } from '@kn/similarity';
+import { NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
 import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
 import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, unitIdf, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import type { IndexHandlers } from '../local/events.ts';
-import { labelWords, queryTerms, queryWords, textCounts } from '../words.ts';
-import type { QuestionDocument, SettingDocument, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
+import { queryTerms, queryWords, textCounts } from '../words.ts';
+import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
 import { indexNames } from './mappings.ts';
@@ -24,7 +23,6 @@ import {
   unitFrequencyQuery,
 } from './queries.ts';
 import { rankMatches, routedQuestion, scoredHits, termStatistics, unitFrequencies } from './results.ts';
-
 
 /**
  * The Elasticsearch backend: one index shared by every instance (ELASTICSEARCH_URL,

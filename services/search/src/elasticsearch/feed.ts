@@ -4,7 +4,6 @@ import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
 import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../local/events.ts';
-import type { SolutionFacts } from '../local/expertise.ts';
 import type { IndexedQuestion, PartKind } from '../local/store.ts';
 import {
   applyForward,

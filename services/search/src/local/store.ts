@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
-import { labelWords, type PartKind, questionWords, tagNamer } from '../words.ts';
+import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
 import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, type Forward, packCounts, TermIndex } from './postings.ts';

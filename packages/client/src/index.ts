@@ -1,0 +1,3 @@
+export * from './client.ts';
+export * from './errors.ts';
+export * from './subscriber.ts';

@@ -1,0 +1,92 @@
+import { type Actor, conflict, notFound } from '@kn/contracts';
+import type { Executor } from '@kn/db';
+import type { QuestionRow } from '../db/questions-tables.ts';
+import type { ContentSchema } from '../db/schema.ts';
+
+/**
+ * Who may see and change what in the content service: the one place of these rules. "Admin" for
+ * content is content_admin; super_admin may do everything.
+ */
+export const isContentAdmin = (actor: Pick<Actor, 'roles'> | null) =>
+  !!actor && (actor.roles.includes('content_admin') || actor.roles.includes('super_admin'));
+
+/**
+ * Whether the caller may see content of a knowledge space: open spaces for everyone, closed ones
+ * for members and content administrators.
+ */
+export async function canSeeSpace(db: Executor<ContentSchema>, spaceId: number | null, actor: Actor | null): Promise<boolean> {
+  if (spaceId === null || isContentAdmin(actor)) return true;
+  const row = await db
+    .selectFrom('knowledge_spaces')
+    .select(['is_closed'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('knowledge_space_members')
+            .select('user_id')
+            .where('knowledge_space_id', '=', spaceId)
+            .where('user_id', '=', actor?.id ?? -1),
+        )
+        .as('member'),
+    )
+    .where('id', '=', spaceId)
+    .executeTakeFirst();
+  return !!row && (!row.is_closed || !!row.member);
+}
+
+/** The closed spaces whose questions the caller may not see (usually none: then lists need no condition). */
+export async function hiddenSpaces(db: Executor<ContentSchema>, actor: Actor | null): Promise<number[]> {
+  if (isContentAdmin(actor)) return [];
+  const rows = await db
+    .selectFrom('knowledge_spaces')
+    .select('id')
+    .where('is_closed', '=', true)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('knowledge_space_members as m')
+            .select('m.user_id')
+            .whereRef('m.knowledge_space_id', '=', 'knowledge_spaces.id')
+            .where('m.user_id', '=', actor?.id ?? -1),
+        ),
+      ),
+    )
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Whether the caller may see the question: content administrators see everything, the author
+ * their own drafts and deleted questions, everyone else published, live questions of spaces they
+ * may see.
+ */
+export async function canView(db: Executor<ContentSchema>, row: QuestionRow, actor: Actor | null): Promise<boolean> {
+  if (isContentAdmin(actor)) return true;
+  if (actor && row.author_id === actor.id) return true;
+  if (!row.is_published || row.is_deleted) return false;
+  return canSeeSpace(db, row.knowledge_space_id, actor);
+}
+
+/** The author and content administrators may change a question. */
+export const canEdit = (row: QuestionRow, actor: Actor) => row.author_id === actor.id || isContentAdmin(actor);
+
+/** The question if the caller may see it, else 404 (an invisible question does not exist for them); `lock`: for update. */
+export async function visibleQuestion(
+  db: Executor<ContentSchema>,
+  id: number,
+  actor: Actor | null,
+  options: { lock?: boolean } = {},
+): Promise<QuestionRow> {
+  let query = db.selectFrom('questions').selectAll().where('id', '=', id);
+  if (options.lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row || !(await canView(db, row, actor))) throw notFound('question');
+  return row;
+}
+
+/** New answers, comments, shares need a live, published question: 409 otherwise (documented in docs/solutions.md). */
+export function requireOpenQuestion(q: QuestionRow) {
+  if (q.is_deleted) throw conflict('the question is deleted');
+  if (!q.is_published) throw conflict('the question is not published');
+}
