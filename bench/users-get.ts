@@ -42,6 +42,7 @@ try {
     seconds: SECONDS,
     headers,
     requests: requests('/api/v1/users'),
+    processes: { gateway: gateway.pid!, users: usersService.pid! },
   });
 
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
@@ -54,7 +55,13 @@ try {
   });
   const server = single.listen(18081, '127.0.0.1');
   await load({ url: 'http://127.0.0.1:18081/users/2', connections: CONNECTIONS, seconds: 2 });
-  const baseline = await load({ url: 'http://127.0.0.1:18081', connections: CONNECTIONS, seconds: SECONDS, requests: requests('/users') });
+  const baseline = await load({
+    url: 'http://127.0.0.1:18081',
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    requests: requests('/users'),
+    processes: { 'this process (server and load)': process.pid },
+  });
   server.close();
   await pool.end();
 

@@ -215,3 +215,26 @@ test('every subject in the catalogue has a version suffix and belongs to a strea
   for (const subject of Object.keys(events) as EventSubject[])
     expect(subject).toMatch(/^(users|content|notifications|search|exports)\.[a-z-]+(\.[a-z-]+)+\.v\d+$/);
 });
+
+test('a request nobody serves is refused at once (no responders), one nobody answers times out, a late answer is dropped', async () => {
+  const started = Date.now();
+  await expect(probeBus.request(probeBus.subject('rpc.nobody.here'), '{}', { timeout: 5_000 })).rejects.toThrow(/no responders/);
+  expect(Date.now() - started).toBeLessThan(4_000);
+  const silent = probeBus.nc.subscribe(probeBus.subject('rpc.silent.here'));
+  try {
+    await expect(probeBus.request(probeBus.subject('rpc.silent.here'), '{}', { timeout: 200 })).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
+    // Answered after the caller gave up: nothing happens to the next request.
+    for await (const msg of silent) {
+      msg.respond('late');
+      break;
+    }
+    const echo = probeBus.nc.subscribe(probeBus.subject('rpc.echo.here'), { callback: (_e, m) => m.respond(m.data) });
+    const reply = await probeBus.request(probeBus.subject('rpc.echo.here'), 'hello', { timeout: 5_000 });
+    expect(reply.string()).toBe('hello');
+    echo.unsubscribe();
+  } finally {
+    silent.unsubscribe();
+  }
+});

@@ -162,7 +162,7 @@ export async function callJson<O extends Operation>(
   }
   let msg: Msg;
   try {
-    msg = await bus.nc.request(bus.subject(rpcSubject(op.service, name)), payload, {
+    msg = await bus.request(bus.subject(rpcSubject(op.service, name)), payload, {
       timeout: options.timeoutMs ?? 10_000,
       headers: h,
     });
