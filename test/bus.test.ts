@@ -230,7 +230,11 @@ test('a request nobody serves is refused at once (no responders), one nobody ans
       msg.respond('late');
       break;
     }
-    const echo = probeBus.nc.subscribe(probeBus.subject('rpc.echo.here'), { callback: (_e, m) => m.respond(m.data) });
+    const echo = probeBus.nc.subscribe(probeBus.subject('rpc.echo.here'), {
+      callback: (_e, m) => {
+        m.respond(m.data);
+      },
+    });
     const reply = await probeBus.request(probeBus.subject('rpc.echo.here'), 'hello', { timeout: 5_000 });
     expect(reply.string()).toBe('hello');
     echo.unsubscribe();
