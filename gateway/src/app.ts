@@ -15,7 +15,7 @@ import {
 } from '@kn/contracts';
 import type { Clock } from '@kn/service';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { asyncApiDocument } from './asyncapi.ts';
 import { authenticator } from './auth.ts';
@@ -24,6 +24,7 @@ import { fileRoutes } from './files.ts';
 import { idempotency, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
 import { docsPage, favicon, openApiDocument } from './openapi.ts';
 import { authorize, parsePart } from './request.ts';
+import { type Route, routeTable } from './routes.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -123,7 +124,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       return next(unsupportedMediaType('JSON bodies must be UTF-8 (or UTF-16/32)'));
     parseJson(req, res, next);
   };
-  const router = express.Router();
+  const routes: Route[] = [];
   const files = fileRoutes({
     bus,
     logger,
@@ -134,75 +135,82 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   for (const [name, op] of Object.entries(operations) as Array<[string, Operation]>) {
     if (!op.http) continue;
     const { http } = op;
-    const method = http.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    router[method](http.path, (_req, res, next) => {
+    const named: RequestHandler = (_req, res, next) => {
       res.locals.route = `${BASE}${http.path}`;
       next();
-    });
+    };
     if (http.upload || http.download) {
       // Multipart upload and binary download stream through files.ts instead of JSON.
-      router[method](http.path, files.handler(name, op));
+      routes.push({ method: http.method, path: http.path, handlers: [named, files.handler(name, op)] });
       continue;
     }
     // An operation that takes no body ignores one: it cannot fail on what it never reads.
     const parsers = op.body ? [json] : [];
-    router[method](http.path, ...parsers, async (req: Request, res: Response) => {
-      await withRemoteSpan(
-        `${http.method} ${BASE}${http.path}`,
-        SpanKind.SERVER,
-        (k) => req.get(k),
-        async (span) => {
-          span.setAttribute('http.request_id', req.id);
-          const actor = await authorize(authenticate, req, op);
-          const params = parsePart(op.params, req.params, 'params');
-          const query = parsePart(op.query, req.query, 'query');
-          let body: unknown;
-          if (op.body) {
-            if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
-            body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
-          }
-          // Logging in is limited per email address (password guessing), everything else per token.
-          if (name === 'login')
-            await limit(res, `login:${(body as { email: string }).email.trim().toLowerCase()}`, limits.get().login_attempts_per_minute);
-          const send = (status: number, json: string | null) => {
-            if (json === null) res.status(status === 200 ? (http.status ?? 204) : status).end();
-            else res.status(status).type('json').send(json);
-          };
-          const key = http.method === 'POST' ? idempotencyKey(req) : undefined;
-          const scope = `${actor?.id ?? 'public'} ${http.method} ${http.path}`;
-          // The service records the key with its change, so that a retry after a lost answer changes nothing.
-          const requestKey = key === undefined ? undefined : createHash('sha256').update(`${scope}\n${key}`).digest('hex');
-          const run = () =>
-            callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl, requestKey } as never, {
-              timeoutMs: Math.max(config.RPC_TIMEOUT_MS, http.timeoutMs ?? 0),
-            });
-          if (key === undefined) {
-            send(http.status ?? 200, await run());
-            return;
-          }
-          const claim = await keys.begin(scope, key, { url: req.originalUrl, body });
-          if (claim.replay) {
-            res.set('Idempotent-Replayed', 'true');
-            send(claim.replay.status, claim.replay.body);
-            return;
-          }
-          let status: number;
-          let answer: string | null;
-          try {
-            answer = await run();
-            status = http.status ?? 200;
-          } catch (err) {
-            // A client error is the answer to keep; anything else frees the key for another try.
-            await (err instanceof AppError ? claim.finish(err.status, JSON.stringify(err.toBody())) : claim.finish(500, null));
-            throw err;
-          }
-          await claim.finish(status, answer);
-          send(status, answer);
+    routes.push({
+      method: http.method,
+      path: http.path,
+      handlers: [
+        named,
+        ...parsers,
+        async (req: Request, res: Response) => {
+          await withRemoteSpan(
+            `${http.method} ${BASE}${http.path}`,
+            SpanKind.SERVER,
+            (k) => req.get(k),
+            async (span) => {
+              span.setAttribute('http.request_id', req.id);
+              const actor = await authorize(authenticate, req, op);
+              const params = parsePart(op.params, req.params, 'params');
+              const query = parsePart(op.query, req.query, 'query');
+              let body: unknown;
+              if (op.body) {
+                if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
+                body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
+              }
+              // Logging in is limited per email address (password guessing), everything else per token.
+              if (name === 'login')
+                await limit(res, `login:${(body as { email: string }).email.trim().toLowerCase()}`, limits.get().login_attempts_per_minute);
+              const send = (status: number, json: string | null) => {
+                if (json === null) res.status(status === 200 ? (http.status ?? 204) : status).end();
+                else res.status(status).type('json').send(json);
+              };
+              const key = http.method === 'POST' ? idempotencyKey(req) : undefined;
+              const scope = `${actor?.id ?? 'public'} ${http.method} ${http.path}`;
+              // The service records the key with its change, so that a retry after a lost answer changes nothing.
+              const requestKey = key === undefined ? undefined : createHash('sha256').update(`${scope}\n${key}`).digest('hex');
+              const run = () =>
+                callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl, requestKey } as never, {
+                  timeoutMs: Math.max(config.RPC_TIMEOUT_MS, http.timeoutMs ?? 0),
+                });
+              if (key === undefined) {
+                send(http.status ?? 200, await run());
+                return;
+              }
+              const claim = await keys.begin(scope, key, { url: req.originalUrl, body });
+              if (claim.replay) {
+                res.set('Idempotent-Replayed', 'true');
+                send(claim.replay.status, claim.replay.body);
+                return;
+              }
+              let status: number;
+              let answer: string | null;
+              try {
+                answer = await run();
+                status = http.status ?? 200;
+              } catch (err) {
+                // A client error is the answer to keep; anything else frees the key for another try.
+                await (err instanceof AppError ? claim.finish(err.status, JSON.stringify(err.toBody())) : claim.finish(500, null));
+                throw err;
+              }
+              await claim.finish(status, answer);
+              send(status, answer);
+            },
+          );
         },
-      );
+      ],
     });
   }
-  app.use(BASE, router);
+  app.use(BASE, routeTable(routes));
 
   app.use((_req, _res, next) => next(notFound('endpoint')));
 
