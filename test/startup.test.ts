@@ -11,8 +11,11 @@ import { freePort, isolation, waitFor } from '@kn/testing';
 const space = isolation();
 const running: ChildProcess[] = [];
 const servers: Server[] = [];
+/** Connections the test's servers accepted: a server closes once they are gone. */
+const sockets = new Set<Socket>();
 afterAll(async () => {
   for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const socket of sockets) socket.destroy();
   for (const server of servers) await new Promise((r) => server.close(r));
   await space.drop();
 });
@@ -89,13 +92,16 @@ test('a service whose Postgres comes up later waits for it and starts', async ()
   // Postgres "comes up" on that port: a proxy to the machine's server.
   const proxy = createServer((client: Socket) => {
     const upstream = connect(5432, '127.0.0.1');
+    sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
     const end = () => {
       client.destroy();
       upstream.destroy();
     };
-    client.on('error', end);
-    upstream.on('error', end);
+    for (const socket of [client, upstream]) {
+      socket.on('error', end);
+      socket.on('close', end);
+    }
   });
   servers.push(proxy);
   await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', r));
