@@ -57,7 +57,7 @@ function asked(i: number): Asked {
 }
 
 function apply(store: SearchStore, subject: EventSubject, time: number, data: unknown) {
-  const handler = indexHandlers[subject] as IndexHandler<EventSubject>;
+  const handler = (indexHandlers as Partial<Record<EventSubject, IndexHandler<EventSubject>>>)[subject]!;
   handler(store, { id: '', subject, occurred_at: iso(time), actor_id: null, data } as EventEnvelope);
 }
 
