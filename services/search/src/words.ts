@@ -58,6 +58,7 @@ export const fieldPart = Object.fromEntries(Object.entries(partField).map(([kind
 >;
 
 const fieldOf = (kind: PartKind) => SearchFieldNames.indexOf(partField[kind]);
+const noCounts = SearchFieldNames.map(() => 0);
 
 /** A question's words with their frequency in each field (per-field counts in SearchFieldNames order), and its length in words. */
 export function questionWords(
@@ -76,7 +77,7 @@ export function questionWords(
       for (const word of indexWords(text, q.language)) {
         let c = counts.get(word);
         if (!c) {
-          c = SearchFieldNames.map(() => 0);
+          c = noCounts.slice();
           counts.set(word, c);
         }
         c[field]!++;

@@ -59,6 +59,10 @@ export const notIndexed = [
 ] as const satisfies readonly IndexedSubject[];
 export type IndexHandlers = { [S in Exclude<IndexedSubject, (typeof notIndexed)[number]>]: IndexHandler<S> };
 
+/** The handler of a subject, if the index follows it. */
+export const handlerOf = (handlers: IndexHandlers, subject: EventSubject) =>
+  (handlers as Partial<Record<EventSubject, IndexHandler<EventSubject>>>)[subject];
+
 /**
  * Applies one stream message (its JSON) to an index; events the index does not follow change
  * nothing. Throws when the message is not an event of the catalogue.
@@ -67,7 +71,7 @@ export function applyEvent(handlers: IndexHandlers, writer: IndexWriter, json: u
   const parsed = EventEnvelope.safeParse(json);
   if (!parsed.success) throw new Error('not an event envelope');
   const envelope = parsed.data as EventEnvelope;
-  const handler = (handlers as Partial<Record<EventSubject, IndexHandler<EventSubject>>>)[envelope.subject as EventSubject];
+  const handler = handlerOf(handlers, envelope.subject as EventSubject);
   if (!handler) return;
   const payload = events[envelope.subject as EventSubject].safeParse(envelope.data);
   if (!payload.success) throw new Error(`payload of ${envelope.subject} does not match the catalogue`);

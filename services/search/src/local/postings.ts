@@ -42,11 +42,9 @@ const MAX_LENGTH = 0xffff;
 
 /** Packs per-field counts (in FIELDS order) into the number of a Forward entry (0: in no field). */
 export function packCounts(counts: ArrayLike<number>): number {
-  let packed = 0;
-  FIELD_BITS.forEach((bits, i) => {
-    packed |= Math.min((1 << bits) - 1, counts[i] ?? 0) << FIELD_SHIFTS[i]!;
-  });
-  return packed;
+  const c = (i: number, max: number) => Math.min(max, counts[i] ?? 0);
+  // FIELD_BITS' layout, by hand: this runs for every word of every question indexed.
+  return c(0, 15) | (c(1, 63) << 4) | (c(2, 7) << 10) | (c(3, 255) << 13) | (c(4, 63) << 21) | (c(5, 31) << 27);
 }
 
 export function unpackCounts(packed: number): number[] {
