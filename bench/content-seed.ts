@@ -5,6 +5,7 @@
 // text and tags look like a real network's.
 
 import path from 'node:path';
+import { events } from '@kn/contracts';
 import { dumpFiles, parseRow, readRows } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import pg from 'pg';
@@ -105,7 +106,7 @@ export async function writeImportEvents(databaseUrl: string) {
           'tags', (select coalesce(json_agg(json_build_object('id', t.id, 'label', t.label) order by qt.position), '[]'::json)
                      from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id),
           'category', (select json_build_object('id', c.id, 'name', c.name) from categories c where c.id = q.category_id),
-          'knowledge_space', null, 'solution_count', q.solution_count, 'view_count', q.view_count, 'upvote_count', q.upvote_count,
+          'knowledge_space', null, 'knowledge_space_id', null, 'followers', '[]'::json, 'solution_count', q.solution_count, 'view_count', q.view_count, 'upvote_count', q.upvote_count,
           'created', to_char(q.created at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'updated', to_char(q.updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'content_updated', to_char(q.content_updated at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -128,6 +129,10 @@ export async function writeImportEvents(databaseUrl: string) {
           from comments c where c.question_id = q.id),
         'external_id', 'bench-' || q.id), null, now(), '{}'
       from questions q order by q.id`);
+    // A payload the catalogue refuses would be skipped by every consumer: the benchmark would wait forever.
+    const { rows } = await client.query(`select payload from outbox order by position limit 1`);
+    const checked = events['content.question.imported.v1'].safeParse(rows[0]?.payload);
+    if (!checked.success) throw new Error(`the benchmark's import events do not match the catalogue: ${checked.error.message}`);
     await client.query(`select pg_notify('kn_outbox', 'content')`);
   } finally {
     await client.end();

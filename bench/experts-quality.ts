@@ -33,7 +33,7 @@ import {
   weightVector,
 } from '../services/search/src/domain/expert-model.ts';
 import { rankExperts, ranking } from '../services/search/src/domain/experts.ts';
-import { type IndexHandler, indexHandlers } from '../services/search/src/local/events.ts';
+import { handlerOf, indexHandlers } from '../services/search/src/local/events.ts';
 import { LocalEvidence, localHistory } from '../services/search/src/local/local-evidence.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 import { indexWords } from '../services/search/src/words.ts';
@@ -127,7 +127,7 @@ function shuffled<T>(list: readonly T[], seed: number): T[] {
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Feeds an event into a store as the search service's projector does. */
 function apply(store: SearchStore, subject: EventSubject, time: number, data: unknown) {
-  const handler = indexHandlers[subject] as IndexHandler<EventSubject> | undefined;
+  const handler = handlerOf(indexHandlers, subject);
   handler?.(store, { id: '', subject, occurred_at: iso(time), actor_id: null, data } as EventEnvelope);
 }
 

@@ -64,6 +64,12 @@ export async function load(options: {
 }
 
 /** Starts a process of the system (the same entry point production uses) and waits for its line. */
+/** Processes a benchmark started and has not stopped: they end with it, however it ends. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
 export function startProcess(entry: string, env: Record<string, string>, readyText: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     // PROFILE_DIR=<dir>: every process writes a CPU profile there when it stops (node --cpu-prof).
@@ -73,6 +79,8 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
       env: { ...process.env, METRICS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    started.add(child);
+    child.once('exit', () => started.delete(child));
     let buffer = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -89,7 +97,8 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
 export function benchSpace() {
   const space = isolation();
   const interrupted = (signal: NodeJS.Signals) => {
-    console.error(`${signal}: dropping ${space.namespace} and its database`);
+    console.error(`${signal}: stopping its processes, dropping ${space.namespace} and its database`);
+    for (const child of started) child.kill('SIGKILL');
     void space.drop().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);

@@ -8,7 +8,7 @@ import type { EventEnvelope, EventSubject } from '@kn/contracts';
 import { readSite, type SiteQuestion } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
-import { type IndexHandler, indexHandlers } from '../services/search/src/local/events.ts';
+import { handlerOf, indexHandlers } from '../services/search/src/local/events.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 
 export interface Related {
@@ -106,7 +106,7 @@ export type BenchQuestion = SiteQuestion & { language?: string };
 export function storeOf(questions: readonly BenchQuestion[]): SearchStore {
   const store = new SearchStore(':memory:');
   const apply = (subject: EventSubject, data: unknown) => {
-    const handler = indexHandlers[subject] as IndexHandler<EventSubject> | undefined;
+    const handler = handlerOf(indexHandlers, subject);
     handler?.(store, { id: '', subject, occurred_at: '', actor_id: null, data } as EventEnvelope);
   };
   const at = '2020-01-01T00:00:00.000Z';

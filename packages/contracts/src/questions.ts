@@ -16,12 +16,17 @@ export const Concept = z
   })
   .meta({ id: 'Concept' });
 
+/** The fields a question is searched in, in the order the search index keeps them. */
+export const SearchFieldNames = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
+export const SearchField = z.enum(SearchFieldNames);
+export type SearchField = z.infer<typeof SearchField>;
+
 export const QuestionTranslation = z.object({ language: z.string(), title: z.string(), description: z.string().nullable() });
 
 /** On each item of `GET /questions` when `query` is given (interface: Search metadata). */
 export const SearchHighlighting = z
   .object({
-    query_field: z.enum(['title', 'description', 'tags', 'solutions', 'comments', 'attachments']),
+    query_field: SearchField,
     id: z
       .number()
       .int()

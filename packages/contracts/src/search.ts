@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { Id, Limit, Offset, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
-import { Question, QuestionSnapshot } from './questions.ts';
+import { Question, QuestionSnapshot, SearchField, SearchFieldNames } from './questions.ts';
 import { TagLabel } from './tags.ts';
 import { User } from './users.ts';
-
-export const SearchFieldNames = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
-export const SearchField = z.enum(SearchFieldNames);
-export type SearchField = z.infer<typeof SearchField>;
 
 const tag = 'Search';
 

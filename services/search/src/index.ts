@@ -11,7 +11,7 @@ import { ExpertSearch } from './domain/expert-search.ts';
 import { routingResponses } from './domain/routing.ts';
 import { ElasticsearchBackend } from './elasticsearch/backend.ts';
 import { createHandlers } from './handlers/index.ts';
-import { indexHandlers } from './local/events.ts';
+import { indexedStreams, indexHandlers } from './local/events.ts';
 import { LocalBackend } from './local/local-backend.ts';
 import { SearchIndex } from './local/search-index.ts';
 
@@ -35,7 +35,7 @@ export const indexStatus = (bus: Bus) =>
 export async function start(config: SearchConfig) {
   const runtime = await startRuntime<SearchSchema>({ service: 'search', config, migrations });
   const { db, bus, logger } = runtime;
-  const streams: ServiceName[] = ['content', 'users'];
+  const streams: ServiceName[] = [...indexedStreams];
   const index = config.ELASTICSEARCH_URL
     ? null
     : new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams, handlers: indexHandlers });

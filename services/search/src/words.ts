@@ -1,3 +1,4 @@
+import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import {
   languages as analyzed,
   detectLanguage,
@@ -46,16 +47,29 @@ export function wordStem(word: string, language: string): string {
 
 export type PartKind = 'solution' | 'comment' | 'attachment';
 
-/** Fields in the order of SearchFieldNames, as index positions. */
-const fieldOf: Record<PartKind, number> = { solution: 3, comment: 4, attachment: 5 };
+/** The search field that holds each kind of part. */
+export const partField = { solution: 'solutions', comment: 'comments', attachment: 'attachments' } as const satisfies Record<
+  PartKind,
+  SearchField
+>;
+/** The part kind a search field holds, for the fields that hold parts. */
+export const fieldPart = Object.fromEntries(Object.entries(partField).map(([kind, field]) => [field, kind])) as Partial<
+  Record<SearchField, PartKind>
+>;
+
+const fieldOf = (kind: PartKind) => SearchFieldNames.indexOf(partField[kind]);
+const noCounts = SearchFieldNames.map(() => 0);
 
 /** A question's words with their frequency in each field (per-field counts in SearchFieldNames order), and its length in words. */
 export function questionWords(
   q: { title: string; description: string; tags: readonly string[]; language: string },
   parts: ReadonlyArray<{ kind: PartKind; text: string }>,
 ): { counts: Map<string, number[]>; length: number } {
-  const texts: string[][] = [[q.title], [q.description], [q.tags.join(' ')], [], [], []];
-  for (const part of parts) texts[fieldOf[part.kind]]!.push(part.text);
+  const texts: string[][] = SearchFieldNames.map(() => []);
+  texts[SearchFieldNames.indexOf('title')]!.push(q.title);
+  texts[SearchFieldNames.indexOf('description')]!.push(q.description);
+  texts[SearchFieldNames.indexOf('tags')]!.push(q.tags.join(' '));
+  for (const part of parts) texts[fieldOf(part.kind)]!.push(part.text);
   const counts = new Map<string, number[]>();
   let length = 0;
   texts.forEach((list, field) => {
@@ -63,7 +77,7 @@ export function questionWords(
       for (const word of indexWords(text, q.language)) {
         let c = counts.get(word);
         if (!c) {
-          c = [0, 0, 0, 0, 0, 0];
+          c = noCounts.slice();
           counts.set(word, c);
         }
         c[field]!++;

@@ -10,7 +10,7 @@ import {
   weightVector,
 } from '../src/domain/expert-model.ts';
 import { rankExperts } from '../src/domain/experts.ts';
-import { type IndexHandler, indexHandlers } from '../src/local/events.ts';
+import { handlerOf, indexHandlers } from '../src/local/events.ts';
 import { LocalEvidence, localHistory } from '../src/local/local-evidence.ts';
 import { SearchStore } from '../src/local/store.ts';
 
@@ -57,7 +57,7 @@ function asked(i: number): Asked {
 }
 
 function apply(store: SearchStore, subject: EventSubject, time: number, data: unknown) {
-  const handler = indexHandlers[subject] as IndexHandler<EventSubject>;
+  const handler = handlerOf(indexHandlers, subject)!;
   handler(store, { id: '', subject, occurred_at: iso(time), actor_id: null, data } as EventEnvelope);
 }
 

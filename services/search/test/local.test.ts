@@ -12,7 +12,7 @@ const all = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comm
 
 /** A question's Forward from words with their per-field counts. */
 const words = (index: TermIndex, entries: Array<[string, number[]]>) =>
-  Int32Array.from(entries.flatMap(([word, counts]) => [index.internTerm(word), ...packCounts(counts)]));
+  Int32Array.from(entries.flatMap(([word, counts]) => [index.internTerm(word), packCounts(counts)]));
 
 function scores(index: TermIndex, term: string) {
   const acc = new Accumulator();
@@ -24,9 +24,27 @@ function scores(index: TermIndex, term: string) {
 }
 
 describe('TermIndex', () => {
-  test('packs six field frequencies into two numbers, capped at 255', () => {
-    const [a, b] = packCounts([1, 2, 3, 300, 5, 6]);
-    expect(unpackCounts(a, b)).toEqual([1, 2, 3, 255, 5, 6]);
+  test('packs six field frequencies into one number, each capped at its width', () => {
+    expect(unpackCounts(packCounts([1, 2, 3, 300, 5, 6]))).toEqual([1, 2, 3, 255, 5, 6]);
+    expect(unpackCounts(packCounts([99, 99, 99, 999, 99, 99]))).toEqual([15, 63, 7, 255, 63, 31]);
+    expect(packCounts([0, 0, 0, 0, 0, 0])).toBe(0);
+    expect(packCounts([0, 0, 0, 0, 0, 1])).not.toBe(0);
+  });
+
+  test('postings stay in slot order through updates, removals and compaction', () => {
+    const index = new TermIndex();
+    for (let id = 1; id <= 40; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    // Re-put older questions (their postings revive in place), remove most of them (compaction), add again.
+    for (let id = 1; id <= 40; id += 3) index.put(id, words(index, [['malt', [0, 2, 0, 0, 0, 0]]]), 2, facets);
+    for (let id = 1; id <= 30; id++) index.remove(id);
+    for (let id = 5; id <= 10; id++) index.put(id, words(index, [['malt', [3, 0, 0, 0, 0, 0]]]), 3, facets);
+    const found = scores(index, 'malt');
+    expect(
+      Object.keys(found)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([5, 6, 7, 8, 9, 10, ...Array.from({ length: 10 }, (_, i) => 31 + i)]);
+    expect(index.documentFrequency(index.termId('malt'))).toBe(16);
   });
 
   test('a changed question is found by its new words only; counts follow', () => {

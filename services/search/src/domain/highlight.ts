@@ -1,8 +1,8 @@
-import type { SearchField } from '@kn/contracts';
+import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { FIELDS } from '../local/postings.ts';
 import type { SearchStore } from '../local/store.ts';
-import { type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
-import { formWeights, rankedWords } from './match.ts';
+import { fieldPart, type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
+import { fieldWeights, formWeights, rankedWords } from './match.ts';
 
 export interface Highlighting {
   query_field: SearchField;
@@ -15,8 +15,7 @@ export interface Highlighting {
 /** Fragments of long texts: about this many characters around the first match. */
 const FRAGMENT_LENGTH = 200;
 /** Fields in the order a highlight is taken from: the one that weighs most in the ranking first. */
-const order: SearchField[] = ['title', 'tags', 'description', 'solutions', 'comments', 'attachments'];
-const fieldPart: Partial<Record<SearchField, PartKind>> = { solutions: 'solution', comments: 'comment', attachments: 'attachment' };
+const order: SearchField[] = [...SearchFieldNames].sort((a, b) => fieldWeights[b] - fieldWeights[a]);
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

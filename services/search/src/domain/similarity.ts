@@ -1,3 +1,4 @@
+import { SearchFieldNames } from '@kn/contracts';
 import { Accumulator, fieldWeights, type TermIndex } from '../local/postings.ts';
 import type { SearchStore } from '../local/store.ts';
 import { textCounts } from '../words.ts';
@@ -35,7 +36,7 @@ export const CANDIDATE_TERMS = 24;
  */
 const CANDIDATE_MIN_TERMS = 4;
 const CANDIDATE_POSTINGS = 20_000;
-const allFields = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
+const allFields = fieldWeights(Object.fromEntries(SearchFieldNames.map((f) => [f, 1])));
 const candidates = new Accumulator();
 
 /** A unit-length TF-IDF vector over the index's words (words the index does not know only lengthen it). */

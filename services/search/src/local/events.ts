@@ -1,4 +1,12 @@
-import { EventEnvelope, type EventSolution, type EventSubject, events, type NetworkSettings, type QuestionSnapshot } from '@kn/contracts';
+import {
+  EventEnvelope,
+  type EventSolution,
+  type EventSubject,
+  events,
+  type NetworkSettings,
+  type QuestionSnapshot,
+  type StreamSubject,
+} from '@kn/contracts';
 import type { SolutionFacts } from './expertise.ts';
 import type { IndexedQuestion, PartKind } from './store.ts';
 
@@ -33,7 +41,27 @@ export type ExpertSettings = Pick<NetworkSettings, 'min_experts' | 'routings_per
 export type EventSolutionFacts = Omit<SolutionFacts, 'time' | 'accepted_at'> & { time: string; accepted_at: string | null };
 
 export type IndexHandler<S extends EventSubject> = (store: IndexWriter, event: EventEnvelope<S>) => void;
-export type IndexHandlers = { [S in EventSubject]?: IndexHandler<S> };
+/** The streams an index reads. */
+export const indexedStreams = ['content', 'users'] as const;
+type IndexedSubject = StreamSubject<(typeof indexedStreams)[number]>;
+/** Events of those streams that change nothing in an index: every other one has its handler (the compiler checks). */
+export const notIndexed = [
+  'content.category.created.v1',
+  'content.category.updated.v1',
+  'content.question.followed.v1',
+  'content.question.unfollowed.v1',
+  'content.question.shared.v1',
+  'content.question.validation-requested.v1',
+  'content.solution.shared.v1',
+  'content.solution.validated.v1',
+  'content.solution.expired.v1',
+  'users.settings.updated.v1',
+] as const satisfies readonly IndexedSubject[];
+export type IndexHandlers = { [S in Exclude<IndexedSubject, (typeof notIndexed)[number]>]: IndexHandler<S> };
+
+/** The handler of a subject, if the index follows it. */
+export const handlerOf = (handlers: IndexHandlers, subject: EventSubject) =>
+  (handlers as Partial<Record<EventSubject, IndexHandler<EventSubject>>>)[subject];
 
 /**
  * Applies one stream message (its JSON) to an index; events the index does not follow change
@@ -43,7 +71,7 @@ export function applyEvent(handlers: IndexHandlers, writer: IndexWriter, json: u
   const parsed = EventEnvelope.safeParse(json);
   if (!parsed.success) throw new Error('not an event envelope');
   const envelope = parsed.data as EventEnvelope;
-  const handler = handlers[envelope.subject as EventSubject] as IndexHandler<EventSubject> | undefined;
+  const handler = handlerOf(handlers, envelope.subject as EventSubject);
   if (!handler) return;
   const payload = events[envelope.subject as EventSubject].safeParse(envelope.data);
   if (!payload.success) throw new Error(`payload of ${envelope.subject} does not match the catalogue`);

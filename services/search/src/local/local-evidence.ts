@@ -2,6 +2,7 @@ import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain
 import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
 import { pacer } from '../domain/pace.ts';
 import { askedSimilarTo } from '../domain/similarity.ts';
+import { askedCounts, FORWARD_STRIDE } from './postings.ts';
 import type { SearchStore } from './store.ts';
 
 /** Expert search's evidence from this instance's own index (domain/experts.ts reads it). */
@@ -113,11 +114,11 @@ export async function localHistory(store: SearchStore, cutoff: number): Promise<
       const forward = new Int32Array(row.terms.slice().buffer);
       const terms: number[] = [];
       const counts: number[] = [];
-      for (let j = 0; j < forward.length; j += 3) {
-        const a = forward[j + 1]!;
-        if ((a & 0xffffff) === 0) continue;
+      for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
+        const asked = askedCounts(forward[j + 1]!);
+        if (!asked.some((c) => c > 0)) continue;
         terms.push(forward[j]!);
-        counts.push(a & 255, (a >>> 8) & 255, (a >>> 16) & 255);
+        counts.push(...asked);
       }
       questions.push({
         id: row.id,

@@ -16,27 +16,44 @@ import { Vocabulary } from './vocabulary.ts';
  * dead. The index is rebuilt from the store's rows at start; it is never the source of anything.
  */
 
-/** Fields in the order of SearchFieldNames; their frequencies are packed 8 bits each. */
+/** Fields in the order of SearchFieldNames. */
 export const FIELDS = SearchFieldNames;
 
 /**
- * The words of one question as stored: per word its id, then the frequencies of title,
- * description, tags, solutions (8 bits each) and of comments, attachments (8 bits each).
+ * Bits of each field's frequency in one packed 32-bit number (FIELDS order: title up to 15,
+ * description 63, tags 7, solutions 255, comments 63, attachments 31; more counts as the most).
+ * BM25 saturates long before these, and 4 bytes per word and question, instead of 8, are most of
+ * the index's memory. `weighted` and `askedCosine` read the same layout by hand.
+ */
+const FIELD_BITS = [4, 6, 3, 8, 6, 5] as const satisfies { length: (typeof FIELDS)['length'] };
+const FIELD_SHIFTS = FIELD_BITS.map((_, i) => FIELD_BITS.slice(0, i).reduce((a, b) => a + b, 0));
+/** The bits of title, description and tags: what was asked. */
+const ASKED_BITS = (1 << FIELD_SHIFTS[3]!) - 1;
+
+/**
+ * The words of one question as stored and kept: per word its id, then its frequencies in the
+ * fields (packCounts), 8 bytes a word.
  */
 export type Forward = Int32Array;
+export const FORWARD_STRIDE = 2;
 
-const MAX_TF = 255;
 /** Longest question length (in words) BM25's length normalisation tells apart. */
 const MAX_LENGTH = 0xffff;
 
-/** Packs per-field counts (in FIELDS order) into the two numbers of a Forward entry. */
-export function packCounts(counts: ArrayLike<number>): [number, number] {
-  const c = (i: number) => Math.min(MAX_TF, counts[i] ?? 0);
-  return [c(0) | (c(1) << 8) | (c(2) << 16) | (c(3) << 24), c(4) | (c(5) << 8)];
+/** Packs per-field counts (in FIELDS order) into the number of a Forward entry (0: in no field). */
+export function packCounts(counts: ArrayLike<number>): number {
+  const c = (i: number, max: number) => Math.min(max, counts[i] ?? 0);
+  // FIELD_BITS' layout, by hand: this runs for every word of every question indexed.
+  return c(0, 15) | (c(1, 63) << 4) | (c(2, 7) << 10) | (c(3, 255) << 13) | (c(4, 63) << 21) | (c(5, 31) << 27);
 }
 
-export function unpackCounts(a: number, b: number): number[] {
-  return [a & 255, (a >>> 8) & 255, (a >>> 16) & 255, a >>> 24, b & 255, (b >>> 8) & 255];
+export function unpackCounts(packed: number): number[] {
+  return FIELD_BITS.map((bits, i) => (packed >>> FIELD_SHIFTS[i]!) & ((1 << bits) - 1));
+}
+
+/** The frequencies of title, description and tags (what was asked) of a packed entry. */
+export function askedCounts(packed: number): [number, number, number] {
+  return [packed & 15, (packed >>> 4) & 63, (packed >>> 10) & 7];
 }
 
 /** Per-field weights in FIELDS order (0 leaves a field out). */
@@ -67,13 +84,14 @@ export const unitFieldWeights: Record<SearchField, number> = {
 export const askedFieldWeights: Partial<Record<SearchField, number>> = { title: 2, description: 1, tags: 1 };
 const askedWeights = fieldWeights(askedFieldWeights);
 
-const weighted = (a: number, b: number, w: FieldWeights) =>
-  w[0]! * (a & 255) +
-  w[1]! * ((a >>> 8) & 255) +
-  w[2]! * ((a >>> 16) & 255) +
-  w[3]! * (a >>> 24) +
-  w[4]! * (b & 255) +
-  w[5]! * ((b >>> 8) & 255);
+/** The weighted frequency of a packed entry (FIELD_BITS' layout). */
+const weighted = (p: number, w: FieldWeights) =>
+  w[0]! * (p & 15) +
+  w[1]! * ((p >>> 4) & 63) +
+  w[2]! * ((p >>> 10) & 7) +
+  w[3]! * ((p >>> 13) & 255) +
+  w[4]! * ((p >>> 21) & 63) +
+  w[5]! * (p >>> 27);
 
 /** What the filters of a search look at. */
 export interface Facets {
@@ -89,19 +107,17 @@ export interface Facets {
 }
 
 /**
- * Posting layout: slot (-1: dead), the Forward's `a`, and its `b` with the question's length in
- * the upper 16 bits (so scoring reads nothing else about the question).
+ * Posting layout: slot, packed counts (0: dead). A word's postings are in slot order, so a
+ * question's posting is found by binary search and a dead one keeps its place until compaction.
  */
-const STRIDE = 3;
-/** In-memory forward layout: word id, a, b, position of the posting in the word's list. */
-const FORWARD_STRIDE = 4;
+const STRIDE = 2;
 /** A word's postings are compacted when more than half are dead (and it has more than COMPACT_MIN). */
 const COMPACT_MIN = 16;
 
 const EMPTY = new Int32Array(0);
 
 /** log(1 + u) of the whole numbers an asked frequency can be (title twice, description, tags). */
-const LOG1P = Float64Array.from({ length: 4 * MAX_TF + 1 }, (_, u) => Math.log1p(u));
+const LOG1P = Float64Array.from({ length: 2 * 15 + 63 + 7 + 1 }, (_, u) => Math.log1p(u));
 
 function grow<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(array: T, needed: number): T {
   if (needed <= array.length) return array;
@@ -189,7 +205,7 @@ export class TermIndex {
 
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(1024);
-  private lengths = new Float64Array(1024);
+  private lengths = new Uint32Array(1024);
   private forward: Array<Int32Array | null> = [];
   private facetList: Array<Facets | null> = [];
   // Facets that filters test on many slots, in typed arrays (0: none).
@@ -320,7 +336,7 @@ export class TermIndex {
     }
     const bit = 1 << at;
     const groups = this.stems.get(l)!;
-    for (let i = 0; i < words.length; i += 3) {
+    for (let i = 0; i < words.length; i += FORWARD_STRIDE) {
       const id = words[i]!;
       if (this.stemmed[id]! & bit) continue;
       this.stemmed[id]! |= bit;
@@ -419,7 +435,7 @@ export class TermIndex {
   load(questions: Iterable<{ id: number; forward: Forward; length: number; facets: Facets }>) {
     const all = [...questions];
     const extra = new Int32Array(this.termTexts.length);
-    for (const q of all) for (let j = 0; j < q.forward.length; j += 3) extra[q.forward[j]!]!++;
+    for (const q of all) for (let j = 0; j < q.forward.length; j += FORWARD_STRIDE) extra[q.forward[j]!]!++;
     for (let id = 0; id < extra.length; id++) {
       const needed = (this.sizes[id]! + extra[id]!) * STRIDE;
       if (needed > this.lists[id]!.length) {
@@ -455,38 +471,21 @@ export class TermIndex {
   put(questionId: number, words: Forward, length: number, facets: Facets) {
     const slot = this.slotFor(questionId);
     this.unindex(slot);
-    const forward = new Int32Array((words.length / 3) * FORWARD_STRIDE);
-    const withLength = Math.min(length, MAX_LENGTH) << 16;
-    for (let i = 0, j = 0; i < words.length; i += 3, j += FORWARD_STRIDE) {
+    for (let i = 0; i < words.length; i += FORWARD_STRIDE) {
       const id = words[i]!;
-      const a = words[i + 1]!;
-      const b = words[i + 2]!;
-      let list = this.lists[id]!;
-      const position = this.sizes[id]!;
-      const at = position * STRIDE;
-      if (at + STRIDE > list.length) {
-        list = grow(list, Math.max(at + STRIDE, 2 * STRIDE));
-        this.lists[id] = list;
-      }
-      list[at] = slot;
-      list[at + 1] = a;
-      list[at + 2] = b | withLength;
-      this.sizes[id] = position + 1;
+      const packed = words[i + 1]!;
+      this.place(id, slot, packed);
       this.df[id]!++;
-      if (weighted(a, b, this.unitWeights) > 0) {
+      if (weighted(packed, this.unitWeights) > 0) {
         this.unitDf[id]!++;
         this.unitIdfFresh[id] = 0;
       }
-      if (weighted(a, b, askedWeights) > 0) {
+      if (weighted(packed, askedWeights) > 0) {
         this.askedDf[id]!++;
         this.askedLogDfs[id] = Number.NaN;
       }
-      forward[j] = id;
-      forward[j + 1] = a;
-      forward[j + 2] = b;
-      forward[j + 3] = position;
     }
-    this.forward[slot] = forward;
+    this.forward[slot] = words;
     this.addStems(words, facets.language);
     this.unitNormFresh[slot] = 0;
     this.lengths[slot] = length;
@@ -509,6 +508,40 @@ export class TermIndex {
     }
   }
 
+  /** Where a slot's posting is in a word's list, or where it would go (the first posting of a greater slot). */
+  private find(id: number, slot: number): number {
+    const list = this.lists[id]!;
+    let low = 0;
+    let high = this.sizes[id]!;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (list[middle * STRIDE]! < slot) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Writes a slot's posting into a word's list: in place of its dead one, at the end (a new question), or shifted into slot order. */
+  private place(id: number, slot: number, packed: number) {
+    const size = this.sizes[id]!;
+    let list = this.lists[id]!;
+    const position = size > 0 && list[(size - 1) * STRIDE]! < slot ? size : this.find(id, slot);
+    const at = position * STRIDE;
+    if (position < size && list[at] === slot) {
+      list[at + 1] = packed;
+      this.dead[id]!--;
+      return;
+    }
+    if ((size + 1) * STRIDE > list.length) {
+      list = grow(list, Math.max((size + 1) * STRIDE, 2 * STRIDE));
+      this.lists[id] = list;
+    }
+    if (position < size) list.copyWithin(at + STRIDE, at, size * STRIDE);
+    list[at] = slot;
+    list[at + 1] = packed;
+    this.sizes[id] = size + 1;
+  }
+
   remove(questionId: number) {
     const slot = this.slots.get(questionId);
     if (slot !== undefined) this.unindex(slot);
@@ -521,14 +554,15 @@ export class TermIndex {
     const crowded: number[] = [];
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
-      this.lists[id]![forward[j + 3]! * STRIDE] = -1;
+      const packed = forward[j + 1]!;
+      this.lists[id]![this.find(id, slot) * STRIDE + 1] = 0;
       this.dead[id]!++;
       this.df[id]!--;
-      if (weighted(forward[j + 1]!, forward[j + 2]!, this.unitWeights) > 0) {
+      if (weighted(packed, this.unitWeights) > 0) {
         this.unitDf[id]!--;
         this.unitIdfFresh[id] = 0;
       }
-      if (weighted(forward[j + 1]!, forward[j + 2]!, askedWeights) > 0) {
+      if (weighted(packed, askedWeights) > 0) {
         this.askedDf[id]!--;
         this.askedLogDfs[id] = Number.NaN;
       }
@@ -549,24 +583,14 @@ export class TermIndex {
     }
   }
 
-  /** Drops a word's dead postings; the questions whose postings moved learn their new positions. */
+  /** Drops a word's dead postings (the order of the others stays). */
   private compact(id: number) {
     const list = this.lists[id]!;
     const size = this.sizes[id]!;
     let kept = 0;
-    for (let position = 0; position < size; position++) {
-      const at = position * STRIDE;
-      const slot = list[at]!;
-      if (slot < 0) continue;
-      if (kept !== position) {
-        list.copyWithin(kept * STRIDE, at, at + STRIDE);
-        const forward = this.forward[slot]!;
-        for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
-          if (forward[j] === id) {
-            forward[j + 3] = kept;
-            break;
-          }
-      }
+    for (let at = 0; at < size * STRIDE; at += STRIDE) {
+      if (list[at + 1] === 0) continue;
+      if (kept * STRIDE !== at) list.copyWithin(kept * STRIDE, at, at + STRIDE);
       kept++;
     }
     this.sizes[id] = kept;
@@ -583,10 +607,9 @@ export class TermIndex {
     const list = this.lists[termId]!;
     const end = this.sizes[termId]! * STRIDE;
     for (let i = 0; i < end; i += STRIDE) {
-      const slot = list[i]!;
-      if (slot < 0) continue;
-      const f = weighted(list[i + 1]!, list[i + 2]!, weights);
+      const f = weighted(list[i + 1]!, weights);
       if (f <= 0) continue;
+      const slot = list[i]!;
       acc.touch(slot);
       acc.score[slot]! += f;
     }
@@ -604,14 +627,13 @@ export class TermIndex {
     const base = k1 * (1 - b);
     const top = idf * (k1 + 1);
     const { score, exact, any } = acc;
+    const lengths = this.lengths;
     for (let i = 0; i < end; i += STRIDE) {
-      const slot = list[i]!;
-      if (slot < 0) continue;
-      const packed = list[i + 2]!;
-      const f = weighted(list[i + 1]!, packed, weights);
+      const f = weighted(list[i + 1]!, weights);
       if (f <= 0) continue;
+      const slot = list[i]!;
       acc.touch(slot);
-      score[slot]! += (top * f) / (f + base + lengthFactor * (packed >>> 16));
+      score[slot]! += (top * f) / (f + base + lengthFactor * Math.min(lengths[slot]!, MAX_LENGTH));
       exact[slot]! |= bit;
       any[slot]! |= bit;
     }
@@ -622,7 +644,7 @@ export class TermIndex {
     const list = this.lists[termId]!;
     const end = this.sizes[termId]! * STRIDE;
     let n = 0;
-    for (let i = 0; i < end; i += STRIDE) if (list[i]! >= 0 && weighted(list[i + 1]!, list[i + 2]!, weights) > 0) n++;
+    for (let i = 0; i < end; i += STRIDE) if (weighted(list[i + 1]!, weights) > 0) n++;
     return n;
   }
 
@@ -638,7 +660,7 @@ export class TermIndex {
     const forward = this.forward[slot];
     if (!forward) return;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
-      const u = weighted(forward[j + 1]!, forward[j + 2]!, this.unitWeights);
+      const u = weighted(forward[j + 1]!, this.unitWeights);
       if (u > 0) visit(forward[j]!, u);
     }
   }
@@ -650,7 +672,7 @@ export class TermIndex {
     if (!forward) return mask;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       if (!termIds.has(forward[j]!)) continue;
-      unpackCounts(forward[j + 1]!, forward[j + 2]!).forEach((c, field) => {
+      unpackCounts(forward[j + 1]!).forEach((c, field) => {
         if (c > 0) mask |= 1 << field;
       });
     }
@@ -662,7 +684,7 @@ export class TermIndex {
     const forward = this.forward[slot];
     if (!forward) return false;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
-      if (termIds.has(forward[j]!) && weighted(forward[j + 1]!, forward[j + 2]!, weights) > 0) return true;
+      if (termIds.has(forward[j]!) && weighted(forward[j + 1]!, weights) > 0) return true;
     return false;
   }
 
@@ -693,7 +715,7 @@ export class TermIndex {
       const id = forward[j]!;
       const q = id < dense.length ? dense[id]! : 0;
       if (q === 0) continue;
-      const u = weighted(forward[j + 1]!, forward[j + 2]!, this.unitWeights);
+      const u = weighted(forward[j + 1]!, this.unitWeights);
       if (u > 0) dot += Math.log1p(u) * this.unitIdf(id) * q;
     }
     const norm = this.unitNorm(slot);
@@ -713,17 +735,17 @@ export class TermIndex {
     let dot = 0;
     let norm = 0;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
-      const a = forward[j + 1]!;
-      // Title, description and tags are the low three bytes: most words of a question are only in its answers.
-      if ((a & 0xffffff) === 0) continue;
+      const p = forward[j + 1]!;
+      // Title, description and tags are the low bits: most words of a question are only in its answers.
+      if ((p & ASKED_BITS) === 0) continue;
       const id = forward[j]!;
       // Title twice, description, tags (askedFieldWeights): a whole number, so log(1 + u) is looked up.
-      const u = 2 * (a & 255) + ((a >>> 8) & 255) + ((a >>> 16) & 255);
+      const u = 2 * (p & 15) + ((p >>> 4) & 63) + ((p >>> 10) & 7);
       let logDf = logDfs[id]!;
       if (Number.isNaN(logDf)) logDf = this.askedLogDf(id);
       // A question read as if it were not indexed: its own words are one question rarer.
       if (own?.has(id)) logDf = Math.log(this.askedDf[id]! - 0.5);
-      const w = (u < LOG1P.length ? LOG1P[u]! : Math.log1p(u)) * (logN - logDf);
+      const w = LOG1P[u]! * (logN - logDf);
       if (w <= 0) continue;
       norm += w * w;
       if (id < dense.length) dot += w * dense[id]!;
@@ -736,8 +758,7 @@ export class TermIndex {
     const out = new Set<number>();
     const forward = this.forward[slot];
     if (forward)
-      for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
-        if (weighted(forward[j + 1]!, forward[j + 2]!, askedWeights) > 0) out.add(forward[j]!);
+      for (let j = 0; j < forward.length; j += FORWARD_STRIDE) if (weighted(forward[j + 1]!, askedWeights) > 0) out.add(forward[j]!);
     return out;
   }
 }

@@ -5,7 +5,7 @@ import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
 import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
-import { type Facets, type Forward, packCounts, TermIndex } from './postings.ts';
+import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex } from './postings.ts';
 
 /**
  * The search index of one search instance: an SQLite file (node:sqlite) with the questions as the
@@ -111,7 +111,7 @@ const schema = `
 `;
 
 /** Bump when the layout or the word rules change: an index of another version is rebuilt from the streams. */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 type SqlValue = string | number | null | Uint8Array;
 
@@ -438,12 +438,12 @@ export class SearchStore implements IndexWriter {
       return () => this.index.remove(questionId);
     }
     const { counts, length } = questionWords(q, this.parts(questionId));
-    const forward: Forward = new Int32Array(counts.size * 3);
+    const forward: Forward = new Int32Array(counts.size * FORWARD_STRIDE);
     let j = 0;
     for (const [word, c] of counts) {
       forward[j] = this.index.internTerm(word);
-      [forward[j + 1], forward[j + 2]] = packCounts(c);
-      j += 3;
+      forward[j + 1] = packCounts(c);
+      j += FORWARD_STRIDE;
     }
     this.run('update questions set terms = ?, length = ? where id = ?', new Uint8Array(forward.buffer), length, questionId);
     const facets = facetsOf(q);
