@@ -47,6 +47,16 @@ describe('TermIndex', () => {
     expect(index.documentFrequency(index.termId('malt'))).toBe(16);
   });
 
+  test("trimming gives back the lists' growing room and keeps every posting", () => {
+    const index = new TermIndex();
+    for (let id = 1; id <= 100; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    const before = scores(index, 'malt');
+    index.trim();
+    expect(scores(index, 'malt')).toEqual(before);
+    index.put(101, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    expect(Object.keys(scores(index, 'malt'))).toHaveLength(101);
+  });
+
   test('a changed question is found by its new words only; counts follow', () => {
     const index = new TermIndex();
     index.put(

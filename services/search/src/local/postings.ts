@@ -533,7 +533,11 @@ export class TermIndex {
       return;
     }
     if ((size + 1) * STRIDE > list.length) {
-      list = grow(list, Math.max((size + 1) * STRIDE, 2 * STRIDE));
+      // Half again, not double: postings are most of the index, and a list that grows by half
+      // leaves a third of that free at most.
+      const next = new Int32Array(Math.max(2 * STRIDE, Math.ceil((list.length * 1.5) / STRIDE) * STRIDE));
+      next.set(list);
+      list = next;
       this.lists[id] = list;
     }
     if (position < size) list.copyWithin(at + STRIDE, at, size * STRIDE);
@@ -580,6 +584,18 @@ export class TermIndex {
     for (const label of new Set(facets?.tags.map((t) => t.toLowerCase()))) {
       const entry = this.tags.get(label)!;
       if (--entry.count === 0) this.tags.delete(label);
+    }
+  }
+
+  /**
+   * Gives back the room posting lists grew into, once a catch-up is done (live changes come one
+   * question at a time, and a list that must grow again grows by half).
+   */
+  trim() {
+    for (let id = 0; id < this.lists.length; id++) {
+      const list = this.lists[id]!;
+      const used = this.sizes[id]! * STRIDE;
+      if (list.length - used > Math.max(8 * STRIDE, used >>> 3)) this.lists[id] = list.slice(0, used);
     }
   }
 

@@ -33,7 +33,9 @@ export async function startProjector(options: {
   const { bus, store } = options;
   const log = bus.logger.child({ component: 'search-projector' });
   let stopped = false;
+  let trimmed = false;
   const state = new Map<ServiceName, { applied: number; target: number; stop: () => void; run: Promise<void> }>();
+  const ready = () => [...state.values()].every((s) => s.applied >= s.target);
   let waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
   const settle = () => {
     const still: typeof waiters = [];
@@ -57,6 +59,11 @@ export async function startProjector(options: {
       store.setPosition(bus.streamName(stream), last);
     });
     state.get(stream)!.applied = last;
+    // The initial catch-up is done: the index gives back the room its lists grew into.
+    if (!trimmed && ready()) {
+      trimmed = true;
+      store.index.trim();
+    }
     settle();
   }
 
@@ -99,7 +106,6 @@ export async function startProjector(options: {
   }
   for (const stream of options.streams) state.get(stream)!.run = follow(stream);
 
-  const ready = () => [...state.values()].every((s) => s.applied >= s.target);
   return {
     ready,
     caughtUp: async () => {
