@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type EventEnvelope, type EventSubject, NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
-import { dumpFiles, parseRow, readRows, VoteType } from '@kn/stackexchange';
+import { dumpFiles, htmlText, parseRow, readRows, VoteType } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { fitExpertModel } from '../services/search/src/domain/expert-history.ts';
 import {
@@ -56,16 +56,6 @@ type Post = {
   tags: string[];
 };
 const posts = new Map<number, Post>();
-const text = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
 for await (const raw of readRows(path.join(dir, dumpFiles.posts.file), dumpFiles.posts.root)) {
   const parsed = parseRow('posts', raw);
   if (!parsed.ok) continue;
@@ -78,7 +68,7 @@ for await (const raw of readRows(path.join(dir, dumpFiles.posts.file), dumpFiles
     time: Date.parse(r.CreationDate),
     owner: r.OwnerUserId,
     title: r.Title ?? '',
-    text: text(r.Body),
+    text: htmlText(r.Body),
     tags: r.Tags,
   });
 }
