@@ -46,7 +46,7 @@ export async function seedContent(databaseUrl: string, options: { questions: num
       insert into questions (author_id, is_published, published, language, title, slug, description, description_text,
                              category_id, solution_count, view_count, created, updated, content_updated, last_activity)
       select 2 + g % ${users}, true, ts, 'en', left(t.t || ' (' || g || ')', 100), 'q-' || g, '<p>' || body || '</p>', body,
-             case when g % 5 = 0 then 1 + g % 5 end, ${per}, (g * 7919) % 5000, ts, ts, ts, ts + interval '1 hour'
+             case when g % 5 = 0 then 1 + g % 5 end, ${per}, (g::bigint * 7919) % 5000, ts, ts, ts, ts + interval '1 hour'
       from generate_series(1, ${options.questions}) g
       cross join lateral (select now() - (g || ' minutes')::interval as ts, ${para('g', 3)} as body) b
       join bench_titles t on t.i = g % ${nt}`);

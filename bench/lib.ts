@@ -63,13 +63,15 @@ export async function load(options: {
   return { ...measured, cpu_ms_per_request: [...own, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', ') };
 }
 
-/** Starts a process of the system (the same entry point production uses) and waits for its line. */
 /** Processes a benchmark started and has not stopped: they end with it, however it ends. */
 const started = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
 });
+/** The benchmark's space (benchSpace): dropped when a process fails to start, before the benchmark's own cleanup is in place. */
+let benchmarkSpace: { drop(): Promise<void> } | null = null;
 
+/** Starts a process of the system (the same entry point production uses) and waits for its line. */
 export function startProcess(entry: string, env: Record<string, string>, readyText: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     // PROFILE_DIR=<dir>: every process writes a CPU profile there when it stops (node --cpu-prof).
@@ -82,11 +84,20 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
     started.add(child);
     child.once('exit', () => started.delete(child));
     let buffer = '';
+    let ready = false;
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      if (buffer.includes(readyText)) resolve(child);
+      if (!ready && buffer.includes(readyText)) {
+        ready = true;
+        resolve(child);
+      }
     });
-    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
+    child.once('exit', (code) => {
+      if (ready) return;
+      const failed = new Error(`${entry} exited with ${code}`);
+      for (const other of started) other.kill('SIGKILL');
+      void (benchmarkSpace?.drop() ?? Promise.resolve()).finally(() => reject(failed));
+    });
   });
 }
 
@@ -96,6 +107,7 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
  */
 export function benchSpace() {
   const space = isolation();
+  benchmarkSpace = space;
   const interrupted = (signal: NodeJS.Signals) => {
     console.error(`${signal}: stopping its processes, dropping ${space.namespace} and its database`);
     for (const child of started) child.kill('SIGKILL');
