@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { matchQuestions } from '../src/domain/match.ts';
 import { similarTo } from '../src/domain/similarity.ts';
 import { autocomplete } from '../src/domain/suggest.ts';
-import { Accumulator, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
+import { Accumulator, askedCounts, FIELDS, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
 import { type IndexedQuestion, SearchStore } from '../src/local/store.ts';
 
 const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [], time: 0 };
@@ -29,6 +29,19 @@ describe('TermIndex', () => {
     expect(unpackCounts(packCounts([99, 99, 99, 999, 99, 99]))).toEqual([15, 63, 7, 255, 63, 31]);
     expect(packCounts([0, 0, 0, 0, 0, 0])).toBe(0);
     expect(packCounts([0, 0, 0, 0, 0, 1])).not.toBe(0);
+  });
+
+  test('the scoring reads each field where the packing put it', () => {
+    const index = new TermIndex();
+    const counts = [9, 40, 5, 200, 33, 17];
+    index.put(1, words(index, [['malt', counts]]), 1, facets);
+    expect(askedCounts(packCounts(counts))).toEqual(counts.slice(0, 3));
+    FIELDS.forEach((field, i) => {
+      const acc = new Accumulator();
+      acc.reset(index.slotCount);
+      index.sumFrequencies(index.termId('malt'), fieldWeights({ [field]: 1 }), acc);
+      expect([field, acc.score[acc.touched[0]!]]).toEqual([field, counts[i]]);
+    });
   });
 
   test('postings stay in slot order through updates, removals and compaction', () => {
