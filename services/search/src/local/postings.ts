@@ -10,10 +10,10 @@ import { Vocabulary } from './vocabulary.ts';
  * query scores every match exactly, even a word that is in most questions.
  *
  * A question is given as its word ids with their per-field frequencies (`Forward`); the index keeps
- * a forward list per question (to undo it, and for similarity and highlighting) with the position
- * of each of its postings, and appends postings per word. When a question changes, its old
- * postings are marked dead in place and dropped when more than half of a word's postings are
- * dead. The index is rebuilt from the store's rows at start; it is never the source of anything.
+ * that list per question (to undo it, and for similarity and highlighting) and each word's
+ * postings in slot order. When a question changes, its old postings are marked dead in place
+ * (found by binary search) and dropped when more than half of a word's postings are dead. The
+ * index is rebuilt from the store's rows at start; it is never the source of anything.
  */
 
 /** Fields in the order of SearchFieldNames. */
