@@ -26,6 +26,10 @@ const FIT = process.env.FIT !== '0';
 const space = benchSpace();
 const { id, databaseUrl } = space;
 const indexPath = `/tmp/kn-bench-search-${id}/index.sqlite`;
+// The index file goes with the benchmark, however it ends (KEEP_INDEX=1 keeps it).
+process.once('exit', () => {
+  if (!process.env.KEEP_INDEX) rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
+});
 const env = {
   DATABASE_URL: databaseUrl,
   NATS_NAMESPACE: space.namespace,
@@ -195,5 +199,4 @@ try {
   await bus.close();
   await space.drop();
   if (process.env.KEEP_INDEX) console.log(`index kept at ${indexPath}`);
-  else rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
 }
