@@ -55,13 +55,14 @@ export const AttachmentDownload = z.object({
 const IdParams = z.object({ id: Id });
 const tag = 'Attachments';
 
-export const attachmentsOperations = {
-  addQuestionAttachment: operation({
+/** Attaching a file to a question or a solution: one upload operation on either. */
+const addAttachment = (target: 'questions' | 'solutions', summary: string) =>
+  operation({
     service: 'content',
-    summary: 'Attach a file to a question (multipart/form-data, field file)',
+    summary,
     http: {
       method: 'POST',
-      path: '/questions/:id/attachments',
+      path: `/${target}/:id/attachments`,
       status: 201,
       auth: 'user',
       tag,
@@ -73,7 +74,10 @@ export const attachmentsOperations = {
     params: IdParams,
     body: AttachmentUpload,
     response: Attachment,
-  }),
+  });
+
+export const attachmentsOperations = {
+  addQuestionAttachment: addAttachment('questions', 'Attach a file to a question (multipart/form-data, field file)'),
   listQuestionAttachments: operation({
     service: 'content',
     summary: 'Attachments of a question',
@@ -81,24 +85,7 @@ export const attachmentsOperations = {
     params: IdParams,
     response: List(Attachment),
   }),
-  addSolutionAttachment: operation({
-    service: 'content',
-    summary: 'Attach a file to a solution (multipart/form-data, field file)',
-    http: {
-      method: 'POST',
-      path: '/solutions/:id/attachments',
-      status: 201,
-      auth: 'user',
-      tag,
-      upload: true,
-      description:
-        'multipart/form-data with one file in the field `file`; at most ATTACHMENT_MAX_BYTES (413 FileTooLarge); empty files are refused.',
-      answers: { 409: 'the question, or the solution, is deleted' },
-    },
-    params: IdParams,
-    body: AttachmentUpload,
-    response: Attachment,
-  }),
+  addSolutionAttachment: addAttachment('solutions', 'Attach a file to a solution (multipart/form-data, field file)'),
   listSolutionAttachments: operation({
     service: 'content',
     summary: 'Attachments of a solution',

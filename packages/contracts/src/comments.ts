@@ -42,13 +42,14 @@ export type Comment = z.infer<typeof Comment>;
 const IdParams = z.object({ id: Id });
 const tag = 'Comments';
 
-export const commentsOperations = {
-  createQuestionComment: operation({
+/** Commenting on a question or a solution: one operation on either. */
+const createComment = (target: 'questions' | 'solutions', summary: string) =>
+  operation({
     service: 'content',
-    summary: 'Comment on a question',
+    summary,
     http: {
       method: 'POST',
-      path: '/questions/:id/comments',
+      path: `/${target}/:id/comments`,
       status: 201,
       auth: 'user',
       tag,
@@ -57,7 +58,10 @@ export const commentsOperations = {
     params: IdParams,
     body: DescriptionBody,
     response: Comment,
-  }),
+  });
+
+export const commentsOperations = {
+  createQuestionComment: createComment('questions', 'Comment on a question'),
   listQuestionComments: operation({
     service: 'content',
     summary: 'Comments of a question and of its solutions, oldest first',
@@ -65,21 +69,7 @@ export const commentsOperations = {
     params: IdParams,
     response: List(Comment),
   }),
-  createSolutionComment: operation({
-    service: 'content',
-    summary: 'Comment on a solution',
-    http: {
-      method: 'POST',
-      path: '/solutions/:id/comments',
-      status: 201,
-      auth: 'user',
-      tag,
-      answers: { 409: 'the question, or the solution, is deleted or not published' },
-    },
-    params: IdParams,
-    body: DescriptionBody,
-    response: Comment,
-  }),
+  createSolutionComment: createComment('solutions', 'Comment on a solution'),
   updateComment: operation({
     service: 'content',
     summary: 'Change a comment (author or content_admin)',
