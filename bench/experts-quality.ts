@@ -287,7 +287,7 @@ async function run(l: Load) {
       (
         await rankExperts(
           evidence,
-          { text: `${q.title}\n${q.text}`, limit, exclude: exclude ? [l.id('user', q.owner!)] : [] },
+          { text: `${q.title}\n${q.text}`, limit, exclude: exclude ? [l.id('user', q.owner!)] : [], asker: l.id('user', q.owner!) },
           { weights: weightVector(m), responses: async () => new Map() },
         )
       ).experts.map((e) => back.get(e.user_id) ?? -e.user_id);
@@ -304,7 +304,7 @@ async function run(l: Load) {
       routed.push({ time: q.time, users: await ask(model, q, true, 3 * ROUTING_EXPERTS + 10) });
       const all = await rankExperts(
         evidence,
-        { text: `${q.title}\n${q.text}`, limit: 0 },
+        { text: `${q.title}\n${q.text}`, limit: 0, asker: l.id('user', q.owner!) },
         { weights: weightVector(model), responses: async () => new Map() },
       );
       asExamples.push({

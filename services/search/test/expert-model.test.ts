@@ -189,6 +189,47 @@ describe('the expert model learns from the network itself', () => {
     expect(topics[0]!.experts).toContain(ranked[0]![0]);
     expect(await rank(shuffled)).toEqual(ranked);
   });
+
+  test('the people who answered the asker before are evidence for that asker, never the asker themselves', async () => {
+    const store = newStore();
+    for (let i = 0; i < QUESTIONS; i++) addQuestion(store, asked(i));
+    const poser = posers[0]!;
+    // The poser also answered one of their own questions: never their own expert.
+    const own = asked(0);
+    store.transaction(() =>
+      apply(store, 'content.solution.published.v1', own.time + DAY, {
+        solution: solution(own, { id: 9999, author: poser, time: own.time + DAY, accepted: false }),
+      }),
+    );
+    const answeredPoser = new Set(
+      Array.from({ length: QUESTIONS }, (_, i) => asked(i))
+        .filter((q) => q.poser === poser)
+        .flatMap((q) => q.answers.map((a) => a.author)),
+    );
+    const evidence = new LocalEvidence(store);
+    const record = await evidence.askerRecord(poser, CUTOFF);
+    expect(new Set(record.keys())).toEqual(new Set([...answeredPoser, poser]));
+    for (const value of record.values()) expect(value).toBeGreaterThan(0);
+
+    const column = FEATURES.indexOf('asker_record');
+    const rank = async (asker?: number) => {
+      const ranked = await rankExperts(
+        evidence,
+        { text: 'hopsaroma hopstiming question', limit: 10, asker },
+        { weights: weightVector({ weights: DEFAULT_WEIGHTS }), responses: async () => new Map() },
+      );
+      return new Map(ranked.candidates.map((user, j) => [user, ranked.rows[j * FEATURE_COUNT + column]!]));
+    };
+    const forPoser = await rank(poser);
+    // The poser is a candidate (a record on hops), but answering themselves is no evidence.
+    expect(forPoser.get(poser)).toBe(0);
+    for (const [user, value] of forPoser) if (user !== poser) expect(value > 0).toBe(answeredPoser.has(user));
+    expect([...forPoser.values()].filter((v) => v > 0).length).toBeGreaterThan(0);
+    // Evidence on the candidates of the topic, never a candidate of its own: the same people, and for an anonymous search none of it.
+    const anonymous = await rank();
+    for (const value of anonymous.values()) expect(value).toBe(0);
+    expect([...anonymous.keys()]).toEqual([...forPoser.keys()]);
+  });
 });
 
 describe('the learner', () => {

@@ -1,4 +1,4 @@
-import { DAY, Expertise, type SolutionFacts, solutionValue } from '../local/expertise.ts';
+import { DAY, Expertise, fading, type SolutionFacts, solutionValue, timeWeight } from '../local/expertise.ts';
 import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
 import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
 import { pacer } from './pace.ts';
@@ -104,6 +104,9 @@ class Replay implements ExpertEvidence {
   private readonly current = new Map<number, SolutionFacts>();
   private readonly history: NetworkHistory;
   private readonly questionTags = new Map<number, string[]>();
+  private readonly questionAuthor = new Map<number, number>();
+  /** Per asker, per user who answered them: Σ solutionValue · timeWeight of the live solutions. */
+  private readonly askers = new Map<number, Map<number, number>>();
 
   constructor(history: NetworkHistory, solutionsOf: Map<number, HistorySolution[]>) {
     this.history = history;
@@ -115,7 +118,10 @@ class Replay implements ExpertEvidence {
     const n = history.questions.length;
     this.idf = Float64Array.from(df, (f) => Math.log((n + 1) / (f + 0.5)));
     this.dense = new Float64Array(maxTerm);
-    for (const q of history.questions) this.questionTags.set(q.id, [...new Set(q.tags.map((t) => t.toLowerCase()))]);
+    for (const q of history.questions) {
+      this.questionTags.set(q.id, [...new Set(q.tags.map((t) => t.toLowerCase()))]);
+      this.questionAuthor.set(q.id, q.author_id);
+    }
   }
 
   /** A question's unit-length vector as a document (title twice, description, tags) or as a query (title and description once). */
@@ -186,6 +192,12 @@ class Replay implements ExpertEvidence {
 
   private change(tags: readonly string[], s: SolutionFacts, sign: 1 | -1) {
     this.expertise.applySolution(tags, s, sign);
+    const asker = this.questionAuthor.get(s.question_id);
+    if (asker !== undefined) {
+      const answerers = this.askers.get(asker) ?? new Map<number, number>();
+      this.askers.set(asker, answerers);
+      answerers.set(s.author_id, (answerers.get(s.author_id) ?? 0) + sign * solutionValue(s) * timeWeight(s.time));
+    }
     this.answerCounts.set(s.author_id, (this.answerCounts.get(s.author_id) ?? 0) + sign);
     if (sign > 0) this.lastAnswer.set(s.author_id, Math.max(this.lastAnswer.get(s.author_id) ?? 0, s.time));
   }
@@ -302,6 +314,11 @@ class Replay implements ExpertEvidence {
     return this.history.minExperts;
   }
 
+  async askerRecord(asker: number, now: number) {
+    const fade = fading(now);
+    return new Map([...(this.askers.get(asker) ?? [])].map(([user, value]) => [user, value * fade] as const));
+  }
+
   /** The rank (1…10) of a user among everyone by answers so far (ties: who answered last first), 0 below the tenth. */
   popularityRank(user: number) {
     const mine = this.answerCounts.get(user) ?? 0;
@@ -414,7 +431,7 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
         replay.asking = q;
         const ranked = await rankExperts(
           replay,
-          { text: '', limit: 0, exclude: [q.author_id], now: q.time },
+          { text: '', limit: 0, exclude: [q.author_id], asker: q.author_id, now: q.time },
           { weights, responses: (users) => replay.routingResponses(users) },
         );
         replay.asking = null;

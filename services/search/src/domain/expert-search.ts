@@ -106,6 +106,7 @@ export class ExpertSearch {
         language: question.language,
         limit,
         exclude: [question.author_id, ...exclude],
+        asker: question.author_id,
         only: question.knowledge_space_id === null ? undefined : await this.backend.closedSpaceMembers(question.knowledge_space_id),
       },
       viewer,

@@ -100,6 +100,11 @@ export interface ExpertEvidence {
   onTags(keys: readonly string[]): Promise<Map<string, TagUsers>>;
   /** Live solutions of everyone. */
   answers(): Promise<number>;
+  /**
+   * Who answered the asker's earlier questions: per user, their live solutions on the asker's live
+   * questions valued as expertise values them (solutionValue), fading with age to `now`.
+   */
+  askerRecord(asker: number, now: number): Promise<Map<number, number>>;
   users(ids: readonly number[]): Promise<Map<number, UserFacts>>;
   minExperts(): Promise<number>;
 }
@@ -113,6 +118,8 @@ export interface ExpertQuery {
   limit: number;
   /** Users never to return (the poser of the question, say). */
   exclude?: readonly number[];
+  /** Who asks (the question's poser, or who searches): the people who answered them before are evidence. */
+  asker?: number;
   /** The question the text is (when it is one): never its own neighbour, whether or not it is indexed yet. */
   question_id?: number;
   /** When given, only these users (the members of a closed knowledge space). */
@@ -189,6 +196,8 @@ interface Candidate {
   onTags: number;
   /** Σ over the similar questions of similarity · faded value of their solutions there. */
   similar: number;
+  /** Faded value of their solutions on the asker's earlier questions. */
+  asker: number;
   tags: Array<{ key: string; weight: number }>;
   answered: Array<{ id: number; score: number; knowledge_space_id: number | null }>;
 }
@@ -207,6 +216,7 @@ export function features(
     tag_record: Math.log1p(c.record),
     tag_share: Math.log((c.onTags + ranking.prior * (network.tagShare + FLOOR)) / (answers + ranking.prior)),
     similar_answers: Math.log(FLOOR + c.similar),
+    asker_record: Math.log1p(c.asker),
     answers: Math.log1p(answers),
     recent_year: Math.log(FLOOR + recency(times, now, ranking.recentYear)),
     recent_month: Math.log(FLOOR + recency(times, now, ranking.recentMonth)),
@@ -305,6 +315,7 @@ export async function rankExperts(
         record: slot === undefined ? 0 : records[slot]!,
         onTags: slot === undefined ? 0 : counts[slot]!,
         similar: 0,
+        asker: 0,
         tags: used.filter((t) => t.users?.has(user)).map(({ key, weight }) => ({ key, weight })),
         answered: [],
       };
@@ -324,6 +335,14 @@ export async function rankExperts(
       const c = candidate(s.author_id);
       c.similar += n.score * s.value * 2 ** (-Math.max(0, now - s.time) / DAY / HALF_LIFE_DAYS);
       if (!c.answered.some((a) => a.id === n.id)) c.answered.push({ id: n.id, score: n.score, knowledge_space_id: n.knowledge_space_id });
+    }
+  // Who answered the asker before is evidence for the candidates on the topic (those who answer
+  // one person's questions tend to answer the next), never a candidate of its own: an expert on
+  // this text has a record on its tags or answered questions like it.
+  if (query.asker !== undefined)
+    for (const [user, value] of await evidence.askerRecord(query.asker, now)) {
+      const c = user === query.asker ? undefined : pool.get(user);
+      if (c) c.asker = value;
     }
   const users = await evidence.users([...pool.keys()]);
   const responses = await context.responses([...pool.keys()]);

@@ -5,7 +5,7 @@ import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
 import { pacer } from '../domain/pace.ts';
-import { type SolutionFacts, solutionValue, type TagRecord } from '../local/expertise.ts';
+import { fadedValue, type SolutionFacts, solutionValue, type TagRecord } from '../local/expertise.ts';
 import { askedFieldWeights } from '../local/postings.ts';
 import { labelWords, tagNamer } from '../words.ts';
 import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
@@ -351,6 +351,20 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   }
 
   /** The users' records on a set of tags, each solution and recommendation counted once (store.ts expertRecord). */
+  async askerRecord(asker: number, now: number) {
+    const out = new Map<number, number>();
+    const response = await this.client.search<QuestionDocument>({
+      index: this.names.questions,
+      size: 10_000,
+      _source: ['solutions'],
+      query: { bool: { filter: [{ term: { author_id: asker } }, { term: { live: true } }] } },
+    });
+    for (const hit of response.hits.hits)
+      for (const s of hit._source!.solutions ?? [])
+        if (s.live) out.set(s.author_id, (out.get(s.author_id) ?? 0) + fadedValue(factsOf(s), now));
+    return out;
+  }
+
   async expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>> {
     const records = new Map(
       users.map((u) => [u, { solution_count: 0, ratingSum: 0, ratingCount: 0, recommendation_count: 0, expert_tags: new Set<string>() }]),

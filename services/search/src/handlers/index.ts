@@ -14,7 +14,8 @@ const modelView = (m: ExpertModel) => ({
   status: m.status,
   fitted_at: m.fitted_at,
   questions: m.questions,
-  features: FEATURES.map((name) => ({ name, weight: m.weights[name] })),
+  // A model stored before a feature existed weighs it 0 (weightVector), and says so.
+  features: FEATURES.map((name) => ({ name, weight: m.weights[name] ?? 0 })),
   validation: m.validation,
 });
 
@@ -46,7 +47,7 @@ export function createHandlers(deps: {
     autocompleteQuestions: async ({ query }) => backend.autocomplete(query.query, query.limit),
     suggestTags: async ({ body }) => backend.suggestTags(`${body.title}\n${body.description ?? ''}`, body.limit),
     findExperts: async ({ body, actor, requestId }) => {
-      const found = await experts.find({ text: body.query, limit: body.limit }, actor.id);
+      const found = await experts.find({ text: body.query, limit: body.limit, asker: actor.id }, actor.id);
       return { tags: found.tags, experts: await presentExperts(bus, actor, found, requestId) };
     },
     expertsForQuestion: async ({ body, actor, requestId }) => {

@@ -75,6 +75,10 @@ export class LocalEvidence implements ExpertEvidence {
   async minExperts() {
     return this.store.minExperts;
   }
+
+  async askerRecord(asker: number, now: number) {
+    return this.store.askerRecord(asker, now);
+  }
 }
 
 /** Rows read per statement: reading a large network's past gives the event loop back between (and within) them. */

@@ -4,7 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
-import { Expertise, type QuestionFacts, type SolutionFacts } from './expertise.ts';
+import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex } from './postings.ts';
 
 /**
@@ -102,6 +102,7 @@ const schema = `
     primary key (solution_id, time)
   ) without rowid;
   create index if not exists solutions_question on solutions (question_id);
+  create index if not exists questions_author on questions (author_id);
   create index if not exists solutions_author on solutions (author_id);
   create table if not exists forwards (question_id integer not null, recipient_id integer not null, time integer not null);
   create index if not exists forwards_question on forwards (question_id);
@@ -582,6 +583,20 @@ export class SearchStore implements IndexWriter {
         (r) => r.recipient_id,
       ),
     };
+  }
+
+  /** Per user, the faded value of their live solutions on the asker's live questions (expert-search's askerRecord). */
+  askerRecord(asker: number, now: number) {
+    const out = new Map<number, number>();
+    for (const row of this.all<SolutionRow>(
+      `select s.* from solutions s join questions q on q.id = s.question_id
+        where q.author_id = ? and s.live = 1 and q.is_published = 1 and q.is_deleted = 0`,
+      asker,
+    )) {
+      const s = toSolutionFacts(row);
+      out.set(s.author_id, (out.get(s.author_id) ?? 0) + fadedValue(s, now));
+    }
+    return out;
   }
 
   /**
