@@ -292,12 +292,14 @@ async function run(l: Load) {
         )
       ).experts.map((e) => back.get(e.user_id) ?? -e.user_id);
     const ranks = { model: [] as Array<number | null>, defaults: [] as Array<number | null> };
+    let unanswered = 0;
     const routed: Array<{ time: number; users: number[] }> = [];
     const tops: string[] = [];
     // The queries as examples of the model family, for the diagnostic below (never for a result).
     const asExamples: Example[] = [];
     for (const q of queries) {
       const found = await ask(model, q, false, 10);
+      if (!found.length) unanswered++;
       ranks.model.push(rankOf(found, expertOf(q)!));
       ranks.defaults.push(rankOf(await ask(defaultModel(), q, false, 10), expertOf(q)!));
       tops.push(found.join(','));
@@ -335,6 +337,7 @@ async function run(l: Load) {
       ranks,
       tops,
       ceilingMrr,
+      unanswered,
       overlap: Number(
         (
           routed.reduce((sum, r) => sum + r.users.slice(0, ROUTING_EXPERTS).filter((u) => popularTen.has(u)).length, 0) / routed.length
@@ -418,6 +421,7 @@ const same = queries.filter((_, i) => results.every((r) => r.tops[i] === first.t
 console.log(
   `diagnostic, not a result: weights chosen on the queries themselves (about the ceiling of this ranking's form) reach MRR ${first.ceilingMrr}`,
 );
+console.log(`queries without any expert (no tag of the network found in their text): ${first.unanswered} of ${queries.length}`);
 console.log(
   `three loads: MRR ${mrrs.join(' / ')}, spread ${(Math.max(...mrrs) - Math.min(...mrrs)).toFixed(3)}; identical top ten for ${same} of ${queries.length} queries`,
 );

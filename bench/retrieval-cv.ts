@@ -95,7 +95,7 @@ interface Setting {
   unit?: { title: number; comments: number };
   feedback?: { documents: number; weight: number };
   stem?: number;
-  blend?: { weight: number; depth: number };
+  blend?: { weight: number; depth: number; topics: number };
 }
 const describe = (s: Setting) =>
   Object.entries(s)
@@ -137,7 +137,9 @@ const similarGrid: Setting[] = product<Setting>(
 ).map((parts) => Object.assign({}, ...parts));
 const queryGrid: Setting[] = product<Setting>(
   [0.3, 0.5, 0.7].map((stem) => ({ stem })),
-  product([0.15, 0.3, 0.6, 1], [20, 100]).map(([weight, depth]) => ({ blend: { weight: weight!, depth: depth! } })),
+  product([0.15, 0.3, 0.6, 1, 2], [20, 100], [0, 0.5, 1, 2, 4, 8]).map(([weight, depth, topics]) => ({
+    blend: { weight: weight!, depth: depth!, topics: topics! },
+  })),
 ).map((parts) => Object.assign({}, ...parts));
 
 /** Scores of every setting of a grid (on top of `base`) on both halves. */
@@ -189,11 +191,12 @@ report(
 const wholeSimilar = bestOn(similarScores, null).setting;
 const wholeQuery = bestOn(scoreGrid('query', queryGrid, wholeSimilar), null).setting;
 apply(wholeSimilar, wholeQuery);
+// Copies: apply() below puts the code's defaults back into the same objects.
 const shipped = {
   unit: { title: unitFieldWeights.title, comments: unitFieldWeights.comments },
-  feedback: similarParameters.feedback,
+  feedback: { ...similarParameters.feedback },
   stem: formWeights.stem,
-  blend: similarityBlend,
+  blend: { ...similarityBlend },
 };
 apply();
 const code = {

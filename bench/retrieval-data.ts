@@ -146,6 +146,7 @@ export function storeOf(questions: readonly BenchQuestion[]): SearchStore {
       });
     }
   });
+  store.trainTopics();
   return store;
 }
 

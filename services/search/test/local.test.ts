@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { matchQuestions } from '../src/domain/match.ts';
-import { similarTo } from '../src/domain/similarity.ts';
+import { similarTo, textVector } from '../src/domain/similarity.ts';
 import { autocomplete } from '../src/domain/suggest.ts';
 import { Accumulator, askedCounts, FIELDS, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
 import { type IndexedQuestion, SearchStore } from '../src/local/store.ts';
@@ -189,6 +189,49 @@ describe('SearchStore', () => {
     store.transaction(() => store.upsertQuestion(q(1, 'When should I add hops to the boil?', { is_deleted: true })));
     expect(search(store, 'hops').items).toEqual([]);
     store.close();
+  });
+
+  test('topic vectors: questions that say the same in other words are close, whatever order they came in; new ones get theirs', async () => {
+    // "emulator" and "simulator" never meet in one question, but both go with circuits and qubits.
+    const corpus = [
+      ...Array.from({ length: 12 }, (_, i) =>
+        q(10 + i, `Fast simulator for circuits ${i}`, { description: 'qubits gates simulator noise' }),
+      ),
+      ...Array.from({ length: 12 }, (_, i) =>
+        q(30 + i, `Which emulator for circuits ${i}`, { description: 'qubits gates emulator depth' }),
+      ),
+      ...Array.from({ length: 12 }, (_, i) => q(50 + i, `Priming sugar for bottles ${i}`, { description: 'carbonation of bottled beer' })),
+    ];
+    const load = (name: string, questions: IndexedQuestion[]) => {
+      const store = new SearchStore(join(dir, name));
+      store.transaction(() => {
+        for (const question of questions) store.upsertQuestion(question);
+      });
+      return store;
+    };
+    const stores = [load('a.sqlite', corpus), load('b.sqlite', [...corpus].reverse())];
+    const closeness = async (store: SearchStore) => {
+      await store.refreshTopics();
+      const topics = store.topics!;
+      const asked = textVector(store.index, 'simulator');
+      const v = topics.vectorOf(asked.ids, asked.weights)!;
+      const of = (id: number) => topics.cosine(v, store.index.slotOf(id));
+      return { emulator: of(30), simulator: of(10), sugar: of(50) };
+    };
+    const [a, b] = [await closeness(stores[0]!), await closeness(stores[1]!)];
+    expect(a.simulator).toBeGreaterThan(0.5);
+    expect(a.emulator).toBeGreaterThan(a.sugar + 0.3);
+    for (const key of ['emulator', 'simulator', 'sugar'] as const) expect(b[key]).toBeCloseTo(a[key], 2);
+    // Published after the training: its vector comes from the words' vectors as they are.
+    const store = stores[0]!;
+    store.transaction(() => store.upsertQuestion(q(99, 'An emulator of circuits', { description: 'qubits' })));
+    const asked = textVector(store.index, 'simulator');
+    expect(store.topics!.cosine(store.topics!.vectorOf(asked.ids, asked.weights)!, store.index.slotOf(99))).toBeGreaterThan(a.sugar + 0.3);
+    // Not due again until the network has grown: the same model stays.
+    const model = store.topics;
+    await store.refreshTopics();
+    expect(store.topics).toBe(model);
+    for (const s of stores) s.close();
   });
 
   test('similar questions: the closest topic first, the question itself never', () => {

@@ -29,9 +29,29 @@ export const fieldWeights: Record<SearchField, number> = {
 export const formWeights = { stem: 0.7, typo: 0.3, prefix: 0.1 };
 /**
  * The similarity blend: `weight` times the cosine (in [0, 1]) of the query text with a question's
- * unit is added to the calibrated text score of the `depth` best text matches (cross-validated).
+ * unit, and `topics` times the cosine of their topic vectors (topics.ts), lift the calibrated text
+ * score of the `depth` best text matches, centred on their mean lift (liftScores). Cross-validated
+ * (bench/retrieval-cv.ts).
  */
-export const similarityBlend = { weight: 0.15, depth: 20 };
+export const similarityBlend = { weight: 2, depth: 100, topics: 2 };
+/** A question found only by similarity scores this times its cosine: after the text matches. */
+const SIMILAR_ONLY_WEIGHT = 0.15;
+
+/**
+ * Raises each of the first `lifts.length` items by its lift less the mean lift, and sorts (both
+ * backends). Centred, the blend reorders the best matches without moving their scores as a whole:
+ * a score keeps saying where the words matched (a title match above 1, a comment match below).
+ */
+export function liftScores(items: Match[], lifts: readonly number[]) {
+  const mean = lifts.reduce((sum, l) => sum + l, 0) / Math.max(1, lifts.length);
+  lifts.forEach((lift, i) => {
+    items[i]!.score += lift - mean;
+  });
+  items.sort((a, b) => b.score - a.score || b.id - a.id);
+}
+
+/** A question found only by similarity, as a match. */
+export const similarOnly = (id: number, cosine: number): Match => ({ id, score: SIMILAR_ONLY_WEIGHT * cosine, is_relevant: false });
 /** Scores at or above this count as relevant; they also decide when weak matches are left out. */
 export const RELEVANT_SCORE = 0.8;
 /** When at least a page of results is relevant, results below this score are left out. */
@@ -222,17 +242,18 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
   // Weak matches are left out when a page of matches is relevant.
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);
-  // The blend only raises the best few: below them the text order holds.
+  // The blend only reorders the best few: below them the text order holds.
   const depth = Math.min(total, Math.max(request.offset + request.limit, similarityBlend.depth));
   const best = topSlots(index, matches, depth, () => true);
   const items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
   if (similarityFields.every((f) => fields.includes(f))) {
     const blended = best.slice(0, similarityBlend.depth);
-    // The query's topic: its words, and the words of its best text matches (pseudo-relevance feedback).
+    const asked = textVector(index, request.query, query.languages[0]);
+    // The query's words, and the words of its best text matches (pseudo-relevance feedback).
     const vector = withFeedback(
       index,
-      textVector(index, request.query, query.languages[0]),
+      asked,
       blended.map((b) => b.slot),
     );
     const similar = cosines(
@@ -240,10 +261,13 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
       blended.map((b) => b.slot),
       vector,
     );
-    blended.forEach((_, i) => {
-      items[i]!.score += similarityBlend.weight * similar[i]!;
-    });
-    items.sort((a, b) => b.score - a.score || b.id - a.id);
+    // The query's topic (topics.ts): questions that say the same in other words.
+    const { topics } = store;
+    const topic = topics && similarityBlend.topics > 0 ? topics.vectorOf(asked.ids, asked.weights) : null;
+    liftScores(
+      items,
+      blended.map((b, i) => similarityBlend.weight * similar[i]! + (topic ? similarityBlend.topics * topics!.cosine(topic, b.slot) : 0)),
+    );
     // Too few matches of all the words: questions on the same topic that match some of them follow.
     if (and && found < PAGE) {
       const ids = new Set(items.map((i) => i.id));
@@ -252,7 +276,7 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
         const slot = index.slotOf(s.id);
         const visible = !deleted?.[slot] && (!keep || keep(slot));
         if (!ids.has(s.id) && s.score >= SIMILAR_ONLY_MIN && visible && index.hasAnyTerm(slot, some, weights)) {
-          items.push({ id: s.id, score: similarityBlend.weight * s.score, is_relevant: false });
+          items.push(similarOnly(s.id, s.score));
           total++;
         }
       }

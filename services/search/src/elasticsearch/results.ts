@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { RoutedQuestion } from '@kn/contracts';
-import { type Match, PAGE, pageOf, RELEVANT_SCORE, similarityBlend, WEAK_SCORE, WINDOW } from '../domain/match.ts';
+import { liftScores, type Match, PAGE, pageOf, RELEVANT_SCORE, similarityBlend, similarOnly, WEAK_SCORE, WINDOW } from '../domain/match.ts';
 import type { QuestionDocument } from './documents.ts';
 import type { TermStatistics } from './queries.ts';
 
@@ -32,7 +32,7 @@ export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number
 
 /**
  * The match's window as the local ranking answers it: the best WINDOW hits, the similarity blend's
- * depth best raised by its weight × their cosine with the query, weak ones left out when a page
+ * depth best lifted by its weight × their cosine with the query (liftScores), weak ones left out when a page
  * of them is relevant (before the blend), the similar-only questions after the text matches, and
  * the page asked for.
  */
@@ -49,14 +49,15 @@ export function rankMatches(
   const relevant = window.filter((h) => h.score >= RELEVANT_SCORE).length;
   const leaveOutWeak = relevant >= PAGE;
   let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
-  const items: Match[] = window.map((h) => ({
-    id: h.id,
-    score: h.score + similarityBlend.weight * (options.similarity?.get(h.id) ?? 0),
-    is_relevant: false,
-  }));
-  items.sort((a, b) => b.score - a.score || b.id - a.id);
+  const items: Match[] = window.map((h) => ({ id: h.id, score: h.score, is_relevant: false }));
+  // The local blend without topic vectors (this backend has none): the cosines of the depth best.
+  const { similarity } = options;
+  liftScores(
+    items,
+    similarity ? items.slice(0, similarityBlend.depth).map((i) => similarityBlend.weight * (similarity.get(i.id) ?? 0)) : [],
+  );
   for (const s of options.similarOnly ?? []) {
-    items.push({ id: s.id, score: similarityBlend.weight * s.score, is_relevant: false });
+    items.push(similarOnly(s.id, s.score));
     total++;
   }
   return pageOf(items, { total, leaveOutWeak, offset: options.offset, limit: options.limit });

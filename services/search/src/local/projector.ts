@@ -59,12 +59,19 @@ export async function startProjector(options: {
       store.setPosition(bus.streamName(stream), last);
     });
     state.get(stream)!.applied = last;
+    afterApplied();
+    settle();
+  }
+
+  function afterApplied() {
     // The initial catch-up is done: the index gives back the room its lists grew into.
     if (!trimmed && ready()) {
       trimmed = true;
       store.index.trim();
     }
-    settle();
+    // Topic vectors are trained once caught up, and again as the network grows (in slices, between events).
+    if (trimmed)
+      store.refreshTopics().catch((err) => log.error({ err }, 'topic vectors could not be trained; searches go on without them'));
   }
 
   async function follow(stream: ServiceName) {
@@ -105,6 +112,8 @@ export async function startProjector(options: {
     state.set(stream, { applied, target: info.state.last_seq, stop: () => {}, run: Promise.resolve() });
   }
   for (const stream of options.streams) state.get(stream)!.run = follow(stream);
+  // An index that was already up to date (a restart) gets its topic vectors now, not at the next event.
+  afterApplied();
 
   return {
     ready,

@@ -2,10 +2,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
+import { pacer } from '../domain/pace.ts';
 import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
 import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex } from './postings.ts';
+import { TopicModel, topicParameters, trainTopics } from './topics.ts';
 
 /**
  * The search index of one search instance: an SQLite file (node:sqlite) with the questions as the
@@ -182,6 +184,7 @@ export class SearchStore implements IndexWriter {
   /** Builds what is in memory from the file (at open). */
   private load() {
     this.index = new TermIndex();
+    this.topics = null;
     for (const row of this.db.prepare('select id, word from words order by id').iterate() as Iterable<{ id: number; word: string }>)
       this.index.defineTerm(row.id, row.word);
     this.savedWords = this.index.termCount;
@@ -268,6 +271,57 @@ export class SearchStore implements IndexWriter {
   static destroy(path: string) {
     if (path === ':memory:') return;
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  }
+
+  /** Topic vectors of the questions (topics.ts); null until trained after the index caught up. */
+  topics: TopicModel | null = null;
+  private topicTraining: Promise<void> | null = null;
+  /** Questions changed while a training runs: their vectors are taken again from the new model. */
+  private readonly topicsStale = new Set<number>();
+
+  private topicsChanged(questionId: number) {
+    const slot = this.index.slotOf(questionId);
+    if (slot < 0) return;
+    this.topics?.update(slot);
+    if (this.topicTraining) this.topicsStale.add(slot);
+  }
+
+  /**
+   * Trains the topic model when it is due (none yet, or the index has grown by retrainGrowth since
+   * the last training), a slice at a time between events and searches; resolves when done. The
+   * model in force stays in use meanwhile.
+   */
+  refreshTopics(): Promise<void> {
+    if (this.topicTraining) return this.topicTraining;
+    const due = this.topics ? this.index.count >= this.topics.trainedOn * (1 + topicParameters.retrainGrowth) : this.index.count > 0;
+    if (!due) return Promise.resolve();
+    const index = this.index;
+    const training = TopicModel.training(index);
+    const pace = pacer();
+    this.topicTraining = (async () => {
+      try {
+        for (;;) {
+          const step = training.next();
+          if (step.done) {
+            // An index loaded again meanwhile (a rebuild) is trained anew.
+            if (this.index === index) this.topics = step.value;
+            break;
+          }
+          const pause = pace();
+          if (pause) await pause;
+        }
+        for (const slot of this.topicsStale) this.topics?.update(slot);
+      } finally {
+        this.topicsStale.clear();
+        this.topicTraining = null;
+      }
+    })();
+    return this.topicTraining;
+  }
+
+  /** Trains the topic model now, at once (a store loaded in one go: tests, benchmarks). */
+  trainTopics() {
+    this.topics = trainTopics(this.index);
   }
 
   close() {
@@ -436,7 +490,10 @@ export class SearchStore implements IndexWriter {
     const q = this.question(questionId);
     if (!q?.is_published) {
       this.run('update questions set terms = null, length = 0 where id = ?', questionId);
-      return () => this.index.remove(questionId);
+      return () => {
+        this.index.remove(questionId);
+        this.topicsChanged(questionId);
+      };
     }
     const { counts, length } = questionWords(q, this.parts(questionId));
     const forward: Forward = new Int32Array(counts.size * FORWARD_STRIDE);
@@ -451,6 +508,7 @@ export class SearchStore implements IndexWriter {
     const published = q.published ? Date.parse(q.published) : 0;
     return () => {
       this.index.put(questionId, forward, length, facets);
+      this.topicsChanged(questionId);
       this.latestPublished = Math.max(this.latestPublished, published);
     };
   }
