@@ -243,11 +243,11 @@ export interface EvaluationOptions {
   caughtUp?: (expected: number) => Promise<void>;
 }
 
-/** Polls the search index until it is ready and holds at least `expected` questions. */
+/** Polls the search index until it is ready, holds at least `expected` questions and has its topic vectors (when it keeps them). */
 const pollIndex = (bus: Bus) => async (expected: number) => {
   for (;;) {
     const status = await indexStatus(bus).catch(() => null);
-    if (status?.ready && status.questions >= expected) return;
+    if (status?.ready && status.questions >= expected && !status.topics?.training) return;
     await new Promise((r) => setTimeout(r, 500));
   }
 };

@@ -217,6 +217,8 @@ export const searchOperations = {
     response: z.object({
       ready: z.boolean(),
       questions: z.number().int(),
+      /** The topic vectors: how many questions they were last trained on, and whether a training is running or due (null: a backend without them). */
+      topics: z.object({ trained_on: z.number().int(), training: z.boolean() }).nullable(),
       streams: z.record(z.string(), z.object({ applied: z.number().int(), target: z.number().int() })),
     }),
   }),

@@ -17,6 +17,8 @@ export interface ExpertRecord {
 export interface IndexStatus {
   ready: boolean;
   questions: number;
+  /** The topic vectors: how many questions they were last trained on, and whether a training is running or due (null: a backend without them). */
+  topics: { trained_on: number; training: boolean } | null;
   streams: Record<string, { applied: number; target: number }>;
 }
 

@@ -98,6 +98,7 @@ export class ElasticsearchBackend implements SearchBackend {
     return {
       ready: this.ready,
       questions: this.questions,
+      topics: null,
       streams: Object.fromEntries(this.streams.map((s) => [s, { applied: this.applied[s] ?? 0, target: this.targets[s] ?? 0 }])),
     };
   }

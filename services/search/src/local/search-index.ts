@@ -54,14 +54,16 @@ export class SearchIndex {
     return {
       ready: this.ready,
       questions: this.current?.store.documentCount ?? 0,
+      topics: this.current?.store.topicStatus() ?? { trained_on: 0, training: false },
       streams: this.current?.projector.status() ?? {},
     };
   }
 
-  /** Resolves when every event in the streams at call time is in the index (tests, benchmarks). */
+  /** Resolves when every event in the streams at call time is in the index, its topic vectors trained (tests, benchmarks). */
   async caughtUp() {
     await this.rebuilding;
     await this.current?.projector.caughtUp();
+    await this.current?.store.refreshTopics();
   }
 
   /** Drops the index and replays the streams from their start; requests answer SearchIndexLoading meanwhile. */

@@ -293,24 +293,26 @@ export class SearchStore implements IndexWriter {
    */
   refreshTopics(): Promise<void> {
     if (this.topicTraining) return this.topicTraining;
-    const due = this.topics ? this.index.count >= this.topics.trainedOn * (1 + topicParameters.retrainGrowth) : this.index.count > 0;
-    if (!due) return Promise.resolve();
-    const index = this.index;
-    const training = TopicModel.training(index);
-    const pace = pacer();
+    if (!this.topicsDue()) return Promise.resolve();
     this.topicTraining = (async () => {
       try {
-        for (;;) {
-          const step = training.next();
-          if (step.done) {
-            // An index loaded again meanwhile (a rebuild) is trained anew.
-            if (this.index === index) this.topics = step.value;
-            break;
+        // Again while due: a network being loaded may have grown as much during one training.
+        while (this.topicsDue()) {
+          const index = this.index;
+          const training = TopicModel.training(index);
+          const pace = pacer();
+          let step = training.next();
+          while (!step.done) {
+            const pause = pace();
+            if (pause) await pause;
+            // A store closed or loaded again meanwhile (a rebuild) trains anew when asked.
+            if (this.closed || this.index !== index) return;
+            step = training.next();
           }
-          const pause = pace();
-          if (pause) await pause;
+          this.topics = step.value;
+          for (const slot of this.topicsStale) this.topics.update(slot);
+          this.topicsStale.clear();
         }
-        for (const slot of this.topicsStale) this.topics?.update(slot);
       } finally {
         this.topicsStale.clear();
         this.topicTraining = null;
@@ -319,12 +321,23 @@ export class SearchStore implements IndexWriter {
     return this.topicTraining;
   }
 
+  private topicsDue() {
+    return this.topics ? this.index.count >= this.topics.trainedOn * (1 + topicParameters.retrainGrowth) : this.index.count > 0;
+  }
+
+  topicStatus() {
+    return { trained_on: this.topics?.trainedOn ?? 0, training: this.topicTraining !== null || this.topicsDue() };
+  }
+
   /** Trains the topic model now, at once (a store loaded in one go: tests, benchmarks). */
   trainTopics() {
     this.topics = trainTopics(this.index);
   }
 
+  private closed = false;
+
   close() {
+    this.closed = true;
     this.statements.clear();
     this.db.close();
   }
