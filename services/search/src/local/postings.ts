@@ -700,8 +700,8 @@ export class TermIndex {
   /**
    * Calls `visit(termId, unitCount)` for every word of a question's similarity unit (unitFieldWeights).
    */
-  forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void) {
-    const forward = this.wordsOf(slot);
+  forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void, words?: Forward | null) {
+    const forward = words === undefined ? this.wordsOf(slot) : words;
     if (!forward) return;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const u = weighted(forward[j + 1]!, this.unitWeights);
@@ -733,14 +733,18 @@ export class TermIndex {
   }
 
   /** The length of a question's unit vector (its words weighted log(1 + tf) · unitIdf). */
-  private unitNorm(slot: number): number {
+  private unitNorm(slot: number, words?: Forward | null): number {
     this.refreshWeights();
     if (!this.unitNormFresh[slot]) {
       let norm = 0;
-      this.forEachUnitTerm(slot, (id, u) => {
-        const w = Math.log1p(u) * this.unitIdf(id);
-        if (w > 0) norm += w * w;
-      });
+      this.forEachUnitTerm(
+        slot,
+        (id, u) => {
+          const w = Math.log1p(u) * this.unitIdf(id);
+          if (w > 0) norm += w * w;
+        },
+        words,
+      );
       this.unitNorms[slot] = Math.sqrt(norm);
       this.unitNormFresh[slot] = 1;
     }
@@ -762,7 +766,8 @@ export class TermIndex {
       const u = weighted(forward[j + 1]!, this.unitWeights);
       if (u > 0) dot += Math.log1p(u) * this.unitIdf(id) * q;
     }
-    const norm = this.unitNorm(slot);
+    // The words just read serve the norm too (each read is a row of the file).
+    const norm = this.unitNorm(slot, forward);
     return norm > 0 ? Math.min(1, Math.max(0, dot / norm)) : 0;
   }
 
