@@ -10,8 +10,10 @@ import { Vocabulary } from './vocabulary.ts';
  * query scores every match exactly, even a word that is in most questions.
  *
  * A question is given as its word ids with their per-field frequencies (`Forward`); the index keeps
- * that list per question (to undo it, and for similarity and highlighting) and each word's
- * postings in slot order. When a question changes, its old postings are marked dead in place
+ * each word's postings in slot order. The list per question (to undo it, and for similarity and
+ * highlighting) is read from `readWords` when one is given (the store: its SQLite file holds every
+ * question's list anyway, and keeping a second copy in memory was as large as the postings
+ * themselves); a TermIndex on its own keeps the lists in memory. When a question changes, its old postings are marked dead in place
  * (found by binary search) and dropped when more than half of a word's postings are dead. The
  * index is rebuilt from the store's rows at start; it is never the source of anything.
  */
@@ -173,7 +175,23 @@ export class Accumulator {
   }
 }
 
+/**
+ * Where a TermIndex built over a store reads a question's words (null: not indexed). The store
+ * hands the words a question had to `put` and `remove` itself, since by then its file holds the
+ * new ones.
+ */
+export type ReadWords = (questionId: number) => Forward | null;
+
 export class TermIndex {
+  /** Reads a question's words when the index keeps none (see ReadWords). */
+  private readonly readWords: ReadWords | null;
+  /** Each slot's words, kept only without `readWords`. */
+  private readonly forward: Array<Int32Array | null> = [];
+
+  constructor(options: { readWords?: ReadWords } = {}) {
+    this.readWords = options.readWords ?? null;
+  }
+
   /** The unit's field weights when the index was made (unitFieldWeights: they are part of what it counts). */
   private readonly unitWeights = fieldWeights(unitFieldWeights);
   private readonly termIds = new Map<string, number>();
@@ -206,7 +224,6 @@ export class TermIndex {
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(1024);
   private lengths = new Uint32Array(1024);
-  private forward: Array<Int32Array | null> = [];
   private facetList: Array<Facets | null> = [];
   // Facets that filters test on many slots, in typed arrays (0: none).
   private languageCodes = new Uint8Array(1024);
@@ -237,7 +254,7 @@ export class TermIndex {
 
   /** Slots ever allocated (accumulators must cover them). */
   get slotCount() {
-    return this.forward.length;
+    return this.facetList.length;
   }
 
   get averageLength() {
@@ -430,30 +447,30 @@ export class TermIndex {
 
   /**
    * Indexes many questions at once (opening an index): the postings of every word are allocated
-   * once, at their final size, instead of growing question by question.
+   * once, at their final size, instead of growing question by question. `questions` is read twice
+   * (counting, then placing), so that the questions need not all be in memory at once.
    */
-  load(questions: Iterable<{ id: number; forward: Forward; length: number; facets: Facets }>) {
-    const all = [...questions];
+  load(questions: () => Iterable<{ id: number; forward: Forward; length: number; facets: Facets }>) {
     const extra = new Int32Array(this.termTexts.length);
-    for (const q of all) for (let j = 0; j < q.forward.length; j += FORWARD_STRIDE) extra[q.forward[j]!]!++;
+    for (const q of questions()) for (let j = 0; j < q.forward.length; j += FORWARD_STRIDE) extra[q.forward[j]!]!++;
     for (let id = 0; id < extra.length; id++) {
       const needed = (this.sizes[id]! + extra[id]!) * STRIDE;
       if (needed > this.lists[id]!.length) {
-        const list = new Int32Array(needed + STRIDE);
+        const list = new Int32Array(needed);
         list.set(this.lists[id]!.subarray(0, this.sizes[id]! * STRIDE));
         this.lists[id] = list;
       }
     }
-    for (const q of all) this.put(q.id, q.forward, q.length, q.facets);
+    for (const q of questions()) this.put(q.id, q.forward, q.length, q.facets);
     this.vocabulary.merge();
   }
 
   private slotFor(questionId: number): number {
     let slot = this.slots.get(questionId);
     if (slot !== undefined) return slot;
-    slot = this.forward.length;
+    slot = this.facetList.length;
     this.slots.set(questionId, slot);
-    this.forward.push(null);
+    if (!this.readWords) this.forward.push(null);
     this.facetList.push(null);
     this.ids = grow(this.ids, slot + 1);
     this.lengths = grow(this.lengths, slot + 1);
@@ -467,10 +484,13 @@ export class TermIndex {
     return slot;
   }
 
-  /** Indexes a question (replacing what the index held of it): its words with their frequencies, its length in words, its facets. */
-  put(questionId: number, words: Forward, length: number, facets: Facets) {
+  /**
+   * Indexes a question (replacing what the index held of it): its words with their frequencies, its
+   * length in words, its facets; with `readWords`, `previous` are the words it was indexed with.
+   */
+  put(questionId: number, words: Forward, length: number, facets: Facets, previous?: Forward | null) {
     const slot = this.slotFor(questionId);
-    this.unindex(slot);
+    this.unindex(slot, previous);
     for (let i = 0; i < words.length; i += FORWARD_STRIDE) {
       const id = words[i]!;
       const packed = words[i + 1]!;
@@ -485,7 +505,7 @@ export class TermIndex {
         this.askedLogDfs[id] = Number.NaN;
       }
     }
-    this.forward[slot] = words;
+    if (!this.readWords) this.forward[slot] = words;
     this.addStems(words, facets.language);
     this.unitNormFresh[slot] = 0;
     this.lengths[slot] = length;
@@ -546,15 +566,23 @@ export class TermIndex {
     this.sizes[id] = size + 1;
   }
 
-  remove(questionId: number) {
+  /** Takes a question out of the index; with `readWords`, `previous` are the words it was indexed with. */
+  remove(questionId: number, previous?: Forward | null) {
     const slot = this.slots.get(questionId);
-    if (slot !== undefined) this.unindex(slot);
+    if (slot !== undefined) this.unindex(slot, previous);
   }
 
-  private unindex(slot: number) {
-    const forward = this.forward[slot];
-    if (!forward) return;
-    this.forward[slot] = null;
+  /** The words a slot is indexed with (null: none). */
+  private wordsOf(slot: number): Forward | null {
+    if (!this.readWords) return this.forward[slot] ?? null;
+    return this.facetList[slot] ? this.readWords(this.ids[slot]!) : null;
+  }
+
+  private unindex(slot: number, previous?: Forward | null) {
+    if (!this.facetList[slot]) return;
+    const forward = this.readWords ? previous : this.forward[slot];
+    if (!forward) throw new Error(`the words question ${this.ids[slot]} was indexed with are needed to take it out`);
+    if (!this.readWords) this.forward[slot] = null;
     const crowded: number[] = [];
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
@@ -672,8 +700,8 @@ export class TermIndex {
   /**
    * Calls `visit(termId, unitCount)` for every word of a question's similarity unit (unitFieldWeights).
    */
-  forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void) {
-    const forward = this.forward[slot];
+  forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void, words?: Forward | null) {
+    const forward = words === undefined ? this.wordsOf(slot) : words;
     if (!forward) return;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const u = weighted(forward[j + 1]!, this.unitWeights);
@@ -683,7 +711,7 @@ export class TermIndex {
 
   /** The fields (bit i: FIELDS[i]) in which a question has one of the words. */
   fieldsWith(slot: number, termIds: ReadonlySet<number>): number {
-    const forward = this.forward[slot];
+    const forward = this.wordsOf(slot);
     let mask = 0;
     if (!forward) return mask;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
@@ -697,7 +725,7 @@ export class TermIndex {
 
   /** Whether a question has one of the words in the weighted fields. */
   hasAnyTerm(slot: number, termIds: ReadonlySet<number>, weights: FieldWeights): boolean {
-    const forward = this.forward[slot];
+    const forward = this.wordsOf(slot);
     if (!forward) return false;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE)
       if (termIds.has(forward[j]!) && weighted(forward[j + 1]!, weights) > 0) return true;
@@ -705,14 +733,18 @@ export class TermIndex {
   }
 
   /** The length of a question's unit vector (its words weighted log(1 + tf) · unitIdf). */
-  private unitNorm(slot: number): number {
+  private unitNorm(slot: number, words?: Forward | null): number {
     this.refreshWeights();
     if (!this.unitNormFresh[slot]) {
       let norm = 0;
-      this.forEachUnitTerm(slot, (id, u) => {
-        const w = Math.log1p(u) * this.unitIdf(id);
-        if (w > 0) norm += w * w;
-      });
+      this.forEachUnitTerm(
+        slot,
+        (id, u) => {
+          const w = Math.log1p(u) * this.unitIdf(id);
+          if (w > 0) norm += w * w;
+        },
+        words,
+      );
       this.unitNorms[slot] = Math.sqrt(norm);
       this.unitNormFresh[slot] = 1;
     }
@@ -724,7 +756,7 @@ export class TermIndex {
    * ids in `dense` (0 elsewhere), each word of the unit weighted log(1 + tf) · unitIdf.
    */
   unitCosine(slot: number, dense: Float64Array): number {
-    const forward = this.forward[slot];
+    const forward = this.wordsOf(slot);
     if (!forward) return 0;
     let dot = 0;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
@@ -734,7 +766,8 @@ export class TermIndex {
       const u = weighted(forward[j + 1]!, this.unitWeights);
       if (u > 0) dot += Math.log1p(u) * this.unitIdf(id) * q;
     }
-    const norm = this.unitNorm(slot);
+    // The words just read serve the norm too (each read is a row of the file).
+    const norm = this.unitNorm(slot, forward);
     return norm > 0 ? Math.min(1, Math.max(0, dot / norm)) : 0;
   }
 
@@ -744,7 +777,7 @@ export class TermIndex {
    * idf is askedIdf's with N = `documents`, and the words of `own` one question rarer.
    */
   askedCosine(slot: number, dense: Float64Array, documents = this.docs, own?: ReadonlySet<number>): number {
-    const forward = this.forward[slot];
+    const forward = this.wordsOf(slot);
     if (!forward) return 0;
     const logN = Math.log(documents + 1);
     const logDfs = this.askedLogDfs;
@@ -772,7 +805,7 @@ export class TermIndex {
   /** The ids of the words of what a question asked (title, description, tags). */
   askedTerms(slot: number): Set<number> {
     const out = new Set<number>();
-    const forward = this.forward[slot];
+    const forward = this.wordsOf(slot);
     if (forward)
       for (let j = 0; j < forward.length; j += FORWARD_STRIDE) if (weighted(forward[j + 1]!, askedWeights) > 0) out.add(forward[j]!);
     return out;

@@ -146,7 +146,7 @@ export class SearchStore implements IndexWriter {
   /** Questions changed in the current transaction: their words are indexed once, at commit. */
   private dirty = new Set<number>();
   /** The inverted index of the published questions (deleted ones too, for administrators). */
-  index = new TermIndex();
+  index = this.newIndex();
   /** Words of the index's dictionary that are in the file (the rest are written at the next commit). */
   private savedWords = 0;
   /** Knowledge spaces that are closed, with their members (only they see, find and are sent its questions). */
@@ -175,27 +175,40 @@ export class SearchStore implements IndexWriter {
       SearchStore.destroy(path);
       this.db = new DatabaseSync(path);
     }
-    this.db.exec('pragma journal_mode = wal; pragma synchronous = normal; pragma temp_store = memory; pragma cache_size = -65536;');
+    // An 8 MiB page cache (SQLite's default is 2 MiB): searches read a few rows by key (texts to
+    // highlight, a question's words), and the operating system caches the file anyway; a larger
+    // cache was resident memory of its own (64 MiB of the process's after a rebuild).
+    this.db.exec('pragma journal_mode = wal; pragma synchronous = normal; pragma temp_store = memory; pragma cache_size = -8192;');
     this.db.exec(schema);
     this.db.exec(`pragma user_version = ${SCHEMA_VERSION}`);
     this.load();
   }
 
+  /** An empty index that reads each question's words from the file (it keeps no copy of them). */
+  private newIndex() {
+    return new TermIndex({ readWords: (id) => this.terms(id) });
+  }
+
+  /** The words a question is indexed with, as the file holds them (null: not indexed). */
+  private terms(questionId: number): Forward | null {
+    const row = this.get<{ terms: Uint8Array | null }>('select terms from questions where id = ?', questionId);
+    return row?.terms ? toForward(row.terms) : null;
+  }
+
   /** Builds what is in memory from the file (at open). */
   private load() {
-    this.index = new TermIndex();
+    this.index = this.newIndex();
     this.topics = null;
     for (const row of this.db.prepare('select id, word from words order by id').iterate() as Iterable<{ id: number; word: string }>)
       this.index.defineTerm(row.id, row.word);
     this.savedWords = this.index.termCount;
-    const rows = this.db.prepare('select * from questions where terms is not null').iterate() as Iterable<
-      QuestionRow & { terms: Uint8Array; length: number }
-    >;
-    this.index.load(
-      (function* () {
-        for (const row of rows) yield { id: row.id, forward: toForward(row.terms), length: row.length, facets: facetsOf(toQuestion(row)) };
-      })(),
-    );
+    const db = this.db;
+    this.index.load(function* () {
+      const rows = db.prepare('select * from questions where terms is not null').iterate() as Iterable<
+        QuestionRow & { terms: Uint8Array; length: number }
+      >;
+      for (const row of rows) yield { id: row.id, forward: toForward(row.terms), length: row.length, facets: facetsOf(toQuestion(row)) };
+    });
     this.loadExpertise();
     this.loadSmallTables();
     const latest = this.get<{ latest: string | null }>('select max(published) as latest from questions where terms is not null');
@@ -501,10 +514,12 @@ export class SearchStore implements IndexWriter {
   /** Writes the words of one question from what the file holds; returns the matching change of the in-memory index. */
   private reindex(questionId: number): () => void {
     const q = this.question(questionId);
+    // What the index holds of the question now: the file is about to hold its new words.
+    const previous = this.terms(questionId);
     if (!q?.is_published) {
       this.run('update questions set terms = null, length = 0 where id = ?', questionId);
       return () => {
-        this.index.remove(questionId);
+        this.index.remove(questionId, previous);
         this.topicsChanged(questionId);
       };
     }
@@ -520,7 +535,7 @@ export class SearchStore implements IndexWriter {
     const facets = facetsOf(q);
     const published = q.published ? Date.parse(q.published) : 0;
     return () => {
-      this.index.put(questionId, forward, length, facets);
+      this.index.put(questionId, forward, length, facets, previous);
       this.topicsChanged(questionId);
       this.latestPublished = Math.max(this.latestPublished, published);
     };
@@ -761,8 +776,9 @@ const toSolutionFacts = (row: SolutionRow): SolutionFacts => ({
   accepted_at: row.accepted_at,
 });
 
-/** The Forward of a stored question (a copy: SQLite's bytes need not be aligned for an Int32Array view). */
-const toForward = (bytes: Uint8Array): Forward => new Int32Array(bytes.slice().buffer);
+/** The Forward of a stored question (a view of SQLite's bytes when they are aligned for one, a copy when not). */
+const toForward = (bytes: Uint8Array): Forward =>
+  bytes.byteOffset % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2) : new Int32Array(bytes.slice().buffer);
 
 function toQuestion(row: QuestionRow): IndexedQuestion {
   return { ...row, tags: JSON.parse(row.tags) as string[], is_published: row.is_published === 1, is_deleted: row.is_deleted === 1 };
