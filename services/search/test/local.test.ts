@@ -231,6 +231,14 @@ describe('SearchStore', () => {
     const model = store.topics;
     await store.refreshTopics();
     expect(store.topics).toBe(model);
+    expect(store.topicStatus()).toEqual({ trained_on: corpus.length, training: false });
+    // Grown by a quarter: trained again (a training this short ends before its first pause).
+    store.transaction(() => {
+      for (let i = 0; i < 12; i++) store.upsertQuestion(q(200 + i, `Circuits emulator question ${i}`));
+    });
+    expect(store.topicStatus().training).toBe(true);
+    await store.refreshTopics();
+    expect(store.topicStatus()).toEqual({ trained_on: corpus.length + 13, training: false });
     for (const s of stores) s.close();
   });
 

@@ -307,30 +307,30 @@ export class SearchStore implements IndexWriter {
   refreshTopics(): Promise<void> {
     if (this.topicTraining) return this.topicTraining;
     if (!this.topicsDue()) return Promise.resolve();
-    this.topicTraining = (async () => {
-      try {
-        // Again while due: a network being loaded may have grown as much during one training.
-        while (this.topicsDue()) {
-          const index = this.index;
-          const training = TopicModel.training(index);
-          const pace = pacer();
-          let step = training.next();
-          while (!step.done) {
-            const pause = pace();
-            if (pause) await pause;
-            // A store closed or loaded again meanwhile (a rebuild) trains anew when asked.
-            if (this.closed || this.index !== index) return;
-            step = training.next();
-          }
-          this.topics = step.value;
-          for (const slot of this.topicsStale) this.topics.update(slot);
-          this.topicsStale.clear();
+    const train = async () => {
+      // Again while due: a network being loaded may have grown as much during one training.
+      while (this.topicsDue()) {
+        const index = this.index;
+        const training = TopicModel.training(index);
+        const pace = pacer();
+        let step = training.next();
+        while (!step.done) {
+          const pause = pace();
+          if (pause) await pause;
+          // A store closed or loaded again meanwhile (a rebuild) trains anew when asked.
+          if (this.closed || this.index !== index) return;
+          step = training.next();
         }
-      } finally {
+        this.topics = step.value;
+        for (const slot of this.topicsStale) this.topics.update(slot);
         this.topicsStale.clear();
-        this.topicTraining = null;
       }
-    })();
+    };
+    // Cleared in a callback of its own: a training short enough to finish without pausing must not clear it before it is set.
+    this.topicTraining = train().finally(() => {
+      this.topicsStale.clear();
+      this.topicTraining = null;
+    });
     return this.topicTraining;
   }
 
