@@ -137,7 +137,7 @@ const similarGrid: Setting[] = product<Setting>(
 ).map((parts) => Object.assign({}, ...parts));
 const queryGrid: Setting[] = product<Setting>(
   [0.3, 0.5, 0.7].map((stem) => ({ stem })),
-  product([0.15, 0.3, 0.6, 1, 2], [20, 100], [0, 0.5, 1, 2, 4, 8]).map(([weight, depth, topics]) => ({
+  product([0.15, 0.3, 0.6, 1, 2], [20, 50, 100], [0, 0.5, 1, 2, 4]).map(([weight, depth, topics]) => ({
     blend: { weight: weight!, depth: depth!, topics: topics! },
   })),
 ).map((parts) => Object.assign({}, ...parts));
@@ -150,11 +150,23 @@ function scoreGrid(task: Task, grid: Setting[], base: Setting = {}) {
     return { setting, result: halves.map((half) => evaluate(s, task, half)) };
   });
 }
-/** The best setting on a half (or on the whole file: `half` null), the first of equals. */
+/** MAP points within which settings count as equally good: the cheaper one (a smaller blend depth) is chosen. */
+const TOLERANCE = 0.1;
+/**
+ * The best setting on a half (or on the whole file: `half` null): of those within TOLERANCE of the
+ * best MAP, the one with the smallest blend depth (each blended question costs a read of its
+ * words per query), then the best MAP, then the first.
+ */
 const bestOn = (scores: ReturnType<typeof scoreGrid>, half: number | null) => {
   const map = (r: (typeof scores)[number]) =>
-    half === null ? r.result[0]!.MAP * halves[0]!.length + r.result[1]!.MAP * halves[1]!.length : r.result[half]!.MAP;
-  return scores.reduce((a, b) => (map(b) > map(a) + 1e-9 ? b : a));
+    half === null
+      ? (r.result[0]!.MAP * halves[0]!.length + r.result[1]!.MAP * halves[1]!.length) / (halves[0]!.length + halves[1]!.length)
+      : r.result[half]!.MAP;
+  const top = Math.max(...scores.map(map));
+  const depth = (r: (typeof scores)[number]) => r.setting.blend?.depth ?? 0;
+  return scores
+    .filter((r) => map(r) >= top - TOLERANCE)
+    .reduce((a, b) => (depth(b) < depth(a) || (depth(b) === depth(a) && map(b) > map(a) + 1e-9) ? b : a));
 };
 
 // Each fold: similar-question parameters chosen on the training half, then the query parameters on

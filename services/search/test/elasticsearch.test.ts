@@ -193,14 +193,14 @@ describe('Elasticsearch results', () => {
     ];
     const ranked = rankMatches(hits, { similarity: new Map([[2, 1]]), offset: 0, limit: 10 });
     expect(ranked.total).toBe(3);
-    // The lift is centred on the three: the one like the query rises by two thirds of it, the others sink by a third.
+    // The lift is centred on the three (a factor e^(lift − mean)): the one like the query rises, the others sink a little.
     const lift = similarityBlend.weight;
     expect(ranked.items.map((i) => i.id)).toEqual([2, 1, 3]);
-    expect(ranked.items[0]!.score).toBeCloseTo(0.5 + lift - lift / 3);
-    expect(ranked.items[1]!.score).toBeCloseTo(2 - lift / 3);
+    expect(ranked.items[0]!.score).toBeCloseTo(0.5 * Math.exp(lift - lift / 3));
+    expect(ranked.items[1]!.score).toBeCloseTo(2 * Math.exp(-lift / 3));
     expect(ranked.items.map((i) => i.is_relevant)).toEqual([true, true, false]);
     // Never below zero: a score is a positive number.
-    expect(ranked.items[2]!.score).toBeGreaterThan(0);
+    expect(ranked.items[2]!.score).toBeCloseTo(0.1 * Math.exp(-lift / 3));
     expect(rankMatches(hits, { offset: 1, limit: 1 }).items.map((i) => i.id)).toEqual([2]);
     const many = Array.from({ length: 12 }, (_, i) => ({ id: i + 10, score: 1 }));
     expect(rankMatches([...many, { id: 1, score: 0.1 }], { offset: 0, limit: 100 }).total).toBe(12);

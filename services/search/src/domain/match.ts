@@ -30,22 +30,24 @@ export const formWeights = { stem: 0.7, typo: 0.3, prefix: 0.1 };
 /**
  * The similarity blend: `weight` times the cosine (in [0, 1]) of the query text with a question's
  * unit, and `topics` times the cosine of their topic vectors (topics.ts), lift the calibrated text
- * score of the `depth` best text matches, centred on their mean lift (liftScores). Cross-validated
+ * score of the `depth` best text matches (liftScores). Cross-validated
  * (bench/retrieval-cv.ts).
  */
-export const similarityBlend = { weight: 2, depth: 100, topics: 2 };
+export const similarityBlend = { weight: 2, depth: 50, topics: 2 };
 /** A question found only by similarity scores this times its cosine: after the text matches. */
 const SIMILAR_ONLY_WEIGHT = 0.15;
 
 /**
- * Raises each of the first `lifts.length` items by its lift less the mean lift, and sorts (both
- * backends). Centred, the blend reorders the best matches without moving their scores as a whole:
- * a score keeps saying where the words matched (a title match above 1, a comment match below).
+ * Multiplies each of the first `lifts.length` items' score by e^(lift − mean lift), and sorts (both
+ * backends). Centred, the blend reorders the best matches without moving their scores as a whole,
+ * and a score stays positive: it keeps saying where the words matched (a title match above 1, a
+ * comment match below). (Added to the score instead, the lift scored the same on SemEval's first
+ * half and 0.8 MAP lower on the second, and pushed weak matches to zero.)
  */
 export function liftScores(items: Match[], lifts: readonly number[]) {
   const mean = lifts.reduce((sum, l) => sum + l, 0) / Math.max(1, lifts.length);
   lifts.forEach((lift, i) => {
-    items[i]!.score += lift - mean;
+    items[i]!.score *= Math.exp(lift - mean);
   });
   items.sort((a, b) => b.score - a.score || b.id - a.id);
 }
