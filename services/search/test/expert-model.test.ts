@@ -260,6 +260,21 @@ describe('the learner', () => {
     expect(await learnModel(examples(10, 3), { cutoff: 0, questions: 10 })).toMatchObject({ status: 'default', weights: DEFAULT_WEIGHTS });
   });
 
+  test('when the network changes, the latest examples count more', async () => {
+    // The first 160 examples are told by the first feature, the latest 40 by the second.
+    const changing = [...examples(160, 5), ...examples(40, 6)].map((e, k) => {
+      if (k < 160) return e;
+      const rows = Float64Array.from(e.rows);
+      rows[e.relevant * FEATURE_COUNT] = rows[e.relevant * FEATURE_COUNT]! - 2;
+      rows[e.relevant * FEATURE_COUNT + 1] = rows[e.relevant * FEATURE_COUNT + 1]! + 2;
+      return { ...e, rows };
+    });
+    const prior = weightVector({ weights: DEFAULT_WEIGHTS });
+    const alike = await fitWeights(changing, prior, 1);
+    const recent = await fitWeights(changing, prior, 1, undefined, undefined, 0.1);
+    expect(recent[1]! - recent[0]!).toBeGreaterThan(alike[1]! - alike[0]! + 0.5);
+  });
+
   test('a feature that is not a number fails the fit instead of giving a model', async () => {
     const bad = examples(60, 4);
     bad[3]!.rows[2] = Number.NaN;

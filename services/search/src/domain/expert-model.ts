@@ -84,6 +84,8 @@ export interface Example {
 export const MIN_EXAMPLES = 40;
 /** Prior strengths tried (in units of one example's log-likelihood per squared standard deviation). */
 const STRENGTHS = [1, 3, 10, 30, 100, 300];
+/** Half-lives tried for the examples' importance, as shares of the examples (Infinity: all alike). */
+const HALF_LIVES = [Infinity, 1, 0.5, 0.25];
 /** The share of the examples (the latest) the strength is chosen on. */
 const VALIDATION_SHARE = 0.2;
 /** Where the latest examples, the validation part, begin among `n`. */
@@ -136,9 +138,14 @@ type Pace = () => Promise<void> | undefined;
 const noPause: Pace = () => undefined;
 
 /** Log-likelihood of the relevant candidates under raw weights. */
-async function logLikelihood(examples: readonly Example[], weights: ArrayLike<number>, pace = noPause): Promise<number> {
+async function logLikelihood(
+  examples: readonly Example[],
+  weights: ArrayLike<number>,
+  pace = noPause,
+  importance: (index: number) => number = () => 1,
+): Promise<number> {
   let ll = 0;
-  for (const e of examples) {
+  for (const [index, e] of examples.entries()) {
     const pause = pace();
     if (pause) await pause;
     if (e.relevant < 0) continue;
@@ -147,7 +154,7 @@ async function logLikelihood(examples: readonly Example[], weights: ArrayLike<nu
     for (const s of scores) max = Math.max(max, s);
     let sum = 0;
     for (const s of scores) sum += Math.exp(s - max);
-    ll += scores[e.relevant]! - max - Math.log(sum);
+    ll += importance(index) * (scores[e.relevant]! - max - Math.log(sum));
   }
   return ll;
 }
@@ -162,8 +169,14 @@ export async function fitWeights(
   strength: number,
   scale = scaleOf(examples),
   pace = noPause,
+  halfLife = Infinity,
 ): Promise<Float64Array> {
-  const usable = examples.filter((e) => e.relevant >= 0 && e.candidates > 1);
+  // Later examples count more with a finite half-life (a share of the examples): a network's
+  // answerers change, and the latest past is most like the future.
+  const importanceOf = (index: number) => 2 ** (-(examples.length - 1 - index) / (halfLife * examples.length));
+  const kept = examples.flatMap((e, index) => (e.relevant >= 0 && e.candidates > 1 ? [{ e, weight: importanceOf(index) }] : []));
+  const usable = kept.map((k) => k.e);
+  const importance = (index: number) => kept[index]!.weight;
   const d = FEATURE_COUNT;
   // Work in standardised units: z = x · sd, so the weights there are w · sd.
   const free = scale.free.flatMap((f, i) => (f ? [i] : []));
@@ -171,7 +184,7 @@ export async function fitWeights(
   const objective = async (weights: Float64Array) => {
     let penalty = 0;
     for (const i of free) penalty += ((weights[i]! - prior[i]!) * scale.sd[i]!) ** 2;
-    return (await logLikelihood(usable, weights, pace)) - (strength / 2) * penalty;
+    return (await logLikelihood(usable, weights, pace, importance)) - (strength / 2) * penalty;
   };
   let current = await objective(w);
   for (let iteration = 0; iteration < 50; iteration++) {
@@ -179,9 +192,10 @@ export async function fitWeights(
     const gradient = new Float64Array(k);
     const hessian = new Float64Array(k * k);
     const expected = new Float64Array(k);
-    for (const e of usable) {
+    for (const [index, e] of usable.entries()) {
       const pause = pace();
       if (pause) await pause;
+      const weight = importance(index);
       const scores = scoreRows(e, w);
       let max = -Infinity;
       for (const s of scores) max = Math.max(max, s);
@@ -193,9 +207,9 @@ export async function fitWeights(
       expected.fill(0);
       for (let j = 0; j < e.candidates; j++)
         for (let a = 0; a < k; a++) expected[a]! += (scores[j]! / sum) * e.rows[j * d + free[a]!]! * scale.sd[free[a]!]!;
-      for (let a = 0; a < k; a++) gradient[a]! += e.rows[e.relevant * d + free[a]!]! * scale.sd[free[a]!]! - expected[a]!;
+      for (let a = 0; a < k; a++) gradient[a]! += weight * (e.rows[e.relevant * d + free[a]!]! * scale.sd[free[a]!]! - expected[a]!);
       for (let j = 0; j < e.candidates; j++) {
-        const p = scores[j]! / sum;
+        const p = (weight * scores[j]!) / sum;
         for (let a = 0; a < k; a++) {
           const za = e.rows[j * d + free[a]!]! * scale.sd[free[a]!]! - expected[a]!;
           for (let b = a; b < k; b++) hessian[a * k + b]! += p * za * (e.rows[j * d + free[b]!]! * scale.sd[free[b]!]! - expected[b]!);
@@ -278,13 +292,19 @@ export async function learnModel(
     likelihood: -Infinity,
     weights: prior,
   };
-  // From the strongest pull down: a weaker one must predict the latest part strictly better.
-  for (const strength of [...STRENGTHS].reverse()) {
-    const weights = await fitWeights(earlier, prior, strength, scale, options.pace);
-    const likelihood = await logLikelihood(latest, weights, options.pace);
-    if (likelihood > best.likelihood + 1e-9) best = { strength, likelihood, weights };
-  }
-  const final = await fitWeights(examples, prior, best.strength, undefined, options.pace);
+  let bestHalfLife = Infinity;
+  // From the strongest pull and all examples alike down: a weaker one, or one that counts the
+  // latest examples more, must predict the latest part strictly better.
+  for (const halfLife of HALF_LIVES)
+    for (const strength of [...STRENGTHS].reverse()) {
+      const weights = await fitWeights(earlier, prior, strength, scale, options.pace, halfLife);
+      const likelihood = await logLikelihood(latest, weights, options.pace);
+      if (likelihood > best.likelihood + 1e-9) {
+        best = { strength, likelihood, weights };
+        bestHalfLife = halfLife;
+      }
+    }
+  const final = await fitWeights(examples, prior, best.strength, undefined, options.pace, bestHalfLife);
   return {
     status: 'fitted',
     fitted_at: new Date(options.now ?? Date.now()).toISOString(),
