@@ -75,9 +75,7 @@ export function questionVector(index: TermIndex, slot: number): TopicVector | nu
   const ids: number[] = [];
   const weights: number[] = [];
   let norm = 0;
-  index.forEachUnitTerm(slot, (id, count) => {
-    const w = Math.log1p(count) * index.unitIdf(id);
-    if (w <= 0) return;
+  index.forEachUnitWeight(slot, (id, w) => {
     ids.push(id);
     weights.push(w);
     norm += w * w;

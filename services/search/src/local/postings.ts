@@ -698,14 +698,18 @@ export class TermIndex {
   }
 
   /**
-   * Calls `visit(termId, unitCount)` for every word of a question's similarity unit (unitFieldWeights).
+   * Calls `visit(termId, weight)` for every word of a question's similarity unit (unitFieldWeights),
+   * weighted log(1 + tf) · unitIdf (words with weight 0 left out). `words`: the question's words
+   * when the caller has them already (each read is a row of the file).
    */
-  forEachUnitTerm(slot: number, visit: (termId: number, count: number) => void, words?: Forward | null) {
+  forEachUnitWeight(slot: number, visit: (termId: number, weight: number) => void, words?: Forward | null) {
     const forward = words === undefined ? this.wordsOf(slot) : words;
     if (!forward) return;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const u = weighted(forward[j + 1]!, this.unitWeights);
-      if (u > 0) visit(forward[j]!, u);
+      if (u <= 0) continue;
+      const w = Math.log1p(u) * this.unitIdf(forward[j]!);
+      if (w > 0) visit(forward[j]!, w);
     }
   }
 
@@ -737,11 +741,10 @@ export class TermIndex {
     this.refreshWeights();
     if (!this.unitNormFresh[slot]) {
       let norm = 0;
-      this.forEachUnitTerm(
+      this.forEachUnitWeight(
         slot,
-        (id, u) => {
-          const w = Math.log1p(u) * this.unitIdf(id);
-          if (w > 0) norm += w * w;
+        (_, w) => {
+          norm += w * w;
         },
         words,
       );

@@ -292,10 +292,11 @@ export class SearchStore implements IndexWriter {
   /** Questions changed while a training runs: their vectors are taken again from the new model. */
   private readonly topicsStale = new Set<number>();
 
-  private topicsChanged(questionId: number) {
+  /** `words`: the question's new words (the store has them in hand; reading them again is a row of the file). */
+  private topicsChanged(questionId: number, words?: Forward) {
     const slot = this.index.slotOf(questionId);
     if (slot < 0) return;
-    this.topics?.update(slot);
+    this.topics?.update(slot, words);
     if (this.topicTraining) this.topicsStale.add(slot);
   }
 
@@ -536,7 +537,7 @@ export class SearchStore implements IndexWriter {
     const published = q.published ? Date.parse(q.published) : 0;
     return () => {
       this.index.put(questionId, forward, length, facets, previous);
-      this.topicsChanged(questionId);
+      this.topicsChanged(questionId, forward);
       this.latestPublished = Math.max(this.latestPublished, published);
     };
   }

@@ -1,4 +1,4 @@
-import type { TermIndex } from './postings.ts';
+import type { Forward, TermIndex } from './postings.ts';
 
 /**
  * Topic vectors of the questions: two questions about the same thing in other words ("emulator" and
@@ -123,7 +123,6 @@ class ByteRows {
 }
 
 export class TopicModel {
-  readonly dimensions: number;
   /** Questions indexed when it was trained. */
   readonly trainedOn: number;
   private readonly index: TermIndex;
@@ -135,32 +134,26 @@ export class TopicModel {
     this.index = index;
     this.words = words;
     this.questions = questions;
-    this.dimensions = words.width;
     this.trainedOn = trainedOn;
-    this.scratch = new Float32Array(this.dimensions);
+    this.scratch = new Float32Array(words.width);
   }
 
   /**
    * Trains on every question of the index, a question per step: run it to the end at once
    * (`trainTopics`), or a few steps at a time between events (the projector).
    */
-  static *training(index: TermIndex, dimensions = topicParameters.dimensions): Generator<void, TopicModel> {
-    const { seedLength, wordBlock } = topicParameters;
+  static *training(index: TermIndex): Generator<void, TopicModel> {
+    const { dimensions, seedLength, wordBlock } = topicParameters;
     const trainedOn = index.count;
     const slots = index.slotCount;
     const entries = new Int32Array(seedLength);
     const v = new Float32Array(dimensions);
-    const unit = (slot: number, visit: (id: number, w: number) => void) =>
-      index.forEachUnitTerm(slot, (id, count) => {
-        const w = Math.log1p(count) * index.unitIdf(id);
-        if (w > 0) visit(id, w);
-      });
     // Each question's first vector, from its words' random vectors.
     const firsts = new ByteRows(dimensions, slots);
     for (let slot = 0; slot < slots; slot++) {
       if (!index.facets(slot)) continue;
       v.fill(0);
-      unit(slot, (id, w) => {
+      index.forEachUnitWeight(slot, (id, w) => {
         randomEntries(index.term(id), dimensions, seedLength, entries);
         for (const e of entries) v[Math.abs(e) - 1]! += e > 0 ? w : -w;
       });
@@ -178,7 +171,7 @@ export class TopicModel {
         const scale = firsts.scales[slot]!;
         if (scale === 0) continue;
         const at = slot * dimensions;
-        unit(slot, (id, w) => {
+        index.forEachUnitWeight(slot, (id, w) => {
           if (id < low || id >= high) return;
           const into = (id - low) * dimensions;
           const f = w * scale;
@@ -201,24 +194,27 @@ export class TopicModel {
 
   /** The unit topic vector of weighted words (ids and weights as similarity.ts's TopicVector), or null when none of them has one. */
   vectorOf(ids: ArrayLike<number>, weights: ArrayLike<number>): Float32Array | null {
-    const v = new Float32Array(this.dimensions);
+    const v = new Float32Array(this.words.width);
     let any = false;
     for (let k = 0; k < ids.length; k++) any = this.words.addTo(ids[k]!, weights[k]!, v) || any;
     return any && normalise(v) ? v : null;
   }
 
-  /** A question's vector from its words as they are now (none when it is not indexed). */
-  update(slot: number) {
+  /** A question's vector from its words as they are now (none when it is not indexed); `words`: its words when the caller has them. */
+  update(slot: number, words?: Forward) {
     if (!this.index.facets(slot)) {
       if (slot < this.questions.rows) this.questions.set(slot, null);
       return;
     }
     const v = this.scratch.fill(0);
     let any = false;
-    this.index.forEachUnitTerm(slot, (id, count) => {
-      const w = Math.log1p(count) * this.index.unitIdf(id);
-      if (w > 0) any = this.words.addTo(id, w, v) || any;
-    });
+    this.index.forEachUnitWeight(
+      slot,
+      (id, w) => {
+        any = this.words.addTo(id, w, v) || any;
+      },
+      words,
+    );
     this.questions.set(slot, any && normalise(v) ? v : null);
   }
 
@@ -226,16 +222,11 @@ export class TopicModel {
   cosine(v: Float32Array, slot: number): number {
     return Math.min(1, Math.max(0, this.questions.dot(slot, v)));
   }
-
-  /** Bytes held. */
-  get bytes() {
-    return this.words.bytes.byteLength + this.words.scales.byteLength + this.questions.bytes.byteLength + this.questions.scales.byteLength;
-  }
 }
 
 /** Trains at once (tests, benchmarks, a small index). */
-export function trainTopics(index: TermIndex, dimensions?: number): TopicModel {
-  const training = TopicModel.training(index, dimensions);
+export function trainTopics(index: TermIndex): TopicModel {
+  const training = TopicModel.training(index);
   for (;;) {
     const step = training.next();
     if (step.done) return step.value;
