@@ -137,12 +137,12 @@ function scaleOf(examples: readonly Example[]): Scale {
 type Pace = () => Promise<void> | undefined;
 const noPause: Pace = () => undefined;
 
-/** Log-likelihood of the relevant candidates under raw weights. */
+/** Log-likelihood of the relevant candidates under raw weights; `importance`: each example's weight (1 without). */
 async function logLikelihood(
   examples: readonly Example[],
   weights: ArrayLike<number>,
   pace = noPause,
-  importance: (index: number) => number = () => 1,
+  importance?: ArrayLike<number>,
 ): Promise<number> {
   let ll = 0;
   for (const [index, e] of examples.entries()) {
@@ -154,7 +154,7 @@ async function logLikelihood(
     for (const s of scores) max = Math.max(max, s);
     let sum = 0;
     for (const s of scores) sum += Math.exp(s - max);
-    ll += importance(index) * (scores[e.relevant]! - max - Math.log(sum));
+    ll += (importance?.[index] ?? 1) * (scores[e.relevant]! - max - Math.log(sum));
   }
   return ll;
 }
@@ -173,10 +173,10 @@ export async function fitWeights(
 ): Promise<Float64Array> {
   // Later examples count more with a finite half-life (a share of the examples): a network's
   // answerers change, and the latest past is most like the future.
-  const importanceOf = (index: number) => 2 ** (-(examples.length - 1 - index) / (halfLife * examples.length));
-  const kept = examples.flatMap((e, index) => (e.relevant >= 0 && e.candidates > 1 ? [{ e, weight: importanceOf(index) }] : []));
-  const usable = kept.map((k) => k.e);
-  const importance = (index: number) => kept[index]!.weight;
+  const age = (index: number) => (examples.length - 1 - index) / (halfLife * examples.length);
+  const usableAt = examples.flatMap((e, index) => (e.relevant >= 0 && e.candidates > 1 ? [index] : []));
+  const usable = usableAt.map((index) => examples[index]!);
+  const importance = Float64Array.from(usableAt, (index) => 2 ** -age(index));
   const d = FEATURE_COUNT;
   // Work in standardised units: z = x · sd, so the weights there are w · sd.
   const free = scale.free.flatMap((f, i) => (f ? [i] : []));
@@ -195,7 +195,7 @@ export async function fitWeights(
     for (const [index, e] of usable.entries()) {
       const pause = pace();
       if (pause) await pause;
-      const weight = importance(index);
+      const weight = importance[index]!;
       const scores = scoreRows(e, w);
       let max = -Infinity;
       for (const s of scores) max = Math.max(max, s);
