@@ -38,10 +38,13 @@ export async function load(options: {
   rate?: number;
   /** Processes whose CPU time per request to report (name → pid), beside the machine's. */
   processes?: Record<string, number>;
+  /** Names the load in the profile window it prints with PROFILE_DIR. */
+  label?: string;
 }): Promise<LoadResult & { cpu_ms_per_request?: string }> {
   const processes = Object.entries(options.processes ?? {});
   const before = processes.map(([, pid]) => processCpuMs(pid));
   const machineBefore = machineCpuMs();
+  const from = monotonicMicroseconds();
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -57,11 +60,16 @@ export async function load(options: {
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
   };
+  // With PROFILE_DIR, the load's window on the profiles' clock: `node bench/profile.ts <profile> <from> <to>` reads it.
+  if (process.env.PROFILE_DIR) console.log(`profile window ${options.label ?? 'load'}: ${from} ${monotonicMicroseconds()}`);
   if (!processes.length) return measured;
   const perRequest = (ms: number) => (ms / Math.max(1, result.requests.total)).toFixed(1);
   const own = processes.map(([name, pid], i) => `${name} ${perRequest(processCpuMs(pid) - before[i]!)}`);
   return { ...measured, cpu_ms_per_request: [...own, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', ') };
 }
+
+/** CPU profiles (`--cpu-prof`) time their samples in microseconds of the machine's monotonic clock, as this does. */
+const monotonicMicroseconds = () => process.hrtime.bigint() / 1000n;
 
 /** Processes a benchmark started and has not stopped: they end with it, however it ends. */
 const started = new Set<ChildProcess>();

@@ -160,7 +160,15 @@ try {
   for (const n of [1, 2, 4])
     rows.push({
       request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
-      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: queries(n), processes })),
+      ...(await load({
+        url: base,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        headers,
+        requests: queries(n),
+        processes,
+        label: `query ${n}`,
+      })),
     });
   // The question list beside them, as bench:content asks it (32 connections): at a million questions it has a target here.
   rows.push({
@@ -172,11 +180,20 @@ try {
       headers,
       requests: [{ method: 'GET', path: '/api/v1/questions?limit=10' }],
       processes,
+      label: 'list',
     })),
   });
   rows.push({
     request: 'POST /search/experts (a question)',
-    ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: expertQueries, processes })),
+    ...(await load({
+      url: base,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      headers,
+      requests: expertQueries,
+      processes,
+      label: 'experts',
+    })),
   });
   if (FIT) {
     let loading = true;
@@ -187,7 +204,15 @@ try {
     })();
     rows.push({
       request: 'POST /search/experts while fits run',
-      ...(await load({ url: base, connections: CONNECTIONS, seconds: SECONDS, headers, requests: expertQueries, processes })),
+      ...(await load({
+        url: base,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        headers,
+        requests: expertQueries,
+        processes,
+        label: 'experts while fits run',
+      })),
     });
     loading = false;
     const during = await fitting;

@@ -251,18 +251,10 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
 
   if (similarityFields.every((f) => fields.includes(f))) {
     const blended = best.slice(0, similarityBlend.depth);
+    const blendedSlots = blended.map((b) => b.slot);
     const asked = textVector(index, request.query, query.languages[0]);
     // The query's words, and the words of its best text matches (pseudo-relevance feedback).
-    const vector = withFeedback(
-      index,
-      asked,
-      blended.map((b) => b.slot),
-    );
-    const similar = cosines(
-      index,
-      blended.map((b) => b.slot),
-      vector,
-    );
+    const similar = index.withWordsOf(blendedSlots, () => cosines(index, blendedSlots, withFeedback(index, asked, blendedSlots)));
     // The query's topic (topics.ts): questions that say the same in other words.
     const { topics } = store;
     const topic = topics && similarityBlend.topics > 0 ? topics.vectorOf(asked.ids, asked.weights) : null;

@@ -92,7 +92,7 @@ export function cosines(index: TermIndex, slots: readonly number[], vector: Topi
     dense[id] = vector.weights[i]!;
   });
   try {
-    return slots.map((slot) => index.unitCosine(slot, dense));
+    return index.withWordsOf(slots, () => slots.map((slot) => index.unitCosine(slot, dense)));
   } finally {
     for (const id of vector.ids) dense[id] = 0;
   }
@@ -160,14 +160,15 @@ export function similarTo(
   const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
   if (!vector?.ids.length) return [];
   const slots = candidateSlots(index, vector, self, candidateCount(thorough));
-  let scores = cosines(index, slots, vector);
-  if (thorough && similarParameters.feedback.documents > 0 && slots.length) {
+  const scores = index.withWordsOf(slots, () => {
+    const plain = cosines(index, slots, vector);
+    if (!thorough || similarParameters.feedback.documents <= 0 || !slots.length) return plain;
     const best = slots
-      .map((slot, i) => ({ slot, score: scores[i]! }))
+      .map((slot, i) => ({ slot, score: plain[i]! }))
       .sort((a, b) => b.score - a.score)
       .map((b) => b.slot);
-    scores = cosines(index, slots, withFeedback(index, vector, best));
-  }
+    return cosines(index, slots, withFeedback(index, vector, best));
+  });
   return slots
     .map((slot, i) => ({ id: index.questionId(slot), score: scores[i]! }))
     .filter((r) => r.score > 0)
@@ -218,12 +219,14 @@ export function askedSimilarTo(
     dense[id] = vector.weights[i]!;
   });
   try {
-    return slots
-      .map((slot) => ({
-        id: index.questionId(slot),
-        score: Math.round(index.askedCosine(slot, dense, documents, own ?? undefined) * 1e12) / 1e12,
-        time: index.timeOf(slot),
-      }))
+    return index
+      .withWordsOf(slots, () =>
+        slots.map((slot) => ({
+          id: index.questionId(slot),
+          score: Math.round(index.askedCosine(slot, dense, documents, own ?? undefined) * 1e12) / 1e12,
+          time: index.timeOf(slot),
+        })),
+      )
       .filter((r) => r.score > 0);
   } finally {
     for (const id of vector.ids) dense[id] = 0;

@@ -181,15 +181,41 @@ export class Accumulator {
  * new ones.
  */
 export type ReadWords = (questionId: number) => Forward | null;
+/** Reads many questions' words at once (one statement instead of one per question); the indexed ones only. */
+export type ReadManyWords = (questionIds: readonly number[]) => Map<number, Forward>;
 
 export class TermIndex {
   /** Reads a question's words when the index keeps none (see ReadWords). */
   private readonly readWords: ReadWords | null;
+  private readonly readManyWords: ReadManyWords | null;
   /** Each slot's words, kept only without `readWords`. */
   private readonly forward: Array<Int32Array | null> = [];
+  /** Words read ahead for the slots a ranking is about to read (withWordsOf), by slot. */
+  private readAhead: Map<number, Forward> | null = null;
 
-  constructor(options: { readWords?: ReadWords } = {}) {
+  constructor(options: { readWords?: ReadWords; readManyWords?: ReadManyWords } = {}) {
     this.readWords = options.readWords ?? null;
+    this.readManyWords = options.readManyWords ?? null;
+  }
+
+  /**
+   * Runs `work` with the words of these slots read ahead in one go: a ranking that reads a few
+   * hundred questions' words (similarity, expert search) pays one statement instead of one per
+   * question, and a question read twice in it (feedback ranks the candidates again) is read once.
+   */
+  withWordsOf<T>(slots: readonly number[], work: () => T): T {
+    if (!this.readManyWords) return work();
+    const outer = this.readAhead === null;
+    const ahead = this.readAhead ?? new Map<number, Forward>();
+    this.readAhead = ahead;
+    const missing = slots.filter((slot) => !ahead.has(slot) && this.facetList[slot]);
+    if (missing.length)
+      for (const [id, words] of this.readManyWords(missing.map((slot) => this.ids[slot]!))) ahead.set(this.slots.get(id)!, words);
+    try {
+      return work();
+    } finally {
+      if (outer) this.readAhead = null;
+    }
   }
 
   /** The unit's field weights when the index was made (unitFieldWeights: they are part of what it counts). */
@@ -575,7 +601,8 @@ export class TermIndex {
   /** The words a slot is indexed with (null: none). */
   private wordsOf(slot: number): Forward | null {
     if (!this.readWords) return this.forward[slot] ?? null;
-    return this.facetList[slot] ? this.readWords(this.ids[slot]!) : null;
+    if (!this.facetList[slot]) return null;
+    return this.readAhead?.get(slot) ?? this.readWords(this.ids[slot]!);
   }
 
   private unindex(slot: number, previous?: Forward | null) {
