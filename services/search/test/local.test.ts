@@ -70,6 +70,33 @@ describe('TermIndex', () => {
     expect(Object.keys(scores(index, 'malt'))).toHaveLength(101);
   });
 
+  test('lists move between shared blocks as they grow, shrink and are trimmed, and keep every posting', () => {
+    // Blocks of 256 numbers (128 postings): the lists of ~12 postings grow inside them.
+    const small = new TermIndex({ listBlock: 256 });
+    const plain = new TermIndex();
+    const vocabulary = Array.from({ length: 30 }, (_, i) => `word${i}`);
+    const question = (id: number, round: number) =>
+      vocabulary
+        .filter((_, i) => (id * 7 + i * 3 + round) % 5 === 0)
+        .map((w, i): [string, number[]] => [w, [1 + ((id + i) % 3), 0, 0, 0, 0, 0]]);
+    const both = (visit: (index: TermIndex) => void) => [small, plain].forEach(visit);
+    for (let id = 1; id <= 60; id++) both((index) => index.put(id, words(index, question(id, 0)), 3, facets));
+    for (let id = 1; id <= 60; id += 2) both((index) => index.put(id, words(index, question(id, 1)), 3, facets));
+    for (let id = 3; id <= 60; id += 3) both((index) => index.remove(id));
+    const same = () => {
+      for (const w of vocabulary) expect([w, scores(small, w)]).toEqual([w, scores(plain, w)]);
+    };
+    same();
+    const { held, live } = small.listUsage;
+    // Blocks that lists mostly left are emptied: what is held is mostly lists (one newest block aside).
+    expect(held - 256).toBeLessThanOrEqual(live / 0.75);
+    both((index) => index.trim());
+    same();
+    expect(small.listUsage.held - small.listUsage.live).toBeLessThan(256);
+    for (let id = 61; id <= 70; id++) both((index) => index.put(id, words(index, question(id, 2)), 3, facets));
+    same();
+  });
+
   test('a changed question is found by its new words only; counts follow', () => {
     const index = new TermIndex();
     index.put(

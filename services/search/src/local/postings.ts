@@ -1,6 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
+import { ListArena } from './list-arena.ts';
 import { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -10,7 +11,7 @@ import { Vocabulary } from './vocabulary.ts';
  * query scores every match exactly, even a word that is in most questions.
  *
  * A question is given as its word ids with their per-field frequencies (`Forward`); the index keeps
- * each word's postings in slot order. The list per question (to undo it, and for similarity and
+ * each word's postings in slot order, in blocks that many words share (list-arena.ts). The list per question (to undo it, and for similarity and
  * highlighting) is read from `readWords` when one is given (the store: its SQLite file holds every
  * question's list anyway, and keeping a second copy in memory was as large as the postings
  * themselves); a TermIndex on its own keeps the lists in memory. When a question changes, its old postings are marked dead in place
@@ -193,9 +194,16 @@ export class TermIndex {
   /** Words read ahead for the slots a ranking is about to read (withWordsOf), by slot. */
   private readAhead: Map<number, Forward> | null = null;
 
-  constructor(options: { readWords?: ReadWords; readManyWords?: ReadManyWords } = {}) {
+  /** `listBlock`: the size of the blocks posting lists share, in 32-bit numbers (list-arena.ts). */
+  constructor(options: { readWords?: ReadWords; readManyWords?: ReadManyWords; listBlock?: number } = {}) {
     this.readWords = options.readWords ?? null;
     this.readManyWords = options.readManyWords ?? null;
+    this.arena = new ListArena(options.listBlock);
+  }
+
+  /** Numbers the posting blocks hold, and of them in lists (list-arena.ts). */
+  get listUsage() {
+    return this.arena.usage;
   }
 
   /**
@@ -235,6 +243,8 @@ export class TermIndex {
   /** The words in sorted order, for typo tolerance. */
   private readonly vocabulary = new Vocabulary();
   private lists: Int32Array[] = [];
+  /** Where the lists' numbers are (list-arena.ts). */
+  private readonly arena: ListArena;
   /** Postings per word, dead ones included. */
   private sizes = new Int32Array(1024);
   private dead = new Int32Array(1024);
@@ -481,11 +491,7 @@ export class TermIndex {
     for (const q of questions()) for (let j = 0; j < q.forward.length; j += FORWARD_STRIDE) extra[q.forward[j]!]!++;
     for (let id = 0; id < extra.length; id++) {
       const needed = (this.sizes[id]! + extra[id]!) * STRIDE;
-      if (needed > this.lists[id]!.length) {
-        const list = new Int32Array(needed);
-        list.set(this.lists[id]!.subarray(0, this.sizes[id]! * STRIDE));
-        this.lists[id] = list;
-      }
+      if (needed > this.lists[id]!.length) this.lists[id] = this.arena.move(this.lists[id]!, needed, this.sizes[id]! * STRIDE);
     }
     for (const q of questions()) this.put(q.id, q.forward, q.length, q.facets);
     this.vocabulary.merge();
@@ -552,6 +558,7 @@ export class TermIndex {
       if (entry) entry.count++;
       else this.tags.set(label, { label: facets.tags.find((t) => t.toLowerCase() === label)!, count: 1 });
     }
+    this.settle();
   }
 
   /** Where a slot's posting is in a word's list, or where it would go (the first posting of a greater slot). */
@@ -581,9 +588,7 @@ export class TermIndex {
     if ((size + 1) * STRIDE > list.length) {
       // Half again, not double: postings are most of the index, and a list that grows by half
       // leaves a third of that free at most.
-      const next = new Int32Array(Math.max(2 * STRIDE, Math.ceil((list.length * 1.5) / STRIDE) * STRIDE));
-      next.set(list);
-      list = next;
+      list = this.arena.move(list, Math.max(2 * STRIDE, Math.ceil((list.length * 1.5) / STRIDE) * STRIDE), size * STRIDE);
       this.lists[id] = list;
     }
     if (position < size) list.copyWithin(at + STRIDE, at, size * STRIDE);
@@ -596,6 +601,7 @@ export class TermIndex {
   remove(questionId: number, previous?: Forward | null) {
     const slot = this.slots.get(questionId);
     if (slot !== undefined) this.unindex(slot, previous);
+    this.settle();
   }
 
   /** The words a slot is indexed with (null: none). */
@@ -650,8 +656,32 @@ export class TermIndex {
     for (let id = 0; id < this.lists.length; id++) {
       const list = this.lists[id]!;
       const used = this.sizes[id]! * STRIDE;
-      if (list.length - used > Math.max(8 * STRIDE, used >>> 3)) this.lists[id] = list.slice(0, used);
+      if (this.arena.blockIndex(list) < 0 && list.length - used > Math.max(8 * STRIDE, used >>> 3))
+        this.lists[id] = this.arena.move(list, used, used);
     }
+    // The lists in blocks move, each at its size, into new blocks, one old block after the other.
+    this.arena.retire();
+    this.moveLists(this.arena.allBlocks(), true);
+  }
+
+  /** Moves the lists of these blocks to the newest block (`exact`: at their size, else with their room) and drops the blocks. */
+  private moveLists(blocks: readonly number[], exact: boolean) {
+    const inBlock = new Map<number, number[]>(blocks.map((b) => [b, []]));
+    for (let id = 0; id < this.lists.length; id++) inBlock.get(this.arena.blockIndex(this.lists[id]!))?.push(id);
+    for (const [b, ids] of inBlock) {
+      for (const id of ids) {
+        const list = this.lists[id]!;
+        const used = this.sizes[id]! * STRIDE;
+        this.lists[id] = this.arena.move(list, exact ? used : list.length, used);
+      }
+      this.arena.drop(b);
+    }
+  }
+
+  /** Empties the blocks that lists mostly left (they grew or shrank elsewhere). */
+  private settle() {
+    const sparse = this.arena.sparseBlocks();
+    if (sparse.length) this.moveLists(sparse, false);
   }
 
   /** Drops a word's dead postings (the order of the others stays). */
@@ -666,7 +696,7 @@ export class TermIndex {
     }
     this.sizes[id] = kept;
     this.dead[id] = 0;
-    if (list.length > 4 * (kept + 1) * STRIDE) this.lists[id] = list.slice(0, 2 * kept * STRIDE);
+    if (list.length > 4 * (kept + 1) * STRIDE) this.lists[id] = this.arena.move(list, 2 * kept * STRIDE, kept * STRIDE);
   }
 
   /**
