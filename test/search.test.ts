@@ -349,6 +349,25 @@ describe('similar questions', () => {
       ).status,
     ).toBe(400);
   });
+
+  test("a text's similar questions are question search's ranking of it, each score s given as s / (1 + s)", async () => {
+    const text = 'sulfur smell in cold lager fermentation';
+    const [similar, searched] = await Promise.all([
+      api()
+        .get(`${API}/search/questions-similar?query=${encodeURIComponent(text)}&limit=100`)
+        .set(...alice.auth),
+      api()
+        .get(`${API}/questions?query=${encodeURIComponent(text)}&limit=100`)
+        .set(...alice.auth),
+    ]);
+    expect([similar.status, searched.status]).toEqual([200, 200]);
+    expect(similar.body.items.length).toBeGreaterThan(1);
+    expect(similar.body.items.map((i: Item) => i.id)).toEqual(searched.body.items.map((i: Item) => i.id));
+    for (const [i, item] of similar.body.items.entries()) {
+      const s = searched.body.items[i].search_metadata.score;
+      expect(item.search_metadata.score).toBeCloseTo(s / (1 + s), 6);
+    }
+  });
 });
 
 describe('autocomplete and tag suggestions', () => {

@@ -145,7 +145,7 @@ export const searchOperations = {
   }),
   similarQuestions: operation({
     service: 'search',
-    summary: 'Internal: questions similar to a question or a text, cosine similarity, best first',
+    summary: 'Internal: questions similar to a question or a text, with a similarity in [0, 1], best first',
     body: z.object({
       question_id: z.number().int().optional(),
       text: z.string().max(100000).optional(),

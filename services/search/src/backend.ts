@@ -55,7 +55,7 @@ export interface SearchBackend {
     request: MatchRequest & { highlight: boolean },
   ): Promise<{ total: number; items: Array<Match & { highlighting?: Highlighting | null }> }>;
   highlight(request: HighlightRequest, ids: readonly number[]): Promise<Array<Highlighting | null>>;
-  /** Published, live questions similar to a question or a text, cosine in [0, 1], best first. */
+  /** Published, live questions similar to a question or a text by their units' cosine in [0, 1], best first (a text's are ranked by question search unless similarParameters.textRanking says otherwise: handlers/index.ts). */
   similar(source: { question_id?: number; text?: string; language?: string }, limit: number): Promise<Array<{ id: number; score: number }>>;
   autocomplete(text: string, limit: number): Promise<{ total: number; items: string[] }>;
   suggestTags(text: string, limit: number): Promise<{ total: number; items: string[] }>;

@@ -2,7 +2,11 @@ import { SearchFieldNames } from '@kn/contracts';
 import { Accumulator, fieldWeights, type TermIndex } from '../local/postings.ts';
 import type { SearchStore } from '../local/store.ts';
 import { textCounts } from '../words.ts';
+import type { MatchRequest } from './match.ts';
 import { bm25Idf, topSlots } from './ranking.ts';
+
+/** Question search reads this much of a text (the interface's query length). */
+const MAX_QUERY = 1000;
 
 /**
  * Similar questions by overall topic: a question with its title, description, tags, solutions
@@ -19,7 +23,29 @@ export const similarParameters = {
    * the topic of a short text becomes the topic of the questions it found. 0: none.
    */
   feedback: { documents: 5, weight: 0.5 },
+  /**
+   * How questions similar to a text are ranked: 'search', question search's ranking of the text (BM25
+   * over the weighted fields, stems, and the similarity blend on top: match.ts), or 'cosine', the
+   * unit cosine of `similarTo` alone. A question's similar questions are always by `similarTo`: a
+   * question's unit holds its answers, which a text has not.
+   */
+  textRanking: 'search' as 'search' | 'cosine',
 };
+
+/** The question search that ranks questions similar to a text (textRanking 'search'): every field, either word. */
+export function similarTextRequest(text: string, language: string | undefined, limit: number): MatchRequest {
+  return {
+    query: text.slice(0, MAX_QUERY),
+    operator: 'OR',
+    fields: [...SearchFieldNames],
+    stop_languages: language ? [language] : [],
+    filter: { tag_operator: 'AND', include_uncategorized: false, include_deleted: false },
+    offset: 0,
+    limit,
+  };
+}
+/** A question search's score (near 1 for a typical match) as a similarity in [0, 1). */
+export const similarityOfScore = (score: number) => Math.max(0, score) / (1 + Math.max(0, score));
 
 /**
  * Candidates: the questions sharing the most informative words of the unit, by BM25. Similar-question

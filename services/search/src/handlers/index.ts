@@ -8,6 +8,7 @@ import { type ExpertModel, FEATURES } from '../domain/expert-model.ts';
 import type { ExpertModels } from '../domain/expert-models.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { presentExperts, routeQuestion } from '../domain/routing.ts';
+import { similarityOfScore, similarParameters, similarTextRequest } from '../domain/similarity.ts';
 
 /** The model as GET /search/experts/model shows it. */
 const modelView = (m: ExpertModel) => ({
@@ -43,7 +44,12 @@ export function createHandlers(deps: {
       const highlights = await backend.highlight(body, body.ids);
       return { items: body.ids.map((id, i) => ({ id, highlighting: highlights[i]! })) };
     },
-    similarQuestions: async ({ body }) => ({ items: await backend.similar(body, body.limit) }),
+    similarQuestions: async ({ body }) => {
+      if (body.question_id !== undefined || body.text === undefined || similarParameters.textRanking === 'cosine')
+        return { items: await backend.similar(body, body.limit) };
+      const { items } = await backend.match({ ...similarTextRequest(body.text, body.language, body.limit), highlight: false });
+      return { items: items.map((item) => ({ id: item.id, score: similarityOfScore(item.score) })) };
+    },
     autocompleteQuestions: async ({ query }) => backend.autocomplete(query.query, query.limit),
     suggestTags: async ({ body }) => backend.suggestTags(`${body.title}\n${body.description ?? ''}`, body.limit),
     findExperts: async ({ body, actor, requestId }) => {
