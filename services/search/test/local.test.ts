@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { matchQuestions } from '../src/domain/match.ts';
 import { similarTo, textVector } from '../src/domain/similarity.ts';
 import { autocomplete } from '../src/domain/suggest.ts';
+import { Expertise, type SolutionFacts, solutionValue } from '../src/local/expertise.ts';
 import { Accumulator, askedCounts, FIELDS, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
 import { type IndexedQuestion, SearchStore } from '../src/local/store.ts';
 
@@ -152,6 +153,33 @@ describe('TermIndex', () => {
     index.remove(2);
     expect(begun('hop')).toEqual(['hopping', 'hops']);
     expect(index.tags.size).toBe(0);
+  });
+});
+
+describe('Expertise', () => {
+  test("a question's live solutions follow additions and removals, of this question only", () => {
+    const expertise = new Expertise();
+    const solution = (id: number, question_id: number, author_id: number): SolutionFacts => ({
+      id,
+      question_id,
+      author_id,
+      live: true,
+      time: id * 1000,
+      rating: null,
+      rating_count: 0,
+      upvotes: id,
+      accepted_at: null,
+    });
+    const answers = (question: number) => expertise.answersOn(question).sort((a, b) => a.time - b.time);
+    const s = [solution(1, 10, 100), solution(2, 10, 101), solution(3, 11, 102), solution(4, 10, 103)];
+    for (const x of s) expertise.applySolution(['malt'], x, 1);
+    expertise.applySolution(['malt'], s[1]!, -1);
+    expertise.applySolution(['malt'], solution(5, 11, 104), 1);
+    expect(answers(10)).toEqual([1, 4].map((i) => ({ author_id: s[i - 1]!.author_id, time: i * 1000, value: solutionValue(s[i - 1]!) })));
+    expect(answers(11).map((a) => a.author_id)).toEqual([102, 104]);
+    for (const id of [1, 4]) expertise.applySolution(['malt'], s[id - 1]!, -1);
+    expect(answers(10)).toEqual([]);
+    expect(answers(11).map((a) => a.author_id)).toEqual([102, 104]);
   });
 });
 

@@ -129,8 +129,8 @@ interface UserTotals {
 export class Expertise {
   private readonly tables = new Map<string, TagTable>();
   private readonly users = new Map<number, UserTotals>();
-  /** Per live question, its live solutions as [id, author, time, value] (flat, no object per solution). */
-  private readonly answered = new Map<number, Float64Array>();
+  /** Per live question, its live solutions (answered-solutions below: no object or buffer per question). */
+  private readonly answered = new AnsweredSolutions();
   /** Live solutions on live questions, of everyone. */
   answers = 0;
   /** Of those, the accepted ones. */
@@ -164,21 +164,13 @@ export class Expertise {
       sign > 0 ? insertSorted(totals.times, totals.answers - 1, s.time) : removeSorted(totals.times, totals.answers + 1, s.time);
     if (totals.answers > 0) this.users.set(s.author_id, totals);
     else this.users.delete(s.author_id);
-    const before = this.answered.get(s.question_id) ?? new Float64Array(0);
-    const after =
-      sign > 0
-        ? Float64Array.of(...before, s.id, s.author_id, s.time, solutionValue(s))
-        : before.filter((_, i) => before[i - (i % 4)] !== s.id);
-    if (after.length) this.answered.set(s.question_id, after);
-    else this.answered.delete(s.question_id);
+    if (sign > 0) this.answered.add(s.question_id, s.id, s.author_id, s.time, solutionValue(s));
+    else this.answered.remove(s.question_id, s.id);
   }
 
   /** The live solutions of a live question: who wrote them, when, and what they are worth (solutionValue). */
   answersOn(questionId: number): Array<{ author_id: number; time: number; value: number }> {
-    const flat = this.answered.get(questionId);
-    const out: Array<{ author_id: number; time: number; value: number }> = [];
-    if (flat) for (let i = 0; i < flat.length; i += 4) out.push({ author_id: flat[i + 1]!, time: flat[i + 2]!, value: flat[i + 3]! });
-    return out;
+    return this.answered.of(questionId);
   }
 
   /** Adds or takes back one forward of a question with these tags to a user (a recommendation). */
@@ -230,6 +222,65 @@ export class Expertise {
     const t = this.users.get(id);
     return t && { answers: t.answers, accepted: t.accepted, value: t.value, times: t.times.subarray(0, t.answers) };
   }
+}
+
+/**
+ * The live solutions of each live question, as rows of typed columns chained per question (a
+ * Float64Array per question was 100,000 buffers and their objects at 100,000 questions).
+ */
+class AnsweredSolutions {
+  private readonly first = new Map<number, number>();
+  private solution = new Int32Array(1024);
+  private author = new Int32Array(1024);
+  private time = new Float64Array(1024);
+  private value = new Float64Array(1024);
+  /** The next row of the same question (-1: none). */
+  private next = new Int32Array(1024);
+  private readonly free: number[] = [];
+  private rows = 0;
+
+  add(questionId: number, solutionId: number, authorId: number, time: number, value: number) {
+    const row = this.free.pop() ?? this.rows++;
+    if (row >= this.next.length) {
+      const size = this.next.length * 2;
+      this.solution = grown(this.solution, size);
+      this.author = grown(this.author, size);
+      this.time = grown(this.time, size);
+      this.value = grown(this.value, size);
+      this.next = grown(this.next, size);
+    }
+    this.solution[row] = solutionId;
+    this.author[row] = authorId;
+    this.time[row] = time;
+    this.value[row] = value;
+    this.next[row] = this.first.get(questionId) ?? -1;
+    this.first.set(questionId, row);
+  }
+
+  remove(questionId: number, solutionId: number) {
+    let previous = -1;
+    for (let row = this.first.get(questionId) ?? -1; row >= 0; previous = row, row = this.next[row]!) {
+      if (this.solution[row] !== solutionId) continue;
+      if (previous >= 0) this.next[previous] = this.next[row]!;
+      else if (this.next[row]! >= 0) this.first.set(questionId, this.next[row]!);
+      else this.first.delete(questionId);
+      this.free.push(row);
+      return;
+    }
+  }
+
+  of(questionId: number): Array<{ author_id: number; time: number; value: number }> {
+    const out: Array<{ author_id: number; time: number; value: number }> = [];
+    for (let row = this.first.get(questionId) ?? -1; row >= 0; row = this.next[row]!)
+      out.push({ author_id: this.author[row]!, time: this.time[row]!, value: this.value[row]! });
+    return out;
+  }
+}
+
+function grown<T extends Int32Array | Float64Array>(array: T, size: number): T {
+  const next = new (array.constructor as new (n: number) => T)(size);
+  next.set(array);
+  return next;
 }
 
 /** Inserts `time` into the first `length` entries of a sorted array (grown when full). */
