@@ -157,44 +157,15 @@ try {
   }
   const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
   const rows: Array<{ request: string; p99_ms: number; cpu_ms_per_request?: string }> = [];
-  for (const n of [1, 2, 4])
-    rows.push({
-      request: `GET /questions?query= (${n} word${n > 1 ? 's' : ''})`,
-      ...(await load({
-        url: base,
-        connections: CONNECTIONS,
-        seconds: SECONDS,
-        headers,
-        requests: queries(n),
-        processes,
-        label: `query ${n}`,
-      })),
-    });
+  /** One load of the table: its row, and its window in the profiles with PROFILE_DIR. */
+  const measure = async (request: string, label: string, requests: autocannon.Request[], connections = CONNECTIONS) => ({
+    request,
+    ...(await load({ url: base, connections, seconds: SECONDS, headers, requests, processes, label })),
+  });
+  for (const n of [1, 2, 4]) rows.push(await measure(`GET /questions?query= (${n} word${n > 1 ? 's' : ''})`, `query ${n}`, queries(n)));
   // The question list beside them, as bench:content asks it (32 connections): at a million questions it has a target here.
-  rows.push({
-    request: 'GET /questions (list, 32 connections)',
-    ...(await load({
-      url: base,
-      connections: 32,
-      seconds: SECONDS,
-      headers,
-      requests: [{ method: 'GET', path: '/api/v1/questions?limit=10' }],
-      processes,
-      label: 'list',
-    })),
-  });
-  rows.push({
-    request: 'POST /search/experts (a question)',
-    ...(await load({
-      url: base,
-      connections: CONNECTIONS,
-      seconds: SECONDS,
-      headers,
-      requests: expertQueries,
-      processes,
-      label: 'experts',
-    })),
-  });
+  rows.push(await measure('GET /questions (list, 32 connections)', 'list', [{ method: 'GET', path: '/api/v1/questions?limit=10' }], 32));
+  rows.push(await measure('POST /search/experts (a question)', 'experts', expertQueries));
   if (FIT) {
     let loading = true;
     const fitting = (async () => {
@@ -202,18 +173,7 @@ try {
       while (loading) seconds.push((await fitModel()).seconds);
       return seconds;
     })();
-    rows.push({
-      request: 'POST /search/experts while fits run',
-      ...(await load({
-        url: base,
-        connections: CONNECTIONS,
-        seconds: SECONDS,
-        headers,
-        requests: expertQueries,
-        processes,
-        label: 'experts while fits run',
-      })),
-    });
+    rows.push(await measure('POST /search/experts while fits run', 'experts while fits run', expertQueries));
     loading = false;
     const during = await fitting;
     console.log(`fits during that load: ${during.map((s) => `${s.toFixed(1)} s`).join(', ')}`);
