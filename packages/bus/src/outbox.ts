@@ -180,6 +180,10 @@ export function startOutboxRelay(options: {
     let failures = 0;
     while (!stopped) {
       let published = 0;
+      // Only a pass that began after a flush was asked for can tell it nothing is left: a pass that
+      // read the outbox before the caller's row was committed finds nothing, and said so too early.
+      const waiting = idleWaiters;
+      idleWaiters = [];
       try {
         news = false;
         published = await publishBatch();
@@ -189,13 +193,9 @@ export function startOutboxRelay(options: {
         bus.metrics.outboxFailures.inc();
         log.warn({ err: (err as Error).message, failures }, 'outbox publish failed; will retry');
       }
-      if (published === 0) {
-        const waiters = idleWaiters;
-        idleWaiters = [];
-        if (failures === 0) for (const w of waiters) w();
-        else idleWaiters.push(...waiters);
-        await sleep(failures ? Math.min(100 * 2 ** failures, 5000) : (options.pollMs ?? 1000));
-      }
+      if (published === 0 && failures === 0) for (const w of waiting) w();
+      else idleWaiters.unshift(...waiting);
+      if (published === 0) await sleep(failures ? Math.min(100 * 2 ** failures, 5000) : (options.pollMs ?? 1000));
     }
   })();
   const listening = listen();
@@ -204,7 +204,7 @@ export function startOutboxRelay(options: {
     flush: () =>
       new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
-        wake?.();
+        nudge();
       }),
     stop: async () => {
       stopped = true;
