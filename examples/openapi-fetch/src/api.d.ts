@@ -895,7 +895,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Questions similar to a text (overall topic, cosine similarity) */
+        /** Questions similar to a text (question search's ranking of it, score s / (1 + s)) */
         get: operations["similarToText"];
         put?: never;
         post?: never;

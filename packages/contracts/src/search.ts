@@ -7,7 +7,7 @@ import { User } from './users.ts';
 
 const tag = 'Search';
 
-/** A similar-question result: the Question with `search_metadata.score`, the cosine similarity in [0, 1]. */
+/** A similar-question result: the Question with `search_metadata.score`, a similarity in [0, 1] (docs/search.md, "Similar questions"). */
 const SimilarPage = z.object({
   total: z.number().int(),
   items: z.array(Question),
@@ -259,7 +259,7 @@ export const similarOperations = {
   }),
   similarToText: operation({
     service: 'content',
-    summary: 'Questions similar to a text (overall topic, cosine similarity)',
+    summary: "Questions similar to a text (question search's ranking of it, score s / (1 + s))",
     http: { method: 'GET', path: '/search/questions-similar', auth: 'user', tag },
     query: SimilarQuery.extend({ query: z.string().trim().min(1).max(10000) }),
     response: SimilarPage,
