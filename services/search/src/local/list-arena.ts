@@ -6,12 +6,13 @@
  * a debugger). Blocks this large are mapped by themselves and go back to the system whole.
  *
  * A list that grows or shrinks leaves a hole in its block; a block whose lists fill less than
- * `LIVE_SHARE` of it is emptied into the newest block and dropped (`sparseBlocks`, `inBlock`,
+ * `LIVE_SHARE` of it is emptied into the newest block and dropped (`sparseBlocks`, `blockIndex`,
  * `drop`: the owner moves the lists, since it holds them). A list larger than a quarter of a block
  * gets a buffer of its own.
  */
 const LIVE_SHARE = 0.75;
-const EMPTY = new Int32Array(0);
+/** The list of no postings, shared by every word without any. */
+export const EMPTY = new Int32Array(0);
 
 export class ListArena {
   private readonly blockInts: number;

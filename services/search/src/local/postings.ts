@@ -1,7 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
-import { ListArena } from './list-arena.ts';
+import { EMPTY, ListArena } from './list-arena.ts';
 import { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -116,8 +116,6 @@ export interface Facets {
 const STRIDE = 2;
 /** A word's postings are compacted when more than half are dead (and it has more than COMPACT_MIN). */
 const COMPACT_MIN = 16;
-
-const EMPTY = new Int32Array(0);
 
 /** log(1 + u) of the whole numbers an asked frequency can be (title twice, description, tags). */
 const LOG1P = Float64Array.from({ length: 2 * 15 + 63 + 7 + 1 }, (_, u) => Math.log1p(u));
