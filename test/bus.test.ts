@@ -34,6 +34,14 @@ const seen = async (subject?: string) =>
     data: Record<string, unknown>;
   }>;
 
+/** One handler for every subject of the users stream (none: events are only acknowledged). */
+const probeHandlers = (handle: (...args: never[]) => Promise<void> = async () => {}) =>
+  Object.fromEntries(
+    Object.keys(events)
+      .filter((s) => s.startsWith('users.'))
+      .map((s) => [s, handle]),
+  ) as unknown as EventHandlers<'users'>;
+
 beforeAll(async () => {
   nats = await startNatsServer();
   service = await users.start(
@@ -75,12 +83,14 @@ beforeAll(async () => {
       .values({ event_id: event.id, subject: event.subject, data: JSON.stringify(event.data) })
       .execute();
   };
-  const handlers = Object.fromEntries(
-    Object.keys(events)
-      .filter((s) => s.startsWith('users.'))
-      .map((s) => [s, record]),
-  ) as unknown as EventHandlers<'users'>;
-  probe = await startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-users', stream: 'users', ignore: [], handlers });
+  probe = await startConsumer({
+    bus: probeBus,
+    db: probeDb,
+    durable: 'probe-users',
+    stream: 'users',
+    ignore: [],
+    handlers: probeHandlers(record),
+  });
 });
 
 afterAll(async () => {
@@ -210,6 +220,18 @@ test('an event whose payload breaks the catalogue is set aside and does not bloc
   expect(ids).toContain(good.id);
   expect(ids).not.toContain(bad.id);
 });
+
+test('a consumer stopped while it is still setting up its pull stops, also on a quiet stream', async () => {
+  const start = () =>
+    startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-stop', stream: 'users', ignore: [], handlers: probeHandlers() });
+  const first = await start();
+  await first.caughtUp();
+  await first.stop();
+  // Nothing is waiting for this durable now: a pull that began after the stop would wait forever.
+  const second = await start();
+  await second.stop();
+  await probeBus.jsm.consumers.delete(probeBus.streamName('users'), 'probe-stop');
+}, 20_000);
 
 test('every subject in the catalogue has a version suffix and belongs to a stream', () => {
   for (const subject of Object.keys(events) as EventSubject[])

@@ -181,6 +181,9 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
         const messages = await consumer.consume({ max_messages: 10, expires: 5_000 });
         stopWhenStale(bus, messages);
         stopConsuming = () => messages.stop();
+        // A stop asked while the pull was being set up found nothing to stop: on a quiet stream
+        // nothing else would end the loop below.
+        if (stopped) messages.stop();
         for await (const msg of messages) {
           await handle(msg);
           lastHandledSeq = Math.max(lastHandledSeq, msg.info.streamSequence);

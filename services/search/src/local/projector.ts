@@ -84,6 +84,8 @@ export async function startProjector(options: {
         const messages = await consumer.consume({ max_messages: BATCH * 2, expires: 5_000 });
         stopWhenStale(bus, messages);
         entry.stop = () => messages.stop();
+        // A stop asked while the pull was being set up found nothing to stop (a quiet stream would keep it).
+        if (stopped) messages.stop();
         let batch: JsMsg[] = [];
         for await (const msg of messages) {
           batch.push(msg);

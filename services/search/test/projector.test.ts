@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Bus, connectBus } from '@kn/bus';
+import { createLogger } from '@kn/telemetry';
+import { isolation } from '@kn/testing';
+import { indexHandlers } from '../src/local/events.ts';
+import { startProjector } from '../src/local/projector.ts';
+import { SearchStore } from '../src/local/store.ts';
+
+/** The index feed on the real NATS server, in a namespace of this file's own. */
+const space = isolation();
+const dir = mkdtempSync(join(tmpdir(), 'kn-projector-'));
+let bus: Bus;
+let store: SearchStore;
+
+beforeAll(async () => {
+  bus = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    namespace: space.namespace,
+    name: 'projector-test',
+    logger: createLogger('test', 'silent'),
+  });
+  store = new SearchStore(join(dir, 'index.sqlite'));
+});
+afterAll(async () => {
+  store?.close();
+  await bus?.close();
+  await space.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a feed stopped while it is still setting up its pulls stops, also on streams with nothing new', async () => {
+  // Empty streams: nothing will arrive that could end a pull that began after the stop.
+  const projector = await startProjector({ bus, store, streams: ['content', 'users'], handlers: indexHandlers });
+  await projector.stop();
+  expect(projector.status()).toEqual({ content: { applied: 0, target: 0 }, users: { applied: 0, target: 0 } });
+}, 20_000);
