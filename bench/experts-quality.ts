@@ -337,6 +337,7 @@ async function run(l: Load) {
       ranks,
       tops,
       ceilingMrr,
+      inPool: asExamples.filter((e) => e.relevant >= 0).length,
       unanswered,
       overlap: Number(
         (
@@ -422,6 +423,12 @@ console.log(
   `diagnostic, not a result: weights chosen on the queries themselves (about the ceiling of this ranking's form) reach MRR ${first.ceilingMrr}`,
 );
 console.log(`queries without any expert (no tag of the network found in their text): ${first.unanswered} of ${queries.length}`);
+// What any ranking of these candidates can reach: the expert must have answered before the cut-off,
+// and must be among the people the ranking scores.
+const answeredBefore = new Set(knownAnswers.map((a) => a.owner!));
+console.log(
+  `reachable: the expert answered before the cut-off for ${queries.filter((q) => answeredBefore.has(expertOf(q)!)).length} of ${queries.length} queries, and is among the candidates for ${first.inPool}`,
+);
 console.log(
   `three loads: MRR ${mrrs.join(' / ')}, spread ${(Math.max(...mrrs) - Math.min(...mrrs)).toFixed(3)}; identical top ten for ${same} of ${queries.length} queries`,
 );
