@@ -1,28 +1,48 @@
 // pnpm eval:retrieval on the data sets of ../shared/data, each in a system of its own (separate
-// processes, own database and NATS namespace, removed afterwards): the beer and quantumcomputing
-// Stack Exchange dumps, or the folders given. Run: pnpm bench:eval-retrieval [folder …]
+// processes, own database and NATS namespace, removed afterwards), or on the folders given. Without
+// folders: the beer and quantumcomputing Stack Exchange dumps (duplicate links), then each site's
+// answers as a BEIR folder (answer retrieval: the question's title asks for its answers; see
+// retrieval-data.ts). Run: pnpm bench:eval-retrieval [folder …]
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sharedData } from '@kn/testing';
 import { startBenchSystem } from './beer-system.ts';
+import { writeAnswerRetrieval } from './retrieval-data.ts';
 
-const folders = process.argv.slice(2).filter((a) => a !== '--');
-for (const dir of folders.length ? folders : [sharedData('stackexchange-beer'), sharedData('stackexchange-quantumcomputing')]) {
-  const system = await startBenchSystem(18094, { beer: false });
-  const state = `/tmp/kn-eval-${system.env.NATS_NAMESPACE}`;
-  try {
-    const run = spawnSync(process.execPath, ['infra/eval-retrieval.ts', dir], {
-      env: {
-        ...process.env,
-        ...system.env,
-        API_URL: `${system.base}/api/v1`,
-        IMPORT_STATE_DIR: state,
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if (run.status !== 0) throw new Error(`eval:retrieval exited with ${run.status}`);
-  } finally {
-    await system.stop();
-    rmSync(state, { recursive: true, force: true });
+const given = process.argv.slice(2).filter((a) => a !== '--');
+const scratch = mkdtempSync(path.join(tmpdir(), 'kn-answer-retrieval-'));
+try {
+  const folders = given;
+  if (!folders.length) {
+    const sites = ['stackexchange-beer', 'stackexchange-quantumcomputing'];
+    folders.push(...sites.map(sharedData));
+    for (const site of sites) {
+      const out = path.join(scratch, `${site.replace(/^stackexchange-/, '')}-answers`);
+      await writeAnswerRetrieval(sharedData(site), out);
+      folders.push(out);
+    }
   }
+  for (const dir of folders) {
+    const system = await startBenchSystem(18094, { beer: false });
+    const state = `/tmp/kn-eval-${system.env.NATS_NAMESPACE}`;
+    try {
+      const run = spawnSync(process.execPath, ['infra/eval-retrieval.ts', dir], {
+        env: {
+          ...process.env,
+          ...system.env,
+          API_URL: `${system.base}/api/v1`,
+          IMPORT_STATE_DIR: state,
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      if (run.status !== 0) throw new Error(`eval:retrieval exited with ${run.status}`);
+    } finally {
+      await system.stop();
+      rmSync(state, { recursive: true, force: true });
+    }
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
 }

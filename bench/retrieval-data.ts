@@ -1,11 +1,12 @@
 // Data sets of the retrieval benchmarks (../shared/data/README.md), and a search index built from
 // them in process with the search service's own store and event handlers: SemEval-2016 task 3
-// (train-part2) and the duplicate links of Stack Exchange dumps.
+// (train-part2), the duplicate links of Stack Exchange dumps, and their answers as an answer-retrieval
+// task in BEIR's format.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EventEnvelope, EventSubject } from '@kn/contracts';
-import { readSite, type SiteQuestion } from '@kn/stackexchange';
+import { dumpFiles, htmlText, parseRow, readRows, readSite, type SiteQuestion } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
 import { handlerOf, indexHandlers } from '../services/search/src/local/events.ts';
@@ -152,3 +153,33 @@ export function storeOf(questions: readonly BenchQuestion[]): SearchStore {
 
 /** A Stack Exchange site from its dump folder (in ../shared/data): questions with answers and comments, duplicate links. */
 export const stackExchangeSite = (name: string) => readSite(sharedData(name));
+
+/**
+ * Answer retrieval from a Stack Exchange dump, written as a BEIR folder (corpus.jsonl,
+ * queries.jsonl, qrels/test.tsv) in `out`: every answer is a document without a title, every
+ * answered question's title asks for its answers (the accepted one graded 2, the others 1). A task
+ * unlike the duplicate links (short queries, passages without titles, as many BEIR sets are), on
+ * data no parameter was chosen on.
+ */
+export async function writeAnswerRetrieval(dumpDir: string, out: string) {
+  const questions = new Map<number, { title: string; accepted?: number }>();
+  const answers: Array<{ id: number; question: number; text: string }> = [];
+  for await (const raw of readRows(path.join(dumpDir, dumpFiles.posts.file), dumpFiles.posts.root)) {
+    const parsed = parseRow('posts', raw);
+    if (!parsed.ok) continue;
+    const r = parsed.row;
+    if (r.PostTypeId === 1) questions.set(r.Id, { title: r.Title ?? '', accepted: r.AcceptedAnswerId });
+    else if (r.PostTypeId === 2 && r.ParentId !== undefined) answers.push({ id: r.Id, question: r.ParentId, text: htmlText(r.Body) });
+  }
+  const documents = answers.filter((a) => questions.get(a.question)?.title.trim() && a.text.trim());
+  const asked = [...new Set(documents.map((a) => a.question))].sort((a, b) => a - b);
+  const lines = (rows: unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+  mkdirSync(path.join(out, 'qrels'), { recursive: true });
+  writeFileSync(path.join(out, 'corpus.jsonl'), lines(documents.map((a) => ({ _id: `a${a.id}`, title: '', text: a.text }))));
+  writeFileSync(path.join(out, 'queries.jsonl'), lines(asked.map((q) => ({ _id: `q${q}`, text: questions.get(q)!.title }))));
+  const grade = (a: (typeof documents)[number]) => (questions.get(a.question)!.accepted === a.id ? 2 : 1);
+  writeFileSync(
+    path.join(out, 'qrels', 'test.tsv'),
+    ['query-id\tcorpus-id\tscore', ...documents.map((a) => `q${a.question}\ta${a.id}\t${grade(a)}`), ''].join('\n'),
+  );
+}
