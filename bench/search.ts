@@ -141,7 +141,10 @@ try {
       },
     },
   ];
-  const experts = await admin.call('findExperts', { body: { query: titles[0]!.title } });
+  // Asked as the load asks (title and description): a bare title of this synthetic network names no tag.
+  const experts = await admin.call('findExperts', {
+    body: { query: `${titles[0]!.title}\n${titles[0]!.description_text}`.slice(0, 1000) },
+  });
   console.log(`sample expert search: ${experts.tags.length} tags, ${experts.experts.length} experts`);
   // The expert model first, timed.
   const fitModel = async () => {
