@@ -130,13 +130,14 @@ export interface KnownTag {
   links: string[];
 }
 
-const facetsOf = (q: IndexedQuestion): Facets => ({
+/** A question's facets, its language and tag labels as one shared string each (`share`). */
+const facetsOf = (q: IndexedQuestion, share: (text: string) => string): Facets => ({
   author_id: q.author_id,
-  language: q.language,
+  language: share(q.language),
   category_id: q.category_id,
   knowledge_space_id: q.knowledge_space_id,
   is_deleted: q.is_deleted,
-  tags: q.tags,
+  tags: q.tags.map(share),
   time: q.published ? Date.parse(q.published) : 0,
 });
 
@@ -146,6 +147,17 @@ export class SearchStore implements IndexWriter {
   private statements = new Map<string, StatementSync>();
   /** Questions changed in the current transaction: their words are indexed once, at commit. */
   private dirty = new Set<number>();
+  /**
+   * Languages and tag labels as one string each: every question read from the file or an event
+   * brings its own copies (2 MiB at 100,000 questions with beer's tags, ten times that at a million).
+   */
+  private readonly strings = new Map<string, string>();
+  private readonly share = (text: string) => {
+    const known = this.strings.get(text);
+    if (known !== undefined) return known;
+    this.strings.set(text, text);
+    return text;
+  };
   /** The inverted index of the published questions (deleted ones too, for administrators). */
   index = this.newIndex();
   /** Words of the index's dictionary that are in the file (the rest are written at the next commit). */
@@ -214,12 +226,13 @@ export class SearchStore implements IndexWriter {
     for (const row of this.db.prepare('select id, word from words order by id').iterate() as Iterable<{ id: number; word: string }>)
       this.index.defineTerm(row.id, row.word);
     this.savedWords = this.index.termCount;
-    const db = this.db;
+    const { db, share } = this;
     this.index.load(function* () {
       const rows = db.prepare('select * from questions where terms is not null').iterate() as Iterable<
         QuestionRow & { terms: Uint8Array; length: number }
       >;
-      for (const row of rows) yield { id: row.id, forward: toForward(row.terms), length: row.length, facets: facetsOf(toQuestion(row)) };
+      for (const row of rows)
+        yield { id: row.id, forward: toForward(row.terms), length: row.length, facets: facetsOf(toQuestion(row), share) };
     });
     this.loadExpertise();
     this.loadSmallTables();
@@ -545,7 +558,7 @@ export class SearchStore implements IndexWriter {
       j += FORWARD_STRIDE;
     }
     this.run('update questions set terms = ?, length = ? where id = ?', new Uint8Array(forward.buffer), length, questionId);
-    const facets = facetsOf(q);
+    const facets = facetsOf(q, this.share);
     const published = q.published ? Date.parse(q.published) : 0;
     return () => {
       this.index.put(questionId, forward, length, facets, previous);
