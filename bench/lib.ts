@@ -63,7 +63,11 @@ export async function load(options: {
   // With PROFILE_DIR, the load's window on the profiles' clock: `node bench/profile.ts <profile> <from> <to>` reads it.
   if (process.env.PROFILE_DIR) console.log(`profile window ${options.label ?? 'load'}: ${from} ${monotonicMicroseconds()}`);
   if (!processes.length) return measured;
-  const perRequest = (ms: number) => (ms / Math.max(1, result.requests.total)).toFixed(1);
+  // Two decimals below a millisecond: a users request costs tenths of one.
+  const perRequest = (ms: number) => {
+    const value = ms / Math.max(1, result.requests.total);
+    return value.toFixed(value < 1 ? 2 : 1);
+  };
   const own = processes.map(([name, pid], i) => `${name} ${perRequest(processCpuMs(pid) - before[i]!)}`);
   return { ...measured, cpu_ms_per_request: [...own, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', ') };
 }
