@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sharedData } from '@kn/testing';
@@ -49,7 +49,15 @@ describe('the beer dump, streamed', () => {
 });
 
 describe('bad dumps', () => {
-  const dir = () => mkdtempSync(path.join(tmpdir(), 'kn-dump-'));
+  const made: string[] = [];
+  const dir = () => {
+    const d = mkdtempSync(path.join(tmpdir(), 'kn-dump-'));
+    made.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
 
   test('a missing file says which', async () => {
     await expect(count('posts', dir())).rejects.toThrow(/Posts\.xml is missing/);
