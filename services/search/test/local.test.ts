@@ -45,6 +45,34 @@ describe('TermIndex', () => {
     });
   });
 
+  test('slots past 16 bits are kept and found (a posting holds a slot in two halves)', () => {
+    const index = new TermIndex();
+    for (let id = 1; id <= 70_000; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    index.put(66_000, words(index, [['malt', [0, 2, 0, 0, 0, 0]]]), 1, facets);
+    index.remove(69_999);
+    const found = scores(index, 'malt');
+    expect(Object.keys(found)).toHaveLength(69_999);
+    expect(found[69_999]).toBeUndefined();
+    expect(found[70_000]).toBe(found[1]);
+    expect(found[66_000]).toBeGreaterThan(found[1]!);
+  });
+
+  test('when every code of counts is taken, new counts score as the nearest counts there are', () => {
+    const limited = new TermIndex({ countCodes: 3 });
+    const plain = new TermIndex();
+    for (const index of [limited, plain]) {
+      index.put(1, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+      index.put(2, words(index, [['malt', [4, 0, 0, 0, 0, 0]]]), 1, facets);
+      index.put(3, words(index, [['malt', [3, 0, 0, 0, 0, 0]]]), 1, facets);
+      index.put(4, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    }
+    const few = scores(limited, 'malt');
+    const exact = scores(plain, 'malt');
+    expect([few[1], few[2], few[4]]).toEqual([exact[1], exact[2], exact[4]]);
+    expect(exact[3]).toBeLessThan(exact[2]!);
+    expect(few[3]).toBe(exact[2]);
+  });
+
   test('postings stay in slot order through updates, removals and compaction', () => {
     const index = new TermIndex();
     for (let id = 1; id <= 40; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
@@ -72,7 +100,7 @@ describe('TermIndex', () => {
   });
 
   test('lists move between shared blocks as they grow, shrink and are trimmed, and keep every posting', () => {
-    // Blocks of 256 numbers (128 postings): the lists of ~12 postings grow inside them.
+    // Blocks of 256 units (85 postings): the lists of ~12 postings grow inside them.
     const small = new TermIndex({ listBlock: 256 });
     const plain = new TermIndex();
     const vocabulary = Array.from({ length: 30 }, (_, i) => `word${i}`);

@@ -12,46 +12,46 @@
  */
 const LIVE_SHARE = 0.75;
 /** The list of no postings, shared by every word without any. */
-export const EMPTY = new Int32Array(0);
+export const EMPTY = new Uint16Array(0);
 
 export class ListArena {
-  private readonly blockInts: number;
-  private readonly blocks: Array<{ data: Int32Array; live: number } | null> = [];
+  private readonly blockUnits: number;
+  private readonly blocks: Array<{ data: Uint16Array; live: number } | null> = [];
   private readonly blockOf = new Map<ArrayBufferLike, number>();
   private current = -1;
   private top = 0;
   /** Whether a block may have become sparse since sparseBlocks last looked. */
   private thinned = false;
 
-  /** `blockInts`: the size of a block in 32-bit numbers (32 MiB by default: mapped by itself, above malloc's largest threshold). */
-  constructor(blockInts = 1 << 23) {
-    this.blockInts = blockInts;
+  /** `blockUnits`: the size of a block in 16-bit units (32 MiB by default: mapped by itself, above malloc's largest threshold). */
+  constructor(blockUnits = 1 << 24) {
+    this.blockUnits = blockUnits;
   }
 
-  /** A zeroed list of `ints` numbers. */
-  allocate(ints: number): Int32Array {
-    if (ints === 0) return EMPTY;
-    if (ints > this.blockInts >>> 2) return new Int32Array(ints);
-    if (this.current < 0 || this.top + ints > this.blockInts) this.newBlock();
+  /** A zeroed list of `units` 16-bit units. */
+  allocate(units: number): Uint16Array {
+    if (units === 0) return EMPTY;
+    if (units > this.blockUnits >>> 2) return new Uint16Array(units);
+    if (this.current < 0 || this.top + units > this.blockUnits) this.newBlock();
     const block = this.blocks[this.current]!;
-    const list = block.data.subarray(this.top, this.top + ints);
-    this.top += ints;
-    block.live += ints;
+    const list = block.data.subarray(this.top, this.top + units);
+    this.top += units;
+    block.live += units;
     return list;
   }
 
   /** Gives a list's room back (its block's hole; a list of its own is left to the garbage collector). */
-  release(list: Int32Array) {
+  release(list: Uint16Array) {
     const b = this.blockOf.get(list.buffer);
     if (b === undefined) return;
     this.blocks[b]!.live -= list.length;
     this.thinned = true;
   }
 
-  /** A list with room for `ints` numbers holding the first `used` of `list`, whose room is given back. */
-  move(list: Int32Array, ints: number, used: number): Int32Array {
-    const next = this.allocate(ints);
-    next.set(list.subarray(0, Math.min(used, ints)));
+  /** A list with room for `units` holding the first `used` of `list`, whose room is given back. */
+  move(list: Uint16Array, units: number, used: number): Uint16Array {
+    const next = this.allocate(units);
+    next.set(list.subarray(0, Math.min(used, units)));
     this.release(list);
     return next;
   }
@@ -68,7 +68,7 @@ export class ListArena {
     this.thinned = false;
     const out: number[] = [];
     for (const [b, block] of this.blocks.entries())
-      if (block && b !== this.current && block.live < LIVE_SHARE * this.blockInts) out.push(b);
+      if (block && b !== this.current && block.live < LIVE_SHARE * this.blockUnits) out.push(b);
     return out;
   }
 
@@ -78,7 +78,7 @@ export class ListArena {
   }
 
   /** The block a list is in (-1: a list of its own, or empty). */
-  blockIndex(list: Int32Array): number {
+  blockIndex(list: Uint16Array): number {
     return this.blockOf.get(list.buffer) ?? -1;
   }
 
@@ -86,19 +86,19 @@ export class ListArena {
   drop(b: number) {
     const block = this.blocks[b];
     if (!block) return;
-    if (block.live !== 0) throw new Error(`posting block ${b} still holds ${block.live} numbers`);
+    if (block.live !== 0) throw new Error(`posting block ${b} still holds ${block.live} units`);
     this.blockOf.delete(block.data.buffer);
     this.blocks[b] = null;
     if (b === this.current) this.current = -1;
   }
 
-  /** Numbers held by blocks, and of them in live lists. */
+  /** Units held by blocks, and of them in live lists. */
   get usage() {
     let held = 0;
     let live = 0;
     for (const block of this.blocks)
       if (block) {
-        held += this.blockInts;
+        held += this.blockUnits;
         live += block.live;
       }
     return { held, live };
@@ -107,7 +107,7 @@ export class ListArena {
   private newBlock() {
     // The block that was newest may have holes already.
     this.thinned = true;
-    const data = new Int32Array(this.blockInts);
+    const data = new Uint16Array(this.blockUnits);
     const free = this.blocks.indexOf(null);
     const b = free >= 0 ? free : this.blocks.length;
     this.blocks[b] = { data, live: 0 };

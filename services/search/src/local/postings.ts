@@ -25,8 +25,9 @@ export const FIELDS = SearchFieldNames;
 /**
  * Bits of each field's frequency in one packed 32-bit number (FIELDS order: title up to 15,
  * description 63, tags 7, solutions 255, comments 63, attachments 31; more counts as the most).
- * BM25 saturates long before these, and 4 bytes per word and question, instead of 8, are most of
- * the index's memory. `weighted` and `askedCosine` read the same layout by hand.
+ * BM25 saturates long before these, and one number per word and question keeps a question's
+ * words at 8 bytes a word and the postings' codes of counts (CountCodes) few. `weighted` and
+ * `askedCosine` read the same layout by hand.
  */
 const FIELD_BITS = [4, 6, 3, 8, 6, 5] as const satisfies { length: (typeof FIELDS)['length'] };
 const FIELD_SHIFTS = FIELD_BITS.map((_, i) => FIELD_BITS.slice(0, i).reduce((a, b) => a + b, 0));
@@ -110,10 +111,63 @@ export interface Facets {
 }
 
 /**
- * Posting layout: slot, packed counts (0: dead). A word's postings are in slot order, so a
- * question's posting is found by binary search and a dead one keeps its place until compaction.
+ * Posting layout, in 16-bit units: the slot's low and high half, the code of its packed counts
+ * (CountCodes; 0: dead). A word's postings are in slot order, so a question's posting is found by
+ * binary search and a dead one keeps its place until compaction. 6 bytes a posting: postings are
+ * most of the index's memory.
  */
-const STRIDE = 2;
+const STRIDE = 3;
+const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
+
+/**
+ * The packed counts of the postings as 16-bit codes. Postings repeat few combinations of counts (a
+ * few hundred at 100,000 questions: most words occur once or twice in one or two fields), so a
+ * code in the posting and one table of what each code means take 2 bytes a posting instead of 4.
+ * Code 0 is a dead posting. When all 65,535 codes are taken, a new combination gets the code of
+ * the nearest one there is (the least difference in counts over the fields): BM25 saturates long
+ * before large counts differ, and a network needs tens of thousands of combinations to get there.
+ */
+export class CountCodes {
+  /** What each code means (index: code). */
+  packed = new Int32Array(256);
+  private size = 1;
+  private readonly codes = new Map<number, number>([[0, 0]]);
+  private readonly limit: number;
+
+  /** `limit`: how many codes there can be (tests make it small). */
+  constructor(limit = 0x10000) {
+    this.limit = limit;
+  }
+
+  code(packed: number): number {
+    const known = this.codes.get(packed);
+    if (known !== undefined) return known;
+    let code = this.size;
+    if (code < this.limit) {
+      this.packed = grow(this.packed, code + 1);
+      this.packed[code] = packed;
+      this.size++;
+    } else code = this.nearest(packed);
+    this.codes.set(packed, code);
+    return code;
+  }
+
+  private nearest(packed: number): number {
+    const counts = unpackCounts(packed);
+    let best = 1;
+    let bestDistance = Infinity;
+    for (let code = 1; code < this.size; code++) {
+      const other = unpackCounts(this.packed[code]!);
+      let distance = 0;
+      for (let i = 0; i < counts.length; i++) distance += Math.abs(counts[i]! - other[i]!);
+      if (distance < bestDistance) {
+        best = code;
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+}
 /** A word's postings are compacted when more than half are dead (and it has more than COMPACT_MIN). */
 const COMPACT_MIN = 16;
 
@@ -192,14 +246,18 @@ export class TermIndex {
   /** Words read ahead for the slots a ranking is about to read (withWordsOf), by slot. */
   private readAhead: Map<number, Forward> | null = null;
 
-  /** `listBlock`: the size of the blocks posting lists share, in 32-bit numbers (list-arena.ts). */
-  constructor(options: { readWords?: ReadWords; readManyWords?: ReadManyWords; listBlock?: number } = {}) {
+  /**
+   * `listBlock`: the size of the blocks posting lists share, in 16-bit units (list-arena.ts);
+   * `countCodes`: how many codes of counts there can be (CountCodes).
+   */
+  constructor(options: { readWords?: ReadWords; readManyWords?: ReadManyWords; listBlock?: number; countCodes?: number } = {}) {
     this.readWords = options.readWords ?? null;
     this.readManyWords = options.readManyWords ?? null;
     this.arena = new ListArena(options.listBlock);
+    this.counts = new CountCodes(options.countCodes);
   }
 
-  /** Numbers the posting blocks hold, and of them in lists (list-arena.ts). */
+  /** Units the posting blocks hold, and of them in lists (list-arena.ts). */
   get listUsage() {
     return this.arena.usage;
   }
@@ -240,9 +298,10 @@ export class TermIndex {
   private stemmed = new Uint8Array(1024);
   /** The words in sorted order, for typo tolerance. */
   private readonly vocabulary = new Vocabulary();
-  private lists: Int32Array[] = [];
-  /** Where the lists' numbers are (list-arena.ts). */
+  private lists: Uint16Array[] = [];
+  /** Where the lists are (list-arena.ts). */
   private readonly arena: ListArena;
+  private readonly counts: CountCodes;
   /** Postings per word, dead ones included. */
   private sizes = new Int32Array(1024);
   private dead = new Int32Array(1024);
@@ -566,7 +625,7 @@ export class TermIndex {
     let high = this.sizes[id]!;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (list[middle * STRIDE]! < slot) low = middle + 1;
+      if (slotAt(list, middle * STRIDE) < slot) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -576,10 +635,11 @@ export class TermIndex {
   private place(id: number, slot: number, packed: number) {
     const size = this.sizes[id]!;
     let list = this.lists[id]!;
-    const position = size > 0 && list[(size - 1) * STRIDE]! < slot ? size : this.find(id, slot);
+    const code = this.counts.code(packed);
+    const position = size > 0 && slotAt(list, (size - 1) * STRIDE) < slot ? size : this.find(id, slot);
     const at = position * STRIDE;
-    if (position < size && list[at] === slot) {
-      list[at + 1] = packed;
+    if (position < size && slotAt(list, at) === slot) {
+      list[at + 2] = code;
       this.dead[id]!--;
       return;
     }
@@ -590,8 +650,9 @@ export class TermIndex {
       this.lists[id] = list;
     }
     if (position < size) list.copyWithin(at + STRIDE, at, size * STRIDE);
-    list[at] = slot;
-    list[at + 1] = packed;
+    list[at] = slot & 0xffff;
+    list[at + 1] = slot >>> 16;
+    list[at + 2] = code;
     this.sizes[id] = size + 1;
   }
 
@@ -618,7 +679,7 @@ export class TermIndex {
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
       const packed = forward[j + 1]!;
-      this.lists[id]![this.find(id, slot) * STRIDE + 1] = 0;
+      this.lists[id]![this.find(id, slot) * STRIDE + 2] = 0;
       this.dead[id]!++;
       this.df[id]!--;
       if (weighted(packed, this.unitWeights) > 0) {
@@ -688,7 +749,7 @@ export class TermIndex {
     const size = this.sizes[id]!;
     let kept = 0;
     for (let at = 0; at < size * STRIDE; at += STRIDE) {
-      if (list[at + 1] === 0) continue;
+      if (list[at + 2] === 0) continue;
       if (kept * STRIDE !== at) list.copyWithin(kept * STRIDE, at, at + STRIDE);
       kept++;
     }
@@ -705,10 +766,11 @@ export class TermIndex {
   sumFrequencies(termId: number, weights: FieldWeights, acc: Accumulator) {
     const list = this.lists[termId]!;
     const end = this.sizes[termId]! * STRIDE;
+    const packed = this.counts.packed;
     for (let i = 0; i < end; i += STRIDE) {
-      const f = weighted(list[i + 1]!, weights);
+      const f = weighted(packed[list[i + 2]!]!, weights);
       if (f <= 0) continue;
-      const slot = list[i]!;
+      const slot = slotAt(list, i);
       acc.touch(slot);
       acc.score[slot]! += f;
     }
@@ -727,10 +789,11 @@ export class TermIndex {
     const top = idf * (k1 + 1);
     const { score, exact, any } = acc;
     const lengths = this.lengths;
+    const packed = this.counts.packed;
     for (let i = 0; i < end; i += STRIDE) {
-      const f = weighted(list[i + 1]!, weights);
+      const f = weighted(packed[list[i + 2]!]!, weights);
       if (f <= 0) continue;
-      const slot = list[i]!;
+      const slot = slotAt(list, i);
       acc.touch(slot);
       score[slot]! += (top * f) / (f + base + lengthFactor * Math.min(lengths[slot]!, MAX_LENGTH));
       exact[slot]! |= bit;
@@ -742,8 +805,9 @@ export class TermIndex {
   countMatches(termId: number, weights: FieldWeights): number {
     const list = this.lists[termId]!;
     const end = this.sizes[termId]! * STRIDE;
+    const packed = this.counts.packed;
     let n = 0;
-    for (let i = 0; i < end; i += STRIDE) if (weighted(list[i + 1]!, weights) > 0) n++;
+    for (let i = 0; i < end; i += STRIDE) if (weighted(packed[list[i + 2]!]!, weights) > 0) n++;
     return n;
   }
 
