@@ -127,7 +127,7 @@ const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 
  * the nearest one there is (the least difference in counts over the fields): BM25 saturates long
  * before large counts differ, and a network needs tens of thousands of combinations to get there.
  */
-export class CountCodes {
+class CountCodes {
   /** What each code means (index: code). */
   packed = new Int32Array(256);
   private size = 1;
