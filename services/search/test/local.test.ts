@@ -73,6 +73,19 @@ describe('TermIndex', () => {
     expect(few[3]).toBe(exact[2]);
   });
 
+  test('when every code is taken, new counts keep the fields they are in', () => {
+    const limited = new TermIndex({ countCodes: 3 });
+    limited.put(1, words(limited, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    limited.put(2, words(limited, [['malt', [0, 4, 0, 0, 0, 0]]]), 1, facets);
+    // Nearer in counts to the title-only code (1 + 1) than to the description one (3), but only in the description.
+    limited.put(3, words(limited, [['malt', [0, 1, 0, 0, 0, 0]]]), 1, facets);
+    const acc = new Accumulator();
+    acc.reset(limited.slotCount);
+    limited.scoreTerm(limited.termId('malt'), 1, fieldWeights({ description: 1 }), 1, acc);
+    const found = Array.from(acc.touched.subarray(0, acc.size), (slot) => limited.questionId(slot)).sort();
+    expect(found).toEqual([2, 3]);
+  });
+
   test('postings stay in slot order through updates, removals and compaction', () => {
     const index = new TermIndex();
     for (let id = 1; id <= 40; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);

@@ -124,8 +124,9 @@ const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 
  * few hundred at 100,000 questions: most words occur once or twice in one or two fields), so a
  * code in the posting and one table of what each code means take 2 bytes a posting instead of 4.
  * Code 0 is a dead posting. When all 65,535 codes are taken, a new combination gets the code of
- * the nearest one there is (the least difference in counts over the fields): BM25 saturates long
- * before large counts differ, and a network needs tens of thousands of combinations to get there.
+ * the nearest one there is: in the same fields if any (a search restricted to some fields still
+ * finds the word where it is), then by the least difference in counts. BM25 saturates long before
+ * large counts differ, and a network needs tens of thousands of combinations to get there.
  */
 class CountCodes {
   /** What each code means (index: code). */
@@ -159,7 +160,8 @@ class CountCodes {
     for (let code = 1; code < this.size; code++) {
       const other = unpackCounts(this.packed[code]!);
       let distance = 0;
-      for (let i = 0; i < counts.length; i++) distance += Math.abs(counts[i]! - other[i]!);
+      // A field the word is in, or is not in, outweighs any difference of counts (each below 256).
+      for (let i = 0; i < counts.length; i++) distance += Math.abs(counts[i]! - other[i]!) + (counts[i]! > 0 !== other[i]! > 0 ? 2048 : 0);
       if (distance < bestDistance) {
         best = code;
         bestDistance = distance;
