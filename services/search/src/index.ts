@@ -9,16 +9,18 @@ import type { SearchSchema } from './db/schema.ts';
 import { ExpertModels } from './domain/expert-models.ts';
 import { ExpertSearch } from './domain/expert-search.ts';
 import { routingResponses } from './domain/routing.ts';
-import { ElasticsearchBackend } from './elasticsearch/backend.ts';
 import { createHandlers } from './handlers/index.ts';
 import { indexedStreams, indexHandlers } from './local/events.ts';
 import { LocalBackend } from './local/local-backend.ts';
 import { SearchIndex } from './local/search-index.ts';
 
 export { loadConfig, SearchConfig } from './config.ts';
-export { dropElasticsearchIndices } from './elasticsearch/backend.ts';
 
-/** Subject every search instance listens on (no queue group): `pnpm search:rebuild` rebuilds them all. */
+/** Deletes the Elasticsearch indices of a prefix (tests). */
+export async function dropElasticsearchIndices(url: string, prefix: string) {
+  const { dropElasticsearchIndices: drop } = await import('./elasticsearch/backend.ts');
+  await drop(url, prefix);
+}
 
 /** The index status of a running search instance, asked over NATS (operators' scripts, benchmarks). */
 export const indexStatus = (bus: Bus) =>
@@ -39,9 +41,10 @@ export async function start(config: SearchConfig) {
   const index = config.ELASTICSEARCH_URL
     ? null
     : new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams, handlers: indexHandlers });
+  // The Elasticsearch client is loaded only when it is configured: 13 MiB of memory the local index does without.
   const backend: SearchBackend = index
     ? new LocalBackend(index)
-    : new ElasticsearchBackend({
+    : new (await import('./elasticsearch/backend.ts')).ElasticsearchBackend({
         url: config.ELASTICSEARCH_URL!,
         prefix: config.ELASTICSEARCH_INDEX_PREFIX,
         bus,
