@@ -126,7 +126,7 @@ function facetFilter(index: TermIndex, filter: MatchFilter): ((slot: number) => 
       const category = index.categoryOf(slot);
       if (!(categories?.has(category) || (include_uncategorized && category === 0))) return false;
     }
-    return !labels.length || tagTest(index.facets(slot)!.tags);
+    return !labels.length || tagTest(index.tagsOf(slot));
   };
 }
 

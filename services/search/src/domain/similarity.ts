@@ -97,7 +97,7 @@ export function textVector(index: TermIndex, text: string, language?: string): T
 
 /** The topic vector of an indexed question's unit (null when it is not indexed). */
 export function questionVector(index: TermIndex, slot: number): TopicVector | null {
-  if (slot < 0 || !index.facets(slot)) return null;
+  if (!index.holds(slot)) return null;
   const ids: number[] = [];
   const weights: number[] = [];
   let norm = 0;
@@ -218,7 +218,7 @@ export function askedSimilarTo(
 ): Array<{ id: number; score: number; time: number }> {
   const { index } = store;
   const selfSlot = self === undefined ? -1 : index.slotOf(self);
-  const own = selfSlot >= 0 && index.facets(selfSlot) ? index.askedTerms(selfSlot) : null;
+  const own = index.holds(selfSlot) ? index.askedTerms(selfSlot) : null;
   const documents = index.count - (own ? 1 : 0);
   // Its own words are one question rarer without it.
   const logN = Math.log(documents + 1);

@@ -17,7 +17,7 @@ export function suggestTags(store: SearchStore, text: string, limit: number): { 
   return rankSuggestedTags({
     neighbours: similarTo(store, { text }, SUGGESTION_NEIGHBOURS).map((s) => ({
       score: s.score,
-      tags: index.facets(index.slotOf(s.id))?.tags ?? [],
+      tags: index.tagsOf(index.slotOf(s.id)),
     })),
     named: store.tagsNamedIn(text),
     tag: (key) => store.tag(key),

@@ -274,7 +274,7 @@ export class TermIndex {
     const outer = this.readAhead === null;
     const ahead = this.readAhead ?? new Map<number, Forward>();
     this.readAhead = ahead;
-    const missing = slots.filter((slot) => !ahead.has(slot) && this.facetList[slot]);
+    const missing = slots.filter((slot) => !ahead.has(slot) && this.holds(slot));
     if (missing.length)
       for (const [id, words] of this.readManyWords(missing.map((slot) => this.ids[slot]!))) ahead.set(this.slots.get(id)!, words);
     try {
@@ -293,9 +293,10 @@ export class TermIndex {
   /**
    * Words by their stem, per language: a word joins the stem of each language of the questions it
    * occurs in (bit i of stemmed[word]: stemLanguages[i]). Query words look their stem up here, so
-   * stems cost a dictionary, not postings.
+   * stems cost a dictionary, not postings. Most stems have one word: that word's id stands alone
+   * (an array each was 5 MiB at 100,000 questions).
    */
-  private readonly stems = new Map<Language, Map<string, number[]>>();
+  private readonly stems = new Map<Language, Map<string, number | number[]>>();
   private readonly stemLanguages: Language[] = [];
   private stemmed = new Uint8Array(1024);
   /** The words in sorted order, for typo tolerance. */
@@ -319,8 +320,13 @@ export class TermIndex {
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(1024);
   private lengths = new Uint32Array(1024);
-  private facetList: Array<Facets | null> = [];
-  // Facets that filters test on many slots, in typed arrays (0: none).
+  // A slot's facets, in arrays instead of an object each (100,000 objects were 10 MiB of heap).
+  /** Its tags as written; null: the slot holds no question. */
+  private tagLists: Array<readonly string[] | null> = [];
+  private languageNames: string[] = [];
+  private authorIds = new Int32Array(1024);
+  private times = new Float64Array(1024);
+  // Facets that filters test on many slots, as small numbers (0: none).
   private languageCodes = new Uint8Array(1024);
   private deletedFlags = new Uint8Array(1024);
   private categoryIds = new Int32Array(1024);
@@ -349,7 +355,7 @@ export class TermIndex {
 
   /** Slots ever allocated (accumulators must cover them). */
   get slotCount() {
-    return this.facetList.length;
+    return this.tagLists.length;
   }
 
   get averageLength() {
@@ -429,7 +435,8 @@ export class TermIndex {
   /** Words that share a stem with `term` in a language (in its questions), that some question has. */
   stemVariants(term: string, language: Language): number[] {
     const group = this.stems.get(language)?.get(wordStem(term, language));
-    return group ? group.filter((id) => this.df[id]! > 0) : [];
+    if (group === undefined) return [];
+    return (typeof group === 'number' ? [group] : group).filter((id) => this.df[id]! > 0);
   }
 
   /** Words at most `edits` edits from `term`, with its first letter, that some question has (the term itself included). */
@@ -452,10 +459,14 @@ export class TermIndex {
       const id = words[i]!;
       if (this.stemmed[id]! & bit) continue;
       this.stemmed[id]! |= bit;
-      const key = wordStem(this.termTexts[id]!, l);
+      const word = this.termTexts[id]!;
+      const stem = wordStem(word, l);
+      // A stem that is the word itself is kept as the word's string (one string, not two).
+      const key = stem === word ? word : stem;
       const group = groups.get(key);
-      if (group) group.push(id);
-      else groups.set(key, [id]);
+      if (group === undefined) groups.set(key, id);
+      else if (typeof group === 'number') groups.set(key, [group, id]);
+      else group.push(id);
     }
   }
 
@@ -467,9 +478,29 @@ export class TermIndex {
     return this.ids[slot]!;
   }
 
+  /** Whether a slot holds an indexed question. */
+  holds(slot: number): boolean {
+    return slot >= 0 && (this.tagLists[slot] ?? null) !== null;
+  }
+
   /** The facets of an indexed question's slot, or null when the slot holds none. */
   facets(slot: number): Facets | null {
-    return this.facetList[slot] ?? null;
+    const tags = slot >= 0 ? (this.tagLists[slot] ?? null) : null;
+    if (tags === null) return null;
+    return {
+      author_id: this.authorIds[slot]!,
+      language: this.languageNames[slot]!,
+      category_id: this.categoryIds[slot] || null,
+      knowledge_space_id: this.spaceIds[slot] || null,
+      is_deleted: this.deletedFlags[slot] === 1,
+      tags,
+      time: this.times[slot]!,
+    };
+  }
+
+  /** The tags of a slot's question as written (none when the slot holds none). */
+  tagsOf(slot: number): readonly string[] {
+    return (slot >= 0 ? this.tagLists[slot] : null) ?? [];
   }
 
   /** A small number per language (0: none), for filters that test many slots. */
@@ -498,7 +529,7 @@ export class TermIndex {
 
   /** When the question was published (ms; 0: not known). */
   timeOf(slot: number): number {
-    return this.facetList[slot]?.time ?? 0;
+    return this.times[slot] ?? 0;
   }
 
   /** The knowledge space id, 0 for none. */
@@ -559,11 +590,14 @@ export class TermIndex {
   private slotFor(questionId: number): number {
     let slot = this.slots.get(questionId);
     if (slot !== undefined) return slot;
-    slot = this.facetList.length;
+    slot = this.tagLists.length;
     this.slots.set(questionId, slot);
     if (!this.readWords) this.forward.push(null);
-    this.facetList.push(null);
+    this.tagLists.push(null);
+    this.languageNames.push('');
     this.ids = grow(this.ids, slot + 1);
+    this.authorIds = grow(this.authorIds, slot + 1);
+    this.times = grow(this.times, slot + 1);
     this.lengths = grow(this.lengths, slot + 1);
     this.languageCodes = grow(this.languageCodes, slot + 1);
     this.deletedFlags = grow(this.deletedFlags, slot + 1);
@@ -602,7 +636,10 @@ export class TermIndex {
     this.lengths[slot] = length;
     this.totalLength += length;
     this.docs++;
-    this.facetList[slot] = facets;
+    this.tagLists[slot] = facets.tags;
+    this.languageNames[slot] = facets.language;
+    this.authorIds[slot] = facets.author_id;
+    this.times[slot] = facets.time;
     let code = this.languageCode.get(facets.language);
     if (code === undefined) {
       code = Math.min(255, this.languageCode.size + 1);
@@ -668,12 +705,12 @@ export class TermIndex {
   /** The words a slot is indexed with (null: none). */
   private wordsOf(slot: number): Forward | null {
     if (!this.readWords) return this.forward[slot] ?? null;
-    if (!this.facetList[slot]) return null;
+    if (!this.holds(slot)) return null;
     return this.readAhead?.get(slot) ?? this.readWords(this.ids[slot]!);
   }
 
   private unindex(slot: number, previous?: Forward | null) {
-    if (!this.facetList[slot]) return;
+    if (!this.holds(slot)) return;
     const forward = this.readWords ? previous : this.forward[slot];
     if (!forward) throw new Error(`the words question ${this.ids[slot]} was indexed with are needed to take it out`);
     if (!this.readWords) this.forward[slot] = null;
@@ -701,9 +738,12 @@ export class TermIndex {
     this.categoryIds[slot] = 0;
     this.spaceIds[slot] = 0;
     this.languageCodes[slot] = 0;
-    const facets = this.facetList[slot];
-    this.facetList[slot] = null;
-    for (const label of new Set(facets?.tags.map((t) => t.toLowerCase()))) {
+    const tags = this.tagLists[slot]!;
+    this.tagLists[slot] = null;
+    this.languageNames[slot] = '';
+    this.authorIds[slot] = 0;
+    this.times[slot] = 0;
+    for (const label of new Set(tags.map((t) => t.toLowerCase()))) {
       const entry = this.tags.get(label)!;
       if (--entry.count === 0) this.tags.delete(label);
     }

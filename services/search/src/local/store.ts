@@ -727,9 +727,12 @@ export class SearchStore implements IndexWriter {
       'select question_id, rating, rating_count from solutions where author_id = ? and live = 1',
       user,
     )) {
-      const facets = this.index.facets(this.index.slotOf(row.question_id));
-      if (!facets || facets.is_deleted) continue;
-      const matched = facets.tags.map((t) => t.toLowerCase()).filter((t) => tags.has(t));
+      const slot = this.index.slotOf(row.question_id);
+      if (!this.index.holds(slot) || this.index.isDeleted(slot)) continue;
+      const matched = this.index
+        .tagsOf(slot)
+        .map((t) => t.toLowerCase())
+        .filter((t) => tags.has(t));
       if (!matched.length) continue;
       solutions++;
       if (row.rating !== null && row.rating_count > 0) {

@@ -151,7 +151,7 @@ export class TopicModel {
     // Each question's first vector, from its words' random vectors.
     const firsts = new ByteRows(dimensions, slots);
     for (let slot = 0; slot < slots; slot++) {
-      if (!index.facets(slot)) continue;
+      if (!index.holds(slot)) continue;
       v.fill(0);
       index.forEachUnitWeight(slot, (id, w) => {
         randomEntries(index.term(id), dimensions, seedLength, entries);
@@ -202,7 +202,7 @@ export class TopicModel {
 
   /** A question's vector from its words as they are now (none when it is not indexed); `words`: its words when the caller has them. */
   update(slot: number, words?: Forward) {
-    if (!this.index.facets(slot)) {
+    if (!this.index.holds(slot)) {
       if (slot < this.questions.rows) this.questions.set(slot, null);
       return;
     }
