@@ -5,7 +5,7 @@ import { loadConfig, start } from './index.ts';
  * V8's defaults suit short programs, not a process that holds a large index for long:
  * - it sizes the young generation from the machine's memory (two 64 MiB semi-spaces on a machine
  *   with a few GB), and an index catch-up fills it: 128 MiB of resident memory. 8 MiB semi-spaces
- *   cost the catch-up and the queries no measurable time (16 MiB held 20 MiB more at 100,000
+ *   cost the catch-up and the queries no measurable time (16 MiB held 12 MiB more at 100,000
  *   questions, the same CPU per query).
  * - after each full collection it lets the old generation grow by a factor of its choosing before
  *   the next, and under a query load the garbage of the requests in flight filled that room: the
