@@ -485,22 +485,21 @@ export class TermIndex {
 
   /** The facets of an indexed question's slot, or null when the slot holds none. */
   facets(slot: number): Facets | null {
-    const tags = slot >= 0 ? (this.tagLists[slot] ?? null) : null;
-    if (tags === null) return null;
+    if (!this.holds(slot)) return null;
     return {
       author_id: this.authorIds[slot]!,
       language: this.languageNames[slot]!,
       category_id: this.categoryIds[slot] || null,
       knowledge_space_id: this.spaceIds[slot] || null,
       is_deleted: this.deletedFlags[slot] === 1,
-      tags,
+      tags: this.tagLists[slot]!,
       time: this.times[slot]!,
     };
   }
 
   /** The tags of a slot's question as written (none when the slot holds none). */
   tagsOf(slot: number): readonly string[] {
-    return (slot >= 0 ? this.tagLists[slot] : null) ?? [];
+    return this.holds(slot) ? this.tagLists[slot]! : [];
   }
 
   /** A small number per language (0: none), for filters that test many slots. */
