@@ -1,6 +1,6 @@
 // Shared helpers of the benchmarks: start the system as separate processes, drive load, print.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { KnClient } from '@kn/client';
 import { isolation } from '@kn/testing';
@@ -21,12 +21,35 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** CPU time (ms) so far of each process of this name (a server the system runs on), by pid. */
+function serverCpuMs(name: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p)))
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) out.set(Number(pid), processCpuMs(Number(pid)));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  return out;
+}
+
+/** CPU a server's processes used since `before`: of those alive now (one that ended meanwhile took its share along). */
+function serverCpuSince(name: string, before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ms] of serverCpuMs(name)) sum += ms - (before.get(pid) ?? 0);
+  return sum;
+}
+
 /** Busy CPU time of the whole machine so far, in ms. */
 function machineCpuMs(): number {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
   const n = ticks.map(Number);
   return (n.reduce((a, b) => a + b, 0) - n[3]! - n[4]!) * 10;
 }
+
+/** The servers under the system, by process name, whose CPU per request the loads report too. */
+const SERVERS = ['postgres', 'nats-server'];
 
 export async function load(options: {
   url: string;
@@ -43,6 +66,8 @@ export async function load(options: {
 }): Promise<LoadResult & { cpu_ms_per_request?: string }> {
   const processes = Object.entries(options.processes ?? {});
   const before = processes.map(([, pid]) => processCpuMs(pid));
+  const serversBefore = SERVERS.map(serverCpuMs);
+  const clientBefore = processCpuMs(process.pid);
   const machineBefore = machineCpuMs();
   const from = monotonicMicroseconds();
   const result = await autocannon({
@@ -69,7 +94,13 @@ export async function load(options: {
     return value.toFixed(value < 1 ? 2 : 1);
   };
   const own = processes.map(([name, pid], i) => `${name} ${perRequest(processCpuMs(pid) - before[i]!)}`);
-  return { ...measured, cpu_ms_per_request: [...own, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', ') };
+  // The rest of the machine's: the database, the bus and the load generator (this process).
+  const servers = SERVERS.map((name, i) => `${name} ${perRequest(serverCpuSince(name, serversBefore[i]!))}`);
+  const client = `load ${perRequest(processCpuMs(process.pid) - clientBefore)}`;
+  return {
+    ...measured,
+    cpu_ms_per_request: [...own, ...servers, client, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', '),
+  };
 }
 
 /** CPU profiles (`--cpu-prof`) time their samples in microseconds of the machine's monotonic clock, as this does. */
