@@ -31,8 +31,54 @@ export function createDb<S>(options: { url: string; schema: string; poolSize?: n
   // process down: an idle one is replaced on the next checkout (the pool's 'error'), one checked
   // out fails its query (the client's 'error' would otherwise be unhandled and end the process).
   pool.on('error', (err) => options.onError?.(err));
-  pool.on('connect', (client) => client.on('error', (err) => options.onError?.(err)));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => options.onError?.(err));
+    prepareStatements(client);
+  });
   return new Kysely<S>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** How many statements one connection keeps prepared at most (the rest are parsed and planned each time). */
+const PREPARED_PER_CONNECTION = 200;
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
+const TRANSACTION_END = /^\s*(commit|end|rollback(?!\s+to\b))\b/i;
+
+/**
+ * Makes each connection prepare the statements it runs (named statements of the extended
+ * protocol): a statement run again skips its parse and analysis, which for the hot reads (a page
+ * of questions with its tags and category) were a third of the database's CPU per request. A
+ * statement is known by its text; a connection keeps PREPARED_PER_CONNECTION of them, the first
+ * ones it ran. When a migration elsewhere changes a table under a prepared statement, Postgres
+ * refuses it ("cached plan must not change result type"): the statement runs again unprepared
+ * (in a transaction, which the refusal aborted, the transaction fails) and is prepared anew next time.
+ */
+function prepareStatements(client: pg.PoolClient) {
+  const names = new Map<string, string>();
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  let next = 0;
+  let inTransaction = false;
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    if (typeof text === 'string') {
+      if (TRANSACTION_START.test(text)) inTransaction = true;
+      else if (TRANSACTION_END.test(text)) inTransaction = false;
+    }
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || !PREPARABLE.test(text)) return query(...args);
+    let name = names.get(text);
+    if (name === undefined) {
+      if (names.size >= PREPARED_PER_CONNECTION) return query(text, values);
+      name = `kn${next++}`;
+      names.set(text, name);
+    }
+    return (query({ name, text, values }) as Promise<unknown>).catch((err: { code?: string }) => {
+      if (err.code !== '0A000') throw err;
+      names.delete(text);
+      // Refused before it ran: outside a transaction (which the refusal aborted) it runs again, unprepared.
+      if (inTransaction) throw err;
+      return query(text, values);
+    });
+  }) as typeof client.query;
 }
 
 /** Applies the service's migrations (in key order) inside its schema, creating the schema first. */

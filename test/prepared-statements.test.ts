@@ -1,0 +1,43 @@
+import { createDb, ensureDatabase, sql } from '@kn/db';
+import { isolation } from '@kn/testing';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+
+/** Connections prepare the statements they run again (packages/db): reused, and still right when a table changes under them. */
+const space = isolation();
+let db: Kysely<unknown>;
+
+beforeAll(async () => {
+  await ensureDatabase(space.databaseUrl);
+  db = createDb({ url: space.databaseUrl, schema: 'probe', poolSize: 1 });
+  await sql`create schema probe`.execute(db);
+  await sql`create table items (id int primary key, label text not null)`.execute(db);
+  await sql`insert into items values (1, 'one'), (2, 'two')`.execute(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await space.drop();
+});
+
+test('a statement run again is prepared once on its connection', async () => {
+  for (const id of [1, 2, 1]) await sql`select label from items where id = ${id}`.execute(db);
+  const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db);
+  expect(rows.filter((r) => r.statement.startsWith('select label from items')).length).toBe(1);
+});
+
+test('a table that changes under a prepared statement still answers it, with the new column', async () => {
+  const read = () => sql<Record<string, unknown>>`select * from items where id = ${1}`.execute(db);
+  await read();
+  await read();
+  // Another process migrates meanwhile (a rolling upgrade).
+  const other = new pg.Client({ connectionString: space.databaseUrl });
+  await other.connect();
+  try {
+    await other.query(`alter table probe.items add column note text not null default 'n'`);
+  } finally {
+    await other.end();
+  }
+  expect((await read()).rows).toEqual([{ id: 1, label: 'one', note: 'n' }]);
+  expect((await read()).rows).toEqual([{ id: 1, label: 'one', note: 'n' }]);
+});
