@@ -140,6 +140,25 @@ class CountCodes {
     this.limit = limit;
   }
 
+  /** The weighted frequencies of the codes there were, by the field weights (their values joined). */
+  private readonly weightedTables = new Map<string, { table: Float64Array; codes: number }>();
+
+  /**
+   * The weighted frequency of every code under these weights, by code: a word's postings repeat a
+   * few hundred codes, so scoring reads one number a posting instead of weighing six fields.
+   */
+  weightedBy(weights: FieldWeights): Float64Array {
+    const key = weights.join();
+    const known = this.weightedTables.get(key);
+    if (known?.codes === this.size) return known.table;
+    // A few field restrictions are asked again and again; any other is computed anew.
+    if (!known && this.weightedTables.size >= 64) this.weightedTables.clear();
+    const table = new Float64Array(this.size);
+    for (let code = 0; code < this.size; code++) table[code] = weighted(this.packed[code]!, weights);
+    this.weightedTables.set(key, { table, codes: this.size });
+    return table;
+  }
+
   code(packed: number): number {
     const known = this.codes.get(packed);
     if (known !== undefined) return known;
@@ -807,9 +826,9 @@ export class TermIndex {
   sumFrequencies(termId: number, weights: FieldWeights, acc: Accumulator) {
     const list = this.lists[termId]!;
     const end = this.sizes[termId]! * STRIDE;
-    const packed = this.counts.packed;
+    const frequencies = this.counts.weightedBy(weights);
     for (let i = 0; i < end; i += STRIDE) {
-      const f = weighted(packed[list[i + 2]!]!, weights);
+      const f = frequencies[list[i + 2]!]!;
       if (f <= 0) continue;
       const slot = slotAt(list, i);
       acc.touch(slot);
@@ -830,9 +849,9 @@ export class TermIndex {
     const top = idf * (k1 + 1);
     const { score, exact, any } = acc;
     const lengths = this.lengths;
-    const packed = this.counts.packed;
+    const frequencies = this.counts.weightedBy(weights);
     for (let i = 0; i < end; i += STRIDE) {
-      const f = weighted(packed[list[i + 2]!]!, weights);
+      const f = frequencies[list[i + 2]!]!;
       if (f <= 0) continue;
       const slot = slotAt(list, i);
       acc.touch(slot);
@@ -846,9 +865,9 @@ export class TermIndex {
   countMatches(termId: number, weights: FieldWeights): number {
     const list = this.lists[termId]!;
     const end = this.sizes[termId]! * STRIDE;
-    const packed = this.counts.packed;
+    const frequencies = this.counts.weightedBy(weights);
     let n = 0;
-    for (let i = 0; i < end; i += STRIDE) if (weighted(packed[list[i + 2]!]!, weights) > 0) n++;
+    for (let i = 0; i < end; i += STRIDE) if (frequencies[list[i + 2]!]! > 0) n++;
     return n;
   }
 
