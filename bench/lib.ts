@@ -96,10 +96,11 @@ export async function load(options: {
   const own = processes.map(([name, pid], i) => `${name} ${perRequest(processCpuMs(pid) - before[i]!)}`);
   // The rest of the machine's: the database, the bus and the load generator (this process).
   const servers = SERVERS.map((name, i) => `${name} ${perRequest(serverCpuSince(name, serversBefore[i]!))}`);
-  const client = `load ${perRequest(processCpuMs(process.pid) - clientBefore)}`;
+  // The load generator on its own, unless it is one of the processes named (a server in this process).
+  const client = processes.some(([, pid]) => pid === process.pid) ? [] : [`load ${perRequest(processCpuMs(process.pid) - clientBefore)}`];
   return {
     ...measured,
-    cpu_ms_per_request: [...own, ...servers, client, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', '),
+    cpu_ms_per_request: [...own, ...servers, ...client, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', '),
   };
 }
 
