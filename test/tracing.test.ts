@@ -1,4 +1,5 @@
-import { InMemorySpanExporter, initTracing, shutdownTracing } from '@kn/telemetry';
+import { initTracing, shutdownTracing } from '@kn/telemetry';
+import { InMemorySpanExporter } from '@kn/telemetry/testing';
 import { type System, startSystem } from './system.ts';
 
 // Every service of this file runs in this process: one tracer provider records them all.
@@ -6,7 +7,7 @@ const exporter = new InMemorySpanExporter();
 let system: System;
 
 beforeAll(async () => {
-  initTracing('test', { exporter });
+  await initTracing('test', { exporter });
   system = await startSystem();
 }, 60_000);
 afterAll(async () => {

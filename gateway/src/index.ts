@@ -11,7 +11,7 @@ export { GatewayConfig, loadConfig } from './config.ts';
 
 export async function start(config: GatewayConfig, options: { clock?: Clock } = {}) {
   const logger = createLogger('gateway', config.LOG_LEVEL);
-  initTracing('gateway', { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  await initTracing('gateway', { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const metrics = createMetrics('gateway');
   const bus = await startSteps(config, logger)('NATS_URL', natsProblem, () =>
     connectBus({

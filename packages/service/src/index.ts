@@ -126,7 +126,7 @@ export async function startRuntime<S>(options: {
 }): Promise<Runtime<S>> {
   const { service, config } = options;
   const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
-  initTracing(service, { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  await initTracing(service, { otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const retried = startSteps(config, logger);
   // What started is closed again when a later step fails: a test that starts a service in its
   // own process must not keep its connections.

@@ -1,11 +1,8 @@
 import { context, propagation, type Span, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { type Logger, pino } from 'pino';
 
 export type { Logger };
@@ -37,9 +34,9 @@ let propagating = false;
  * Registers the W3C trace-context propagator once per process, so an incoming `traceparent`
  * travels on through NATS whatever else is configured. Spans are recorded only when they go
  * somewhere (an OTLP endpoint, or a test's exporter): recording spans nobody reads costs CPU on
- * every request.
+ * every request. The tracing SDK is loaded only then (13 MiB of every process's memory).
  */
-export function initTracing(serviceName: string, options: { otlpEndpoint?: string; exporter?: SpanExporter } = {}) {
+export async function initTracing(serviceName: string, options: { otlpEndpoint?: string; exporter?: SpanExporter } = {}) {
   if (provider) return provider;
   if (!options.otlpEndpoint && !options.exporter) {
     if (!propagating) {
@@ -54,15 +51,8 @@ export function initTracing(serviceName: string, options: { otlpEndpoint?: strin
     propagation.disable();
     propagating = false;
   }
-  const spanProcessors = [];
-  if (options.exporter) spanProcessors.push(new SimpleSpanProcessor(options.exporter));
-  if (options.otlpEndpoint)
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` })));
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
-    spanProcessors,
-  });
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+  const { startTracerProvider } = await import('./tracer-provider.ts');
+  provider = startTracerProvider(serviceName, options);
   return provider;
 }
 
@@ -130,7 +120,5 @@ export async function withRemoteSpan<T>(
   });
 }
 
-/** Keeps finished spans in memory: what a test hands to `initTracing` to look at a trace. */
-export { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 export { createMetrics, type Metrics, metricsServer } from './metrics.ts';
 export { context, SpanKind, trace };
