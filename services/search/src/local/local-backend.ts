@@ -27,15 +27,18 @@ export class LocalBackend implements SearchBackend {
 
   async match(request: MatchRequest & { highlight: boolean }) {
     const store = this.index.store();
-    const { words, ...result } = matchQuestions(store, request);
-    if (!request.highlight) return result;
-    const highlights = highlight(
-      store,
-      result.items.map((i) => i.id),
-      request,
-      words,
-    );
-    return { ...result, items: result.items.map((item, i) => ({ ...item, highlighting: highlights[i] })) };
+    // One read-ahead for both: the page highlighted is among the matches whose words the ranking read.
+    return store.index.withWordsOf([], () => {
+      const { words, ...result } = matchQuestions(store, request);
+      if (!request.highlight) return result;
+      const highlights = highlight(
+        store,
+        result.items.map((i) => i.id),
+        request,
+        words,
+      );
+      return { ...result, items: result.items.map((item, i) => ({ ...item, highlighting: highlights[i] })) };
+    });
   }
 
   async highlight(request: HighlightRequest, ids: readonly number[]) {
