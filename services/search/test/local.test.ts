@@ -45,6 +45,30 @@ describe('TermIndex', () => {
     });
   });
 
+  test('what each question asked stays its own through re-indexing, removal and the compaction of its arrays', () => {
+    const index = new TermIndex();
+    // Question q asks word-q in its title and word-q-b in its description; its answers say answer-q.
+    const asked = (q: number, round: number) =>
+      words(index, [
+        [`word-${q}`, [1, 0, 0, 0, 0, 0]],
+        [`answer-${q}`, [0, 0, 0, 3, 0, 0]],
+        [`word-${q}-${round}`, [0, 2, 0, 0, 0, 0]],
+      ]);
+    for (let q = 1; q <= 3_000; q++) index.put(q, asked(q, 0), 3, facets, null);
+    // Every other question indexed again, many times over: the runs it leaves behind are compacted away.
+    for (let round = 1; round <= 5; round++)
+      for (let q = 2; q <= 3_000; q += 2) index.put(q, asked(q, round), 3, facets, asked(q, round - 1));
+    for (let q = 3; q <= 3_000; q += 30) index.remove(q, asked(q, 0));
+    const termsOf = (q: number) => [...index.askedTerms(index.slotOf(q))].map((id) => index.term(id)).sort();
+    expect(termsOf(1)).toEqual(['word-1', 'word-1-0']);
+    expect(termsOf(2_000)).toEqual(['word-2000', 'word-2000-5']);
+    expect(termsOf(3)).toEqual([]);
+    const dense = new Float64Array(index.termCount);
+    dense[index.termId('word-2000')] = 1;
+    expect(index.askedCosine(index.slotOf(2_000), dense)).toBeGreaterThan(0.3);
+    expect(index.askedCosine(index.slotOf(1_999), dense)).toBe(0);
+  });
+
   test('slots past 16 bits are kept and found (a posting holds a slot in two halves)', () => {
     const index = new TermIndex();
     for (let id = 1; id <= 70_000; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);

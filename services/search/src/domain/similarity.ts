@@ -245,14 +245,12 @@ export function askedSimilarTo(
     dense[id] = vector.weights[i]!;
   });
   try {
-    return index
-      .withWordsOf(slots, () =>
-        slots.map((slot) => ({
-          id: index.questionId(slot),
-          score: Math.round(index.askedCosine(slot, dense, documents, own ?? undefined) * 1e12) / 1e12,
-          time: index.timeOf(slot),
-        })),
-      )
+    return slots
+      .map((slot) => ({
+        id: index.questionId(slot),
+        score: Math.round(index.askedCosine(slot, dense, documents, own ?? undefined) * 1e12) / 1e12,
+        time: index.timeOf(slot),
+      }))
       .filter((r) => r.score > 0);
   } finally {
     for (const id of vector.ids) dense[id] = 0;

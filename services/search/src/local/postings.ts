@@ -1,6 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
+import { AskedWords } from './asked-words.ts';
 import { EMPTY, ListArena } from './list-arena.ts';
 import { Vocabulary } from './vocabulary.ts';
 
@@ -264,6 +265,8 @@ export class TermIndex {
   private readonly readManyWords: ReadManyWords | null;
   /** Each slot's words, kept only without `readWords`. */
   private readonly forward: Array<Int32Array | null> = [];
+  /** What each slot's question asked, in memory (asked-words.ts). */
+  private readonly asked = new AskedWords();
   /** Words read ahead for the slots a ranking is about to read (withWordsOf), by slot. */
   private readAhead: Map<number, Forward> | null = null;
 
@@ -649,6 +652,7 @@ export class TermIndex {
       }
     }
     if (!this.readWords) this.forward[slot] = words;
+    this.setAsked(slot, words);
     this.addStems(words, facets.language);
     this.unitNormFresh[slot] = 0;
     this.lengths[slot] = length;
@@ -732,6 +736,7 @@ export class TermIndex {
     const forward = this.readWords ? previous : this.forward[slot];
     if (!forward) throw new Error(`the words question ${this.ids[slot]} was indexed with are needed to take it out`);
     if (!this.readWords) this.forward[slot] = null;
+    this.asked.clear(slot);
     const crowded: number[] = [];
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
@@ -959,19 +964,17 @@ export class TermIndex {
    * idf is askedIdf's with N = `documents`, and the words of `own` one question rarer.
    */
   askedCosine(slot: number, dense: Float64Array, documents = this.docs, own?: ReadonlySet<number>): number {
-    const forward = this.wordsOf(slot);
-    if (!forward) return 0;
+    const { ids, weights } = this.asked;
+    const from = this.asked.start(slot);
+    const to = from + this.asked.count(slot);
     const logN = Math.log(documents + 1);
     const logDfs = this.askedLogDfs;
     let dot = 0;
     let norm = 0;
-    for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
-      const p = forward[j + 1]!;
-      // Title, description and tags are the low bits: most words of a question are only in its answers.
-      if ((p & ASKED_BITS) === 0) continue;
-      const id = forward[j]!;
+    for (let k = from; k < to; k++) {
+      const id = ids[k]!;
       // Title twice, description, tags (askedFieldWeights): a whole number, so log(1 + u) is looked up.
-      const u = 2 * (p & 15) + ((p >>> 4) & 63) + ((p >>> 10) & 7);
+      const u = weights[k]!;
       let logDf = logDfs[id]!;
       if (Number.isNaN(logDf)) logDf = this.askedLogDf(id);
       // A question read as if it were not indexed: its own words are one question rarer.
@@ -986,10 +989,21 @@ export class TermIndex {
 
   /** The ids of the words of what a question asked (title, description, tags). */
   askedTerms(slot: number): Set<number> {
-    const out = new Set<number>();
-    const forward = this.wordsOf(slot);
-    if (forward)
-      for (let j = 0; j < forward.length; j += FORWARD_STRIDE) if (weighted(forward[j + 1]!, askedWeights) > 0) out.add(forward[j]!);
-    return out;
+    const from = this.asked.start(slot);
+    return new Set(this.asked.ids.subarray(from, from + this.asked.count(slot)));
+  }
+
+  /** Keeps what a question asked: its words in title, description or tags, weighted title twice, description, tags. */
+  private setAsked(slot: number, words: Forward) {
+    const ids: number[] = [];
+    const weights: number[] = [];
+    for (let j = 0; j < words.length; j += FORWARD_STRIDE) {
+      const p = words[j + 1]!;
+      // Title, description and tags are the low bits: most words of a question are only in its answers.
+      if ((p & ASKED_BITS) === 0) continue;
+      ids.push(words[j]!);
+      weights.push(2 * (p & 15) + ((p >>> 4) & 63) + ((p >>> 10) & 7));
+    }
+    this.asked.set(slot, ids, weights);
   }
 }
