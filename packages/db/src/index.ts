@@ -46,15 +46,17 @@ const TRANSACTION_END = /^\s*(commit|end|rollback(?!\s+to\b))\b/i;
 
 /**
  * Makes each connection prepare the statements it runs (named statements of the extended
- * protocol): a statement run again skips its parse and analysis, which for the hot reads (a page
- * of questions with its tags and category) were a third of the database's CPU per request. A
- * statement is known by its text; a connection keeps PREPARED_PER_CONNECTION of them, the first
- * ones it ran. When a migration elsewhere changes a table under a prepared statement, Postgres
- * refuses it ("cached plan must not change result type"): the statement runs again unprepared
- * (in a transaction, which the refusal aborted, the transaction fails) and is prepared anew next time.
+ * protocol): a statement run again skips its parsing and planning, which for the hot reads (a page
+ * of questions with its tags and category) were half of the database's CPU per request. A
+ * statement is known by its text and prepared when it runs a second time; a connection keeps
+ * PREPARED_PER_CONNECTION of them, the first ones it ran twice. When a migration elsewhere changes
+ * a table under a prepared statement, Postgres refuses it ("cached plan must not change result
+ * type"): the statement runs again unprepared (in a transaction, which the refusal aborted, the
+ * transaction fails) and is prepared anew next time.
  */
 function prepareStatements(client: pg.PoolClient) {
   const names = new Map<string, string>();
+  const ranOnce = new Set<string>();
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let next = 0;
   let inTransaction = false;
@@ -67,7 +69,14 @@ function prepareStatements(client: pg.PoolClient) {
     if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || !PREPARABLE.test(text)) return query(...args);
     let name = names.get(text);
     if (name === undefined) {
+      // Prepared the second time it runs: texts that run once (lists of varying length) take no room.
+      if (!ranOnce.has(text)) {
+        if (ranOnce.size >= PREPARED_PER_CONNECTION) ranOnce.clear();
+        ranOnce.add(text);
+        return query(text, values);
+      }
       if (names.size >= PREPARED_PER_CONNECTION) return query(text, values);
+      ranOnce.delete(text);
       name = `kn${next++}`;
       names.set(text, name);
     }
