@@ -34,6 +34,11 @@ test('a statement that locks rows is not prepared (a queue read by SKIP LOCKED d
   expect(rows.filter((r) => r.statement.includes('for update skip locked'))).toEqual([]);
 });
 
+test('several statements in one text still run, again and again', async () => {
+  for (let i = 0; i < 3; i++) await sql`update items set label = label || '!' where id = 2; select 1`.execute(db);
+  expect((await sql<{ label: string }>`select label from items where id = ${2}`.execute(db)).rows).toEqual([{ label: 'two!!!' }]);
+});
+
 test('a table that changes under a prepared statement still answers it, with the new column', async () => {
   const read = () => sql<Record<string, unknown>>`select * from items where id = ${1}`.execute(db);
   await read();

@@ -71,8 +71,9 @@ function prepareStatements(client: pg.PoolClient) {
       if (TRANSACTION_START.test(text)) inTransaction = true;
       else if (TRANSACTION_END.test(text)) inTransaction = false;
     }
-    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || !PREPARABLE.test(text) || LOCKING.test(text))
-      return query(...args);
+    // Several statements in one text (no parameters) go as a simple query: a prepared statement is one.
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || text.includes(';')) return query(...args);
+    if (!PREPARABLE.test(text) || LOCKING.test(text)) return query(text, values);
     let name = names.get(text);
     if (name === undefined) {
       // Prepared the second time it runs: texts that run once (lists of varying length) take no room.
