@@ -39,18 +39,31 @@ test('several statements in one text still run, again and again', async () => {
   expect((await sql<{ label: string }>`select label from items where id = ${2}`.execute(db)).rows).toEqual([{ label: 'two!!!' }]);
 });
 
+/** Another process migrates (a rolling upgrade). */
+async function migrateElsewhere(statement: string) {
+  const other = new pg.Client({ connectionString: space.databaseUrl });
+  await other.connect();
+  try {
+    await other.query(statement);
+  } finally {
+    await other.end();
+  }
+}
+
 test('a table that changes under a prepared statement still answers it, with the new column', async () => {
   const read = () => sql<Record<string, unknown>>`select * from items where id = ${1}`.execute(db);
   await read();
   await read();
-  // Another process migrates meanwhile (a rolling upgrade).
-  const other = new pg.Client({ connectionString: space.databaseUrl });
-  await other.connect();
-  try {
-    await other.query(`alter table probe.items add column note text not null default 'n'`);
-  } finally {
-    await other.end();
-  }
+  await migrateElsewhere(`alter table probe.items add column note text not null default 'n'`);
   expect((await read()).rows).toEqual([{ id: 1, label: 'one', note: 'n' }]);
   expect((await read()).rows).toEqual([{ id: 1, label: 'one', note: 'n' }]);
+});
+
+test('inside a transaction the refusal fails the transaction, and the statement answers again after it', async () => {
+  const read = (executor: Kysely<unknown>) => sql<Record<string, unknown>>`select id, label from items where id = ${1}`.execute(executor);
+  await read(db);
+  await read(db);
+  await migrateElsewhere('alter table probe.items alter column label type varchar(50)');
+  await expect(db.transaction().execute((tx) => read(tx))).rejects.toMatchObject({ code: '0A000' });
+  expect((await read(db)).rows).toEqual([{ id: 1, label: 'one' }]);
 });

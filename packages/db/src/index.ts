@@ -46,8 +46,6 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
  * prepared, drained 300,000 events in 221 s instead of 160 (bench:search's catch-up).
  */
 const LOCKING = /\bfor\s+(update|no\s+key\s+update|share|key\s+share)\b/i;
-const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
-const TRANSACTION_END = /^\s*(commit|end|rollback(?!\s+to\b))\b/i;
 
 /**
  * Makes each connection prepare the statements it runs (named statements of the extended
@@ -64,34 +62,34 @@ function prepareStatements(client: pg.PoolClient) {
   const ranOnce = new Set<string>();
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let next = 0;
-  let inTransaction = false;
+
+  /** The name to run a text under: undefined while it is not (or may not be) prepared. */
+  const nameFor = (text: string): string | undefined => {
+    // Several statements in one text cannot be one prepared statement.
+    if (text.includes(';') || !PREPARABLE.test(text) || LOCKING.test(text)) return undefined;
+    // Prepared the second time it runs: texts that run once (lists of varying length) take no room.
+    if (!ranOnce.has(text)) {
+      if (ranOnce.size >= PREPARED_PER_CONNECTION) ranOnce.clear();
+      ranOnce.add(text);
+      return undefined;
+    }
+    if (names.size >= PREPARED_PER_CONNECTION) return undefined;
+    ranOnce.delete(text);
+    const name = `kn${next++}`;
+    names.set(text, name);
+    return name;
+  };
+
   client.query = ((...args: unknown[]) => {
     const [text, values] = args;
-    if (typeof text === 'string') {
-      if (TRANSACTION_START.test(text)) inTransaction = true;
-      else if (TRANSACTION_END.test(text)) inTransaction = false;
-    }
-    // Several statements in one text (no parameters) go as a simple query: a prepared statement is one.
-    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || text.includes(';')) return query(...args);
-    if (!PREPARABLE.test(text) || LOCKING.test(text)) return query(text, values);
-    let name = names.get(text);
-    if (name === undefined) {
-      // Prepared the second time it runs: texts that run once (lists of varying length) take no room.
-      if (!ranOnce.has(text)) {
-        if (ranOnce.size >= PREPARED_PER_CONNECTION) ranOnce.clear();
-        ranOnce.add(text);
-        return query(text, values);
-      }
-      if (names.size >= PREPARED_PER_CONNECTION) return query(text, values);
-      ranOnce.delete(text);
-      name = `kn${next++}`;
-      names.set(text, name);
-    }
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values)) return query(...args);
+    const name = names.get(text) ?? nameFor(text);
+    if (name === undefined) return query(text, values);
     return (query({ name, text, values }) as Promise<unknown>).catch((err: { code?: string }) => {
       if (err.code !== '0A000') throw err;
       names.delete(text);
-      // Refused before it ran: outside a transaction (which the refusal aborted) it runs again, unprepared.
-      if (inTransaction) throw err;
+      // Refused before it ran: outside a transaction ('I': idle) it runs again, unprepared.
+      if (client.getTransactionStatus() !== 'I') throw err;
       return query(text, values);
     });
   }) as typeof client.query;
