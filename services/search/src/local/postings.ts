@@ -32,8 +32,6 @@ export const FIELDS = SearchFieldNames;
  */
 const FIELD_BITS = [4, 6, 3, 8, 6, 5] as const satisfies { length: (typeof FIELDS)['length'] };
 const FIELD_SHIFTS = FIELD_BITS.map((_, i) => FIELD_BITS.slice(0, i).reduce((a, b) => a + b, 0));
-/** The bits of title, description and tags: what was asked. */
-const ASKED_BITS = (1 << FIELD_SHIFTS[3]!) - 1;
 
 /**
  * The words of one question as stored and kept: per word its id, then its frequencies in the
@@ -637,6 +635,8 @@ export class TermIndex {
   put(questionId: number, words: Forward, length: number, facets: Facets, previous?: Forward | null) {
     const slot = this.slotFor(questionId);
     this.unindex(slot, previous);
+    const askedIds: number[] = [];
+    const askedWordWeights: number[] = [];
     for (let i = 0; i < words.length; i += FORWARD_STRIDE) {
       const id = words[i]!;
       const packed = words[i + 1]!;
@@ -646,13 +646,16 @@ export class TermIndex {
         this.unitDf[id]!++;
         this.unitIdfFresh[id] = 0;
       }
-      if (weighted(packed, askedWeights) > 0) {
+      const asked = weighted(packed, askedWeights);
+      if (asked > 0) {
         this.askedDf[id]!++;
         this.askedLogDfs[id] = Number.NaN;
+        askedIds.push(id);
+        askedWordWeights.push(asked);
       }
     }
     if (!this.readWords) this.forward[slot] = words;
-    this.setAsked(slot, words);
+    this.asked.set(slot, askedIds, askedWordWeights);
     this.addStems(words, facets.language);
     this.unitNormFresh[slot] = 0;
     this.lengths[slot] = length;
@@ -991,19 +994,5 @@ export class TermIndex {
   askedTerms(slot: number): Set<number> {
     const from = this.asked.start(slot);
     return new Set(this.asked.ids.subarray(from, from + this.asked.count(slot)));
-  }
-
-  /** Keeps what a question asked: its words in title, description or tags, weighted title twice, description, tags. */
-  private setAsked(slot: number, words: Forward) {
-    const ids: number[] = [];
-    const weights: number[] = [];
-    for (let j = 0; j < words.length; j += FORWARD_STRIDE) {
-      const p = words[j + 1]!;
-      // Title, description and tags are the low bits: most words of a question are only in its answers.
-      if ((p & ASKED_BITS) === 0) continue;
-      ids.push(words[j]!);
-      weights.push(2 * (p & 15) + ((p >>> 4) & 63) + ((p >>> 10) & 7));
-    }
-    this.asked.set(slot, ids, weights);
   }
 }
