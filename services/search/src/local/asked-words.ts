@@ -1,3 +1,5 @@
+import { grow } from './typed-arrays.ts';
+
 /**
  * What each question asked, kept in memory: the words of its title, description and tags, each
  * with one small weight (title twice, description, tags: at most 100). Expert search compares a
@@ -33,11 +35,8 @@ export class AskedWords {
     this.clear(slot);
     if (!ids.length) return;
     this.reserve(ids.length);
-    if (slot >= this.starts.length) {
-      const size = Math.max(slot + 1, Math.ceil(this.starts.length * 1.5));
-      this.starts = grown(this.starts, size);
-      this.counts = grown(this.counts, size);
-    }
+    this.starts = grow(this.starts, slot + 1);
+    this.counts = grow(this.counts, slot + 1);
     this.ids.set(ids, this.top);
     this.weights.set(weights, this.top);
     this.starts[slot] = this.top;
@@ -78,10 +77,4 @@ export class AskedWords {
     this.ids = ids;
     this.weights = weights;
   }
-}
-
-function grown(array: Uint32Array, size: number): Uint32Array<ArrayBuffer> {
-  const out = new Uint32Array(size);
-  out.set(array);
-  return out;
 }

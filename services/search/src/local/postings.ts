@@ -3,6 +3,7 @@ import type { Language } from '@kn/similarity';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { AskedWords } from './asked-words.ts';
 import { EMPTY, ListArena } from './list-arena.ts';
+import { grow } from './typed-arrays.ts';
 import { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -193,13 +194,6 @@ const COMPACT_MIN = 16;
 
 /** log(1 + u) of the whole numbers an asked frequency can be (title twice, description, tags). */
 const LOG1P = Float64Array.from({ length: 2 * 15 + 63 + 7 + 1 }, (_, u) => Math.log1p(u));
-
-function grow<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(array: T, needed: number): T {
-  if (needed <= array.length) return array;
-  const next = new (array.constructor as new (n: number) => T)(Math.max(needed, array.length * 2));
-  next.set(array);
-  return next;
-}
 
 /**
  * Score accumulators over question slots, reused from query to query (one query runs at a time:
