@@ -26,7 +26,7 @@ export interface BeerSystem {
 export const startBeerSystem = (port: number) => startBenchSystem(port, { beer: true });
 
 export async function startBenchSystem(port: number, options: { beer: boolean }): Promise<BeerSystem> {
-  const space = benchSpace();
+  const space = await benchSpace();
   const { id, databaseUrl } = space;
   const dir = `/tmp/kn-bench-beer-${id}`;
   const env = {

@@ -8,7 +8,7 @@ import { bearer, benchSpace, load, login, report, startProcess, stopProcess } fr
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const space = benchSpace();
+const space = await benchSpace();
 const { databaseUrl } = space;
 const env = {
   DATABASE_URL: databaseUrl,

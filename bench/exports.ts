@@ -41,7 +41,7 @@ async function seedAuthors(databaseUrl: string) {
 }
 
 async function run(questions: number) {
-  const space = benchSpace();
+  const space = await benchSpace();
   const { databaseUrl } = space;
   const env = {
     DATABASE_URL: databaseUrl,

@@ -15,7 +15,7 @@ if (!process.env.ONLY_BEER && !existsSync(path.join(synthetic, 'Votes.xml')))
   execFileSync(process.execPath, ['bench/stackexchange-synth.ts', beer, synthetic, String(SCALE)], { stdio: 'inherit' });
 
 async function run(dir: string) {
-  const space = benchSpace();
+  const space = await benchSpace();
   const { id, databaseUrl } = space;
   const env = {
     DATABASE_URL: databaseUrl,

@@ -5,6 +5,7 @@ import { cpus } from 'node:os';
 import { KnClient } from '@kn/client';
 import { isolation } from '@kn/testing';
 import autocannon from 'autocannon';
+import { overLocalSocket, postgresAt } from '../infra/local-postgres.ts';
 
 export interface LoadResult {
   requests_per_second: number;
@@ -112,6 +113,9 @@ const started = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
 });
+/** Where the benchmark's space reaches Postgres (postgresAt), for the report. */
+let postgres = '';
+
 /** The benchmark's space (benchSpace): dropped when a process fails to start, before the benchmark's own cleanup is in place. */
 let benchmarkSpace: { drop(): Promise<void> } | null = null;
 
@@ -149,7 +153,11 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
  * A database and NATS namespace of the benchmark's own (`isolation()` of @kn/testing): `drop()`
  * removes both, and an interrupted benchmark (Ctrl-C, SIGTERM) drops them before it exits.
  */
-export function benchSpace() {
+export async function benchSpace() {
+  // Postgres as up.ts reaches it on this machine: over its Unix socket when it has one
+  // (TEST_DATABASE_URL names another server, or TCP: postgres://postgres@127.0.0.1:5432/postgres).
+  process.env.TEST_DATABASE_URL ??= await overLocalSocket('postgres://postgres@127.0.0.1:5432/postgres');
+  postgres = postgresAt(process.env.TEST_DATABASE_URL);
   const space = isolation();
   benchmarkSpace = space;
   const interrupted = (signal: NodeJS.Signals) => {
@@ -170,7 +178,8 @@ export const stopProcess = (child: ChildProcess) =>
   });
 
 export function report(title: string, command: string, rows: Record<string, unknown>[]) {
-  console.log(`\n${title}\ncommand: ${command}\nmachine: ${cpus().length} cores, node ${process.version}\n`);
+  const reached = postgres ? `, Postgres at ${postgres}` : '';
+  console.log(`\n${title}\ncommand: ${command}\nmachine: ${cpus().length} cores, node ${process.version}${reached}\n`);
   console.table(rows);
 }
 

@@ -13,7 +13,7 @@ import { benchSpace, login, report, startProcess, stopProcess } from './lib.ts';
 const N = Number(process.env.N ?? 1000);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 1000);
 const GAP_MS = Number(process.env.GAP_MS ?? 0);
-const space = benchSpace();
+const space = await benchSpace();
 const { id, databaseUrl } = space;
 
 let mailsReceived = 0;

@@ -23,7 +23,7 @@ const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** FIT=0: no expert model fits (at a million questions a fit holds its own copy of the history). */
 const FIT = process.env.FIT !== '0';
-const space = benchSpace();
+const space = await benchSpace();
 const { id, databaseUrl } = space;
 const indexPath = `/tmp/kn-bench-search-${id}/index.sqlite`;
 // The index file goes with the benchmark, however it ends (KEEP_INDEX=1 keeps it).

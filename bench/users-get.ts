@@ -9,7 +9,7 @@ import { bearer, benchSpace, load, login, report, startProcess, stopProcess } fr
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const USERS = 1000;
-const space = benchSpace();
+const space = await benchSpace();
 const { databaseUrl } = space;
 const env = {
   DATABASE_URL: databaseUrl,

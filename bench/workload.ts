@@ -18,7 +18,7 @@ const SERVICES = ['users', 'content', 'notifications', 'search', 'exports'] as c
  */
 export async function startBenchSystem(options: { instances: number; questions: number }) {
   const { instances, questions } = options;
-  const space = benchSpace();
+  const space = await benchSpace();
   const { id, databaseUrl } = space;
   const env = {
     DATABASE_URL: databaseUrl,

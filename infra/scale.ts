@@ -8,6 +8,7 @@
 // (8081…). Ctrl-C drains and stops them (SIGTERM: no new requests, the ones under way finish).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { databaseUrlOnThisMachine } from './local-postgres.ts';
 import { run, waitReady } from './processes.ts';
 
 const args = process.argv.slice(2);
@@ -15,6 +16,7 @@ if (!args.length || args.length % 2) {
   console.error('usage: pnpm scale <service|gateway> <instances> [<service> <instances> …]');
   process.exit(2);
 }
+const databaseUrl = await databaseUrlOnThisMachine();
 let metricsPort = 9500;
 let gatewayPort = 8081;
 const started: string[] = [];
@@ -27,7 +29,7 @@ for (let i = 0; i < args.length; i += 2) {
     process.exit(2);
   }
   for (let n = 1; n <= count; n++) {
-    const env: NodeJS.ProcessEnv = { ...process.env, METRICS_PORT: String(metricsPort++) };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, METRICS_PORT: String(metricsPort++) };
     if (name === 'search') env.SEARCH_INDEX_PATH = path.join('data', 'search', `index-${process.pid}-${n}.sqlite`);
     if (name === 'gateway') env.PORT = String(gatewayPort++);
     run(`${name} +${n}`, entry, env);

@@ -4,12 +4,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { databaseUrlOnThisMachine, postgresAt } from './local-postgres.ts';
 import { run, stop, waitReady } from './processes.ts';
 
 const root = process.cwd();
 const port = process.env.PORT ?? '8080';
+const databaseUrl = await databaseUrlOnThisMachine();
 const env = {
   ...process.env,
+  DATABASE_URL: databaseUrl,
   ADMIN_EMAIL: process.env.ADMIN_EMAIL ?? 'admin@example.com',
   ADMIN_PASSWORD: process.env.ADMIN_PASSWORD ?? 'change-me-now',
   PORT: port,
@@ -49,6 +52,7 @@ if (await waitReady(`${base}/readyz`)) {
   }
   console.log(`
   Knowledge network is up: ${base}/api/v1   (services: ${services.join(', ')})
+  Postgres:                ${postgresAt(databaseUrl)}
   API reference:           ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)
 
   Log in as the administrator (created on first start; ADMIN_EMAIL / ADMIN_PASSWORD):
