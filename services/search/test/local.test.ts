@@ -137,13 +137,14 @@ describe('TermIndex', () => {
   });
 
   test('lists move between shared blocks as they grow, shrink and are trimmed, and keep every posting', () => {
-    // Blocks of 256 units (85 postings): the lists of ~12 postings grow inside them.
+    // Blocks of 256 units (85 postings): the lists of ~12 postings grow inside them, and the list of
+    // the word every question has outgrows a quarter of a block and gets a block of its own.
     const small = new TermIndex({ listBlock: 256 });
     const plain = new TermIndex();
-    const vocabulary = Array.from({ length: 30 }, (_, i) => `word${i}`);
+    const vocabulary = [...Array.from({ length: 30 }, (_, i) => `word${i}`), 'everywhere'];
     const question = (id: number, round: number) =>
       vocabulary
-        .filter((_, i) => (id * 7 + i * 3 + round) % 5 === 0)
+        .filter((w, i) => w === 'everywhere' || (id * 7 + i * 3 + round) % 5 === 0)
         .map((w, i): [string, number[]] => [w, [1 + ((id + i) % 3), 0, 0, 0, 0, 0]]);
     const both = (visit: (index: TermIndex) => void) => [small, plain].forEach(visit);
     for (let id = 1; id <= 60; id++) both((index) => index.put(id, words(index, question(id, 0)), 3, facets));

@@ -1,23 +1,38 @@
+import { grow } from './typed-arrays.ts';
+
 /**
- * Where the index's posting lists live: views into large blocks that many lists share, instead of
- * a buffer each. A buffer each was 115,000 buffers at 100,000 questions, a V8 object and a malloc
+ * Where the index's posting lists live: runs of large blocks that many lists share, instead of a
+ * buffer each. A buffer each was 115,000 buffers at 100,000 questions, a V8 object and a malloc
  * block apiece, and the lists' growth during a catch-up left about 90 MiB that malloc kept but
  * could not give back (free room between live blocks: `malloc_trim` released it when called from
- * a debugger). Blocks this large are mapped by themselves and go back to the system whole.
+ * a debugger). Blocks this large are mapped by themselves and go back to the system whole. A list
+ * is a number (the word's id) and its place three numbers in typed arrays (block, start, room):
+ * a view object per list was another 11 MiB of heap.
  *
  * A list that grows or shrinks leaves a hole in its block; a block whose lists fill less than
- * `LIVE_SHARE` of it is emptied into the newest block and dropped (`sparseBlocks`, `blockIndex`,
- * `drop`: the owner moves the lists, since it holds them). A list larger than a quarter of a block
- * gets a buffer of its own.
+ * `LIVE_SHARE` of it is emptied into the newest block and dropped (`sparseBlocks`, `blockOf`,
+ * `drop`: the owner moves the lists, since it knows which words are there). A list larger than a
+ * quarter of a block gets a block of its own.
  */
 const LIVE_SHARE = 0.75;
-/** The list of no postings, shared by every word without any. */
-export const EMPTY = new Uint16Array(0);
+/** What a list without postings reads. */
+const EMPTY = new Uint16Array(0);
+
+interface Block {
+  data: Uint16Array;
+  /** Units of it in lists. */
+  live: number;
+  /** Whether it is the block of one large list. */
+  own: boolean;
+}
 
 export class ListArena {
   private readonly blockUnits: number;
-  private readonly blocks: Array<{ data: Uint16Array; live: number } | null> = [];
-  private readonly blockOf = new Map<ArrayBufferLike, number>();
+  private readonly blocks: Array<Block | null> = [];
+  /** Per list: its block + 1 (0: no room, an empty list), where it starts there, and its room in units. */
+  private homes = new Int32Array(1024);
+  private starts = new Uint32Array(1024);
+  private rooms = new Uint32Array(1024);
   private current = -1;
   private top = 0;
   /** Whether a block may have become sparse since sparseBlocks last looked. */
@@ -28,32 +43,54 @@ export class ListArena {
     this.blockUnits = blockUnits;
   }
 
-  /** A zeroed list of `units` 16-bit units. */
-  allocate(units: number): Uint16Array {
-    if (units === 0) return EMPTY;
-    if (units > this.blockUnits >>> 2) return new Uint16Array(units);
-    if (this.current < 0 || this.top + units > this.blockUnits) this.newBlock();
-    const block = this.blocks[this.current]!;
-    const list = block.data.subarray(this.top, this.top + units);
-    this.top += units;
-    block.live += units;
-    return list;
+  /** The units a list is in (read from `start(list)` on); an empty list reads an empty array. */
+  data(list: number): Uint16Array {
+    const home = this.homes[list] ?? 0;
+    return home ? this.blocks[home - 1]!.data : EMPTY;
   }
 
-  /** Gives a list's room back (its block's hole; a list of its own is left to the garbage collector). */
-  release(list: Uint16Array) {
-    const b = this.blockOf.get(list.buffer);
-    if (b === undefined) return;
-    this.blocks[b]!.live -= list.length;
-    this.thinned = true;
+  start(list: number): number {
+    return this.starts[list] ?? 0;
   }
 
-  /** A list with room for `units` holding the first `used` of `list`, whose room is given back. */
-  move(list: Uint16Array, units: number, used: number): Uint16Array {
-    const next = this.allocate(units);
-    next.set(list.subarray(0, Math.min(used, units)));
-    this.release(list);
-    return next;
+  /** The units a list has room for. */
+  room(list: number): number {
+    return this.rooms[list] ?? 0;
+  }
+
+  /** Gives a list room for `units` (zeroed beyond what it keeps), keeping its first `used` units; its old room is given back. */
+  resize(list: number, units: number, used: number) {
+    this.homes = grow(this.homes, list + 1);
+    this.starts = grow(this.starts, list + 1);
+    this.rooms = grow(this.rooms, list + 1);
+    const oldHome = this.homes[list]!;
+    const oldStart = this.starts[list]!;
+    const oldRoom = this.rooms[list]!;
+    const kept = Math.min(used, units, oldRoom);
+    if (units === 0) {
+      this.homes[list] = 0;
+      this.starts[list] = 0;
+    } else if (units > this.blockUnits >>> 2) {
+      const b = this.freeBlock();
+      this.blocks[b] = { data: new Uint16Array(units), live: units, own: true };
+      this.homes[list] = b + 1;
+      this.starts[list] = 0;
+    } else {
+      if (this.current < 0 || this.top + units > this.blockUnits) this.newBlock();
+      const block = this.blocks[this.current]!;
+      this.homes[list] = this.current + 1;
+      this.starts[list] = this.top;
+      this.top += units;
+      block.live += units;
+    }
+    this.rooms[list] = units;
+    if (oldHome) {
+      const old = this.blocks[oldHome - 1]!;
+      if (kept) this.data(list).set(old.data.subarray(oldStart, oldStart + kept), this.starts[list]);
+      old.live -= oldRoom;
+      if (old.own) this.blocks[oldHome - 1] = null;
+      else this.thinned = true;
+    }
   }
 
   /** New lists go to a new block (the blocks there are can then all be emptied). */
@@ -62,56 +99,63 @@ export class ListArena {
     this.thinned = true;
   }
 
-  /** Blocks, the newest excepted, whose lists fill less than LIVE_SHARE of them. */
+  /** Blocks shared by lists, the newest excepted, whose lists fill less than LIVE_SHARE of them. */
   sparseBlocks(): number[] {
     if (!this.thinned) return [];
     this.thinned = false;
     const out: number[] = [];
     for (const [b, block] of this.blocks.entries())
-      if (block && b !== this.current && block.live < LIVE_SHARE * this.blockUnits) out.push(b);
+      if (block && !block.own && b !== this.current && block.live < LIVE_SHARE * this.blockUnits) out.push(b);
     return out;
   }
 
-  /** Every block there is. */
-  allBlocks(): number[] {
-    return this.blocks.flatMap((block, b) => (block ? [b] : []));
+  /** Every block that lists share. */
+  sharedBlocks(): number[] {
+    return this.blocks.flatMap((block, b) => (block && !block.own ? [b] : []));
   }
 
-  /** The block a list is in (-1: a list of its own, or empty). */
-  blockIndex(list: Uint16Array): number {
-    return this.blockOf.get(list.buffer) ?? -1;
+  /** The block a list is in (-1: none, an empty list). */
+  blockOf(list: number): number {
+    return (this.homes[list] ?? 0) - 1;
   }
 
-  /** Forgets a block whose lists have all moved; new lists go to a new block. */
+  /** Whether a list has a block of its own. */
+  ownsBlock(list: number): boolean {
+    const home = this.homes[list] ?? 0;
+    return home > 0 && this.blocks[home - 1]!.own;
+  }
+
+  /** Forgets a shared block whose lists have all moved; new lists go to a new block. */
   drop(b: number) {
     const block = this.blocks[b];
     if (!block) return;
     if (block.live !== 0) throw new Error(`posting block ${b} still holds ${block.live} units`);
-    this.blockOf.delete(block.data.buffer);
     this.blocks[b] = null;
     if (b === this.current) this.current = -1;
   }
 
-  /** Units held by blocks, and of them in live lists. */
+  /** Units held by shared blocks, and of them in live lists. */
   get usage() {
     let held = 0;
     let live = 0;
     for (const block of this.blocks)
-      if (block) {
+      if (block && !block.own) {
         held += this.blockUnits;
         live += block.live;
       }
     return { held, live };
   }
 
+  private freeBlock() {
+    const free = this.blocks.indexOf(null);
+    return free >= 0 ? free : this.blocks.length;
+  }
+
   private newBlock() {
     // The block that was newest may have holes already.
     this.thinned = true;
-    const data = new Uint16Array(this.blockUnits);
-    const free = this.blocks.indexOf(null);
-    const b = free >= 0 ? free : this.blocks.length;
-    this.blocks[b] = { data, live: 0 };
-    this.blockOf.set(data.buffer, b);
+    const b = this.freeBlock();
+    this.blocks[b] = { data: new Uint16Array(this.blockUnits), live: 0, own: false };
     this.current = b;
     this.top = 0;
   }

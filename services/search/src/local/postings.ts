@@ -2,7 +2,7 @@ import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { AskedWords } from './asked-words.ts';
-import { EMPTY, ListArena } from './list-arena.ts';
+import { ListArena } from './list-arena.ts';
 import { grow } from './typed-arrays.ts';
 import { Vocabulary } from './vocabulary.ts';
 
@@ -315,8 +315,7 @@ export class TermIndex {
   private stemmed = new Uint8Array(1024);
   /** The words in sorted order, for typo tolerance. */
   private readonly vocabulary = new Vocabulary();
-  private lists: Uint16Array[] = [];
-  /** Where the lists are (list-arena.ts). */
+  /** Where each word's postings are, by its id (list-arena.ts). */
   private readonly arena: ListArena;
   private readonly counts: CountCodes;
   /** Postings per word, dead ones included. */
@@ -561,7 +560,6 @@ export class TermIndex {
     if (id !== this.termTexts.length) throw new Error(`word id ${id} out of order (next is ${this.termTexts.length})`);
     this.termIds.set(term, id);
     this.termTexts.push(term);
-    this.lists.push(EMPTY);
     this.sizes = grow(this.sizes, id + 1);
     this.dead = grow(this.dead, id + 1);
     this.df = grow(this.df, id + 1);
@@ -594,7 +592,7 @@ export class TermIndex {
     for (const q of questions()) for (let j = 0; j < q.forward.length; j += FORWARD_STRIDE) extra[q.forward[j]!]!++;
     for (let id = 0; id < extra.length; id++) {
       const needed = (this.sizes[id]! + extra[id]!) * STRIDE;
-      if (needed > this.lists[id]!.length) this.lists[id] = this.arena.move(this.lists[id]!, needed, this.sizes[id]! * STRIDE);
+      if (needed > this.arena.room(id)) this.arena.resize(id, needed, this.sizes[id]! * STRIDE);
     }
     for (const q of questions()) this.put(q.id, q.forward, q.length, q.facets);
     this.vocabulary.merge();
@@ -678,12 +676,13 @@ export class TermIndex {
 
   /** Where a slot's posting is in a word's list, or where it would go (the first posting of a greater slot). */
   private find(id: number, slot: number): number {
-    const list = this.lists[id]!;
+    const list = this.arena.data(id);
+    const base = this.arena.start(id);
     let low = 0;
     let high = this.sizes[id]!;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (slotAt(list, middle * STRIDE) < slot) low = middle + 1;
+      if (slotAt(list, base + middle * STRIDE) < slot) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -692,25 +691,28 @@ export class TermIndex {
   /** Writes a slot's posting into a word's list: in place of its dead one, at the end (a new question), or shifted into slot order. */
   private place(id: number, slot: number, packed: number) {
     const size = this.sizes[id]!;
-    let list = this.lists[id]!;
+    let list = this.arena.data(id);
+    let base = this.arena.start(id);
     const code = this.counts.code(packed);
-    const position = size > 0 && slotAt(list, (size - 1) * STRIDE) < slot ? size : this.find(id, slot);
+    const position = size > 0 && slotAt(list, base + (size - 1) * STRIDE) < slot ? size : this.find(id, slot);
     const at = position * STRIDE;
-    if (position < size && slotAt(list, at) === slot) {
-      list[at + 2] = code;
+    if (position < size && slotAt(list, base + at) === slot) {
+      list[base + at + 2] = code;
       this.dead[id]!--;
       return;
     }
-    if ((size + 1) * STRIDE > list.length) {
+    const room = this.arena.room(id);
+    if ((size + 1) * STRIDE > room) {
       // Half again, not double: postings are most of the index, and a list that grows by half
       // leaves a third of that free at most.
-      list = this.arena.move(list, Math.max(2 * STRIDE, Math.ceil((list.length * 1.5) / STRIDE) * STRIDE), size * STRIDE);
-      this.lists[id] = list;
+      this.arena.resize(id, Math.max(2 * STRIDE, Math.ceil((room * 1.5) / STRIDE) * STRIDE), size * STRIDE);
+      list = this.arena.data(id);
+      base = this.arena.start(id);
     }
-    if (position < size) list.copyWithin(at + STRIDE, at, size * STRIDE);
-    list[at] = slot & 0xffff;
-    list[at + 1] = slot >>> 16;
-    list[at + 2] = code;
+    if (position < size) list.copyWithin(base + at + STRIDE, base + at, base + size * STRIDE);
+    list[base + at] = slot & 0xffff;
+    list[base + at + 1] = slot >>> 16;
+    list[base + at + 2] = code;
     this.sizes[id] = size + 1;
   }
 
@@ -738,7 +740,7 @@ export class TermIndex {
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
       const packed = forward[j + 1]!;
-      this.lists[id]![this.find(id, slot) * STRIDE + 2] = 0;
+      this.arena.data(id)[this.arena.start(id) + this.find(id, slot) * STRIDE + 2] = 0;
       this.dead[id]!++;
       this.df[id]!--;
       if (weighted(packed, this.unitWeights) > 0) {
@@ -774,26 +776,23 @@ export class TermIndex {
    * question at a time, and a list that must grow again grows by half).
    */
   trim() {
-    for (let id = 0; id < this.lists.length; id++) {
-      const list = this.lists[id]!;
+    for (let id = 0; id < this.termTexts.length; id++) {
       const used = this.sizes[id]! * STRIDE;
-      if (this.arena.blockIndex(list) < 0 && list.length - used > Math.max(8 * STRIDE, used >>> 3))
-        this.lists[id] = this.arena.move(list, used, used);
+      if (this.arena.ownsBlock(id) && this.arena.room(id) - used > Math.max(8 * STRIDE, used >>> 3)) this.arena.resize(id, used, used);
     }
-    // The lists in blocks move, each at its size, into new blocks, one old block after the other.
+    // The lists in shared blocks move, each at its size, into new blocks, one old block after the other.
     this.arena.retire();
-    this.moveLists(this.arena.allBlocks(), true);
+    this.moveLists(this.arena.sharedBlocks(), true);
   }
 
   /** Moves the lists of these blocks to the newest block (`exact`: at their size, else with their room) and drops the blocks. */
   private moveLists(blocks: readonly number[], exact: boolean) {
     const inBlock = new Map<number, number[]>(blocks.map((b) => [b, []]));
-    for (let id = 0; id < this.lists.length; id++) inBlock.get(this.arena.blockIndex(this.lists[id]!))?.push(id);
+    for (let id = 0; id < this.termTexts.length; id++) inBlock.get(this.arena.blockOf(id))?.push(id);
     for (const [b, ids] of inBlock) {
       for (const id of ids) {
-        const list = this.lists[id]!;
         const used = this.sizes[id]! * STRIDE;
-        this.lists[id] = this.arena.move(list, exact ? used : list.length, used);
+        this.arena.resize(id, exact ? used : this.arena.room(id), used);
       }
       this.arena.drop(b);
     }
@@ -807,17 +806,18 @@ export class TermIndex {
 
   /** Drops a word's dead postings (the order of the others stays). */
   private compact(id: number) {
-    const list = this.lists[id]!;
+    const list = this.arena.data(id);
+    const base = this.arena.start(id);
     const size = this.sizes[id]!;
     let kept = 0;
     for (let at = 0; at < size * STRIDE; at += STRIDE) {
-      if (list[at + 2] === 0) continue;
-      if (kept * STRIDE !== at) list.copyWithin(kept * STRIDE, at, at + STRIDE);
+      if (list[base + at + 2] === 0) continue;
+      if (kept * STRIDE !== at) list.copyWithin(base + kept * STRIDE, base + at, base + at + STRIDE);
       kept++;
     }
     this.sizes[id] = kept;
     this.dead[id] = 0;
-    if (list.length > 4 * (kept + 1) * STRIDE) this.lists[id] = this.arena.move(list, 2 * kept * STRIDE, kept * STRIDE);
+    if (this.arena.room(id) > 4 * (kept + 1) * STRIDE) this.arena.resize(id, 2 * kept * STRIDE, kept * STRIDE);
   }
 
   /**
@@ -826,10 +826,11 @@ export class TermIndex {
    * by the caller.
    */
   sumFrequencies(termId: number, weights: FieldWeights, acc: Accumulator) {
-    const list = this.lists[termId]!;
-    const end = this.sizes[termId]! * STRIDE;
+    const list = this.arena.data(termId);
+    const start = this.arena.start(termId);
+    const end = start + this.sizes[termId]! * STRIDE;
     const frequencies = this.counts.weightedBy(weights);
-    for (let i = 0; i < end; i += STRIDE) {
+    for (let i = start; i < end; i += STRIDE) {
       const f = frequencies[list[i + 2]!]!;
       if (f <= 0) continue;
       const slot = slotAt(list, i);
@@ -844,15 +845,16 @@ export class TermIndex {
    * the weighted frequency (FTS5's bm25() with column weights, so its calibration carries over).
    */
   scoreTerm(termId: number, idf: number, weights: FieldWeights, bit: number, acc: Accumulator, k1 = 1.2, b = 0.75) {
-    const list = this.lists[termId]!;
-    const end = this.sizes[termId]! * STRIDE;
+    const list = this.arena.data(termId);
+    const start = this.arena.start(termId);
+    const end = start + this.sizes[termId]! * STRIDE;
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const top = idf * (k1 + 1);
     const { score, exact, any } = acc;
     const lengths = this.lengths;
     const frequencies = this.counts.weightedBy(weights);
-    for (let i = 0; i < end; i += STRIDE) {
+    for (let i = start; i < end; i += STRIDE) {
       const f = frequencies[list[i + 2]!]!;
       if (f <= 0) continue;
       const slot = slotAt(list, i);
@@ -865,11 +867,12 @@ export class TermIndex {
 
   /** How many questions have the word in the weighted fields (its document frequency under a field restriction). */
   countMatches(termId: number, weights: FieldWeights): number {
-    const list = this.lists[termId]!;
-    const end = this.sizes[termId]! * STRIDE;
+    const list = this.arena.data(termId);
+    const start = this.arena.start(termId);
+    const end = start + this.sizes[termId]! * STRIDE;
     const frequencies = this.counts.weightedBy(weights);
     let n = 0;
-    for (let i = 0; i < end; i += STRIDE) if (frequencies[list[i + 2]!]! > 0) n++;
+    for (let i = start; i < end; i += STRIDE) if (frequencies[list[i + 2]!]! > 0) n++;
     return n;
   }
 
