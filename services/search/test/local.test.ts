@@ -219,6 +219,22 @@ describe('TermIndex', () => {
     index.remove(2);
     expect(begun('hop')).toEqual(['hopping', 'hops']);
     expect(index.tags.size).toBe(0);
+    // Words sorted in (opening an index sorts them) and words added since are both found, in id order.
+    index.load(() => []);
+    index.put(
+      3,
+      words(index, [
+        ['hopper', [1, 0, 0, 0, 0, 0]],
+        ['hoof', [1, 0, 0, 0, 0, 0]],
+        ['hopfen', [1, 0, 0, 0, 0, 0]],
+      ]),
+      3,
+      facets,
+    );
+    expect(begun('hop')).toEqual(['hopfen', 'hopper', 'hopping', 'hops']);
+    const ids = index.expand('hop');
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(begun('ho')).toEqual(['hoof', 'hopfen', 'hopper', 'hopping', 'hops']);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * The words of the index in sorted order, for typo tolerance: the words within one or two edits
+ * The words of the index in sorted order, for prefix expansion (the words a prefix begins are a
+ * run of them) and typo tolerance: the words within one or two edits
  * of a query word that begin with its first letter. Walking the sorted list is walking a trie: the edit-distance rows of a common
  * prefix are computed once, and a prefix that is already too far skips every word it begins (a
  * binary search), so a lookup reads a few thousand rows, not the whole dictionary. Words added
@@ -32,6 +33,24 @@ export class Vocabulary {
     this.found.clear();
   }
 
+  /** The ids of the words that begin with `prefix`, in id order (prefix expansion). */
+  beginning(prefix: string): number[] {
+    this.mergeWhenBehind();
+    const out: number[] = [];
+    this.recentWords.forEach((word, i) => {
+      if (word.startsWith(prefix)) out.push(this.recentIds[i]!);
+    });
+    const from = this.lowerBound(prefix);
+    const to = this.lowerBound(`${prefix}\uffff`, from);
+    for (let i = from; i < to; i++) out.push(this.sortedIds[i]!);
+    return out.sort((a, b) => a - b);
+  }
+
+  /** Sorts the recent words in once they are many, and more than a twentieth of the sorted ones. */
+  private mergeWhenBehind() {
+    if (this.recentWords.length > 1000 && this.recentWords.length * 20 > this.sorted.length) this.merge();
+  }
+
   /** The first position of a word at or after `from` that is not below `word` (binary search). */
   private lowerBound(word: string, from = 0): number {
     let lo = from;
@@ -49,7 +68,7 @@ export class Vocabulary {
    * its first `keep` characters, the term itself included.
    */
   within(term: string, max: number, keep: number, distance: (a: string, b: string, max: number) => number): number[] {
-    if (this.recentWords.length > 1000 && this.recentWords.length * 20 > this.sorted.length) this.merge();
+    this.mergeWhenBehind();
     const start = term.slice(0, keep);
     const out: number[] = [];
     this.recentWords.forEach((word, i) => {
