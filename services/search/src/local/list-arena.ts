@@ -31,8 +31,8 @@ export class ListArena {
   private readonly blocks: Array<Block | null> = [];
   /** Per list: its block + 1 (0: no room, an empty list), where it starts there, and its room in units. */
   private homes = new Int32Array(1024);
-  private starts = new Uint32Array(1024);
-  private rooms = new Uint32Array(1024);
+  private starts = new Int32Array(1024);
+  private rooms = new Int32Array(1024);
   private current = -1;
   private top = 0;
   /** Whether a block may have become sparse since sparseBlocks last looked. */
@@ -51,6 +51,15 @@ export class ListArena {
 
   start(list: number): number {
     return this.starts[list] ?? 0;
+  }
+
+  /**
+   * A view of a list's first `units`, for the loops that read a whole list: V8 runs a loop over a
+   * view from 0 faster than one over the block from an offset (12% in scoring, a view object aside).
+   */
+  view(list: number, units: number): Uint16Array {
+    const start = this.start(list);
+    return this.data(list).subarray(start, start + units);
   }
 
   /** The units a list has room for. */

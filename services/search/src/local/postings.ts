@@ -302,8 +302,6 @@ export class TermIndex {
   private readonly unitWeights = fieldWeights(unitFieldWeights);
   private readonly termIds = new Map<string, number>();
   private readonly termTexts: string[] = [];
-  /** Words by their first two and three characters: prefix expansion. */
-  private readonly prefixes = new Map<string, number[]>();
   /**
    * Words by their stem, per language: a word joins the stem of each language of the questions it
    * occurs in (bit i of stemmed[word]: stemLanguages[i]). Query words look their stem up here, so
@@ -313,7 +311,7 @@ export class TermIndex {
   private readonly stems = new Map<Language, Map<string, number | number[]>>();
   private readonly stemLanguages: Language[] = [];
   private stemmed = new Uint8Array(1024);
-  /** The words in sorted order, for typo tolerance. */
+  /** The words in sorted order, for prefix expansion and typo tolerance. */
   private readonly vocabulary = new Vocabulary();
   /** Where each word's postings are, by its id (list-arena.ts). */
   private readonly arena: ListArena;
@@ -442,7 +440,7 @@ export class TermIndex {
   /** Words that begin with `prefix` (2+ characters), itself included, that some question has. */
   expand(prefix: string): number[] {
     if (prefix.length < 2) return [];
-    return (this.prefixes.get(prefix.slice(0, 3)) ?? []).filter((id) => this.df[id]! > 0 && this.termTexts[id]!.startsWith(prefix));
+    return this.vocabulary.beginning(prefix).filter((id) => this.df[id]! > 0);
   }
 
   /** Words that share a stem with `term` in a language (in its questions), that some question has. */
@@ -574,11 +572,6 @@ export class TermIndex {
     this.unitIdfFresh = grow(this.unitIdfFresh, id + 1);
     this.stemmed = grow(this.stemmed, id + 1);
     this.vocabulary.add(term, id);
-    for (const key of new Set([term.slice(0, 2), term.slice(0, 3)])) {
-      const bucket = this.prefixes.get(key);
-      if (bucket) bucket.push(id);
-      else this.prefixes.set(key, [id]);
-    }
     return id;
   }
 
@@ -826,11 +819,10 @@ export class TermIndex {
    * by the caller.
    */
   sumFrequencies(termId: number, weights: FieldWeights, acc: Accumulator) {
-    const list = this.arena.data(termId);
-    const start = this.arena.start(termId);
-    const end = start + this.sizes[termId]! * STRIDE;
+    const list = this.arena.view(termId, this.sizes[termId]! * STRIDE);
+    const end = list.length;
     const frequencies = this.counts.weightedBy(weights);
-    for (let i = start; i < end; i += STRIDE) {
+    for (let i = 0; i < end; i += STRIDE) {
       const f = frequencies[list[i + 2]!]!;
       if (f <= 0) continue;
       const slot = slotAt(list, i);
@@ -845,16 +837,15 @@ export class TermIndex {
    * the weighted frequency (FTS5's bm25() with column weights, so its calibration carries over).
    */
   scoreTerm(termId: number, idf: number, weights: FieldWeights, bit: number, acc: Accumulator, k1 = 1.2, b = 0.75) {
-    const list = this.arena.data(termId);
-    const start = this.arena.start(termId);
-    const end = start + this.sizes[termId]! * STRIDE;
+    const list = this.arena.view(termId, this.sizes[termId]! * STRIDE);
+    const end = list.length;
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const top = idf * (k1 + 1);
     const { score, exact, any } = acc;
     const lengths = this.lengths;
     const frequencies = this.counts.weightedBy(weights);
-    for (let i = start; i < end; i += STRIDE) {
+    for (let i = 0; i < end; i += STRIDE) {
       const f = frequencies[list[i + 2]!]!;
       if (f <= 0) continue;
       const slot = slotAt(list, i);
@@ -867,12 +858,11 @@ export class TermIndex {
 
   /** How many questions have the word in the weighted fields (its document frequency under a field restriction). */
   countMatches(termId: number, weights: FieldWeights): number {
-    const list = this.arena.data(termId);
-    const start = this.arena.start(termId);
-    const end = start + this.sizes[termId]! * STRIDE;
+    const list = this.arena.view(termId, this.sizes[termId]! * STRIDE);
+    const end = list.length;
     const frequencies = this.counts.weightedBy(weights);
     let n = 0;
-    for (let i = start; i < end; i += STRIDE) if (frequencies[list[i + 2]!]! > 0) n++;
+    for (let i = 0; i < end; i += STRIDE) if (frequencies[list[i + 2]!]! > 0) n++;
     return n;
   }
 
