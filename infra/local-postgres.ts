@@ -1,7 +1,7 @@
 // A Postgres server on this machine answers over its Unix socket for less CPU than over TCP
-// loopback: each query and each answer is a socket write, and on this 2-core machine the kernel's
-// TCP path was a third of the users service's CPU per request (docs/operations.md, "Postgres on the
-// same machine"). Used by up.ts and the benchmarks, which run everything on one machine.
+// loopback: each query and each answer is a socket write, and on this 2-core machine the writes to
+// Postgres over TCP were two fifths of the users service's CPU per request (docs/operations.md).
+// Used by up.ts, scale.ts and the benchmarks, which run everything on one machine.
 import { existsSync } from 'node:fs';
 import { BaseConfig } from '@kn/service';
 import pg from 'pg';
