@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { KnClient } from '@kn/client';
-import { isolation } from '@kn/testing';
+import { DEFAULT_TEST_DATABASE_URL, isolation } from '@kn/testing';
 import autocannon from 'autocannon';
 import { overLocalSocket, postgresAt } from '../infra/local-postgres.ts';
 
@@ -155,8 +155,8 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
  */
 export async function benchSpace() {
   // Postgres as up.ts reaches it on this machine: over its Unix socket when it has one
-  // (TEST_DATABASE_URL names another server, or TCP: postgres://postgres@127.0.0.1:5432/postgres).
-  process.env.TEST_DATABASE_URL ??= await overLocalSocket('postgres://postgres@127.0.0.1:5432/postgres');
+  // (TEST_DATABASE_URL names another server, or the TCP address itself).
+  process.env.TEST_DATABASE_URL ??= await overLocalSocket(DEFAULT_TEST_DATABASE_URL);
   postgres = postgresAt(process.env.TEST_DATABASE_URL);
   const space = isolation();
   benchmarkSpace = space;

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
+import { DEFAULT_TEST_DATABASE_URL } from '@kn/testing';
 import pg from 'pg';
 import { overLocalSocket, postgresAt } from '../infra/local-postgres.ts';
 
 /** up.sh, `pnpm scale` and the benchmarks reach this machine's Postgres over its Unix socket (infra/local-postgres.ts). */
-const tcp = 'postgres://postgres@127.0.0.1:5432/postgres';
+const tcp = DEFAULT_TEST_DATABASE_URL;
 const socketDirectory = ['/var/run/postgresql', '/tmp'].find((dir) => existsSync(`${dir}/.s.PGSQL.5432`));
 
 async function serverAddress(url: string) {

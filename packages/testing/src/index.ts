@@ -31,6 +31,9 @@ const run = () => process.env.KN_TEST_RUN;
 /** The namespaces and databases of a test run start with these. */
 export const runPrefixes = (runId: string) => ({ namespace: `t${runId}`, database: `kn_t${runId}_` });
 
+/** The Postgres server tests use unless TEST_DATABASE_URL names another (its database part is replaced). */
+export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
 /**
  * Everything a test file (or a benchmark) touches is its own: a database and a NATS namespace
  * (subjects, streams, consumers, buckets). `drop()` removes both; call it also when the file fails.
@@ -39,8 +42,7 @@ export function isolation() {
   const id = randomBytes(4).toString('hex');
   const runId = run();
   const { namespace: scope, database } = runId ? runPrefixes(runId) : { namespace: 'bench', database: 'kn_bench_' };
-  // TEST_DATABASE_URL: another Postgres server for the tests (its database part is replaced).
-  const base = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const base = process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
   const url = new URL(base);
   url.pathname = `/${database}${id}`;
   const databaseUrl = url.toString();
@@ -92,7 +94,7 @@ export async function removeRun(runId: string, natsUrl = 'nats://127.0.0.1:4222'
   } finally {
     await nc.close();
   }
-  const admin = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const admin = new URL(process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
