@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SearchFieldNames } from '@kn/contracts';
 import { matchQuestions } from '../src/domain/match.ts';
+import { topSlots } from '../src/domain/ranking.ts';
 import { similarTo, textVector } from '../src/domain/similarity.ts';
 import { autocomplete } from '../src/domain/suggest.ts';
 import { Expertise, type SolutionFacts, solutionValue } from '../src/local/expertise.ts';
@@ -377,6 +379,85 @@ describe('SearchStore', () => {
     await store.refreshTopics();
     expect(store.topicStatus()).toEqual({ trained_on: corpus.length + 13, training: false });
     for (const s of stores) s.close();
+  });
+
+  test('whole words ranked question at a time (skipping what cannot reach the window) give what scoring every posting gives', () => {
+    // Words with no other forms in the index (no shared stems, none begins another, none a typo of
+    // another), of very different frequencies, so that a query of them takes the skipping path.
+    const vocabulary = ['amber', 'barley', 'cider', 'dunkel', 'ester', 'fining', 'gravity', 'kettle', 'lupulin', 'mash'];
+    const chance = [0.6, 0.45, 0.3, 0.2, 0.12, 0.08, 0.05, 0.03, 0.02, 0.01];
+    let seed = 42;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const some = (scale: number) => vocabulary.filter((_, i) => random() < chance[i]! * scale).join(' ');
+    const store = new SearchStore(join(dir, 'index.sqlite'));
+    store.transaction(() => {
+      for (let id = 1; id <= 3_000; id++) {
+        store.upsertQuestion(
+          q(id, some(1) || 'mash', {
+            // Words said once or again, in descriptions of very different lengths: scores spread out.
+            description: `${some(2)} ${some(1)} ${'xylophone '.repeat(Math.floor(random() * 40))}`,
+            tags: random() < 0.3 ? ['Kegs'] : [],
+            language: random() < 0.2 ? 'de' : 'en',
+            category_id: random() < 0.5 ? 3 : null,
+            is_deleted: random() < 0.05,
+            // Few distinct times: equal scores are ordered by time, then id.
+            published: new Date(Date.UTC(2026, 0, 1 + Math.floor(random() * 5))).toISOString(),
+          }),
+        );
+        if (random() < 0.3) store.setPart('solution', id, id, 8, some(1.5));
+      }
+    });
+    let capped = 0;
+    for (let n = 0; n < 300; n++) {
+      const words = vocabulary.filter(() => random() < 0.25);
+      if (random() < 0.1) words.push('qwxyz');
+      const request = {
+        query: words.join(' ') || 'amber',
+        operator: random() < 0.3 ? ('AND' as const) : ('OR' as const),
+        fields:
+          random() < 0.7 ? [...SearchFieldNames] : random() < 0.5 ? ['title' as const] : ['description' as const, 'solutions' as const],
+        stop_languages: ['en'],
+        filter: {
+          tag_operator: 'AND' as const,
+          include_uncategorized: false,
+          include_deleted: random() < 0.2,
+          ...(random() < 0.2 ? { languages: ['de'] } : {}),
+          ...(random() < 0.1 ? { tags: ['kegs'] } : {}),
+          ...(random() < 0.1 ? { categories: [3] } : {}),
+        },
+        offset: random() < 0.2 ? 990 : 0,
+        limit: random() < 0.5 ? 10 : 100,
+      };
+      const skipping = matchQuestions(store, request);
+      expect(skipping.words.every((w) => !w.forms.length)).toBe(true);
+      expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, false) });
+      if (skipping.total === 1000) capped++;
+      // The index's own ranking with a small heap (the floor rises early, so more is skipped)
+      // against every posting scored.
+      const { index } = store;
+      const asked = words.map((w) => ({ id: index.termId(w), idf: 0.2 + random() * 2 }));
+      const k = 1 + Math.floor(random() * 30);
+      const and = request.operator === 'AND';
+      const accept = (slot: number) => !index.isDeleted(slot) || request.filter.include_deleted;
+      const heap = index.slotHeap(k);
+      index.bestOfWords(asked, all, and, heap, accept);
+      const acc = new Accumulator();
+      acc.reset(index.slotCount);
+      asked.forEach(({ id, idf }, i) => {
+        if (id >= 0) index.scoreTerm(id, idf, all, 1 << i, acc);
+      });
+      for (let i = 0; i < acc.size; i++) {
+        const slot = acc.touched[i]!;
+        if (and && acc.exact[slot] !== 2 ** asked.length - 1) acc.score[slot] = -1;
+      }
+      expect({ words, and, k, best: heap.sorted() }).toEqual({ words, and, k, best: topSlots(index, acc, k, accept) });
+    }
+    // Enough queries had more matches than the window for the skipping to have mattered.
+    expect(capped).toBeGreaterThan(50);
+    store.close();
   });
 
   test('similar questions: the closest topic first, the question itself never', () => {

@@ -199,13 +199,92 @@ function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights
   });
 }
 
+interface TextRanking {
+  /** Matches that pass the filters, and of them those at or above WEAK_SCORE and RELEVANT_SCORE (each exact up to WINDOW). */
+  found: number;
+  aboveWeak: number;
+  relevant: number;
+  /** The best matches, best first: at least as many as the page and the blend read. */
+  best: Array<{ slot: number; score: number }>;
+}
+
+/**
+ * The text ranking when every query word counts only as itself (a common word has no other forms:
+ * the usual case in a large network): the WINDOW best by TermIndex.bestOfWords, which skips what
+ * cannot reach them. They are all the counts need: a match outside them scores below every one
+ * of them, so when they are fewer than WINDOW they are every match.
+ */
+function bestOfWholeWords(
+  index: TermIndex,
+  words: RankedWord[],
+  weights: FieldWeights,
+  reference: number,
+  and: boolean,
+  accept: (slot: number) => boolean,
+): TextRanking {
+  const heap = index.slotHeap(WINDOW);
+  index.bestOfWords(
+    words.map((w) => ({ id: w.frequency > 0 ? w.id : -1, idf: w.idf / reference })),
+    weights,
+    and,
+    heap,
+    accept,
+  );
+  const best = heap.sorted();
+  let aboveWeak = 0;
+  let relevant = 0;
+  for (const { score } of best) {
+    if (score >= WEAK_SCORE) aboveWeak++;
+    if (score >= RELEVANT_SCORE) relevant++;
+  }
+  return { found: best.length, aboveWeak, relevant, best };
+}
+
+/** The text ranking over every posting of the words and their forms, into the accumulators: the best `k`. */
+function bestOfAllPostings(
+  index: TermIndex,
+  words: RankedWord[],
+  weights: FieldWeights,
+  reference: number,
+  and: boolean,
+  accept: (slot: number) => boolean,
+  { k }: { k: number },
+): TextRanking {
+  scoreWords(index, words, weights, reference);
+  const every = words.length === 32 ? 0xffffffff : ((1 << words.length) >>> 0) - 1;
+  // The final score of each match (negative: left out). AND: every word, whole or in another form; the
+  // whole-word score counts only when every word is whole.
+  let found = 0;
+  let aboveWeak = 0;
+  let relevant = 0;
+  const { score, extra, exact, any, touched } = matches;
+  for (let i = 0; i < matches.size; i++) {
+    const slot = touched[i]!;
+    let s: number;
+    if (!and) s = score[slot]! + extra[slot]!;
+    else if (any[slot] !== every) s = -1;
+    else s = (exact[slot] === every ? score[slot]! : 0) + extra[slot]!;
+    if (s >= 0 && !accept(slot)) s = -1;
+    score[slot] = s;
+    if (s < 0) continue;
+    found++;
+    if (s >= WEAK_SCORE) aboveWeak++;
+    if (s >= RELEVANT_SCORE) relevant++;
+  }
+  return { found, aboveWeak, relevant, best: topSlots(index, matches, k, () => true) };
+}
+
 /**
  * Full-text search over the index: BM25 over the weighted fields, whole words first, then words of
  * the same stem, typos of rare words, and prefixes of 3+ characters much lower, calibrated so that one query's scores centre near 1.0, blended with
  * the similarity of the best matches at a low weight. Ranks the best WINDOW matches and returns
  * `total` (how many there are) and the page `offset`, `limit` of them.
  */
-export function matchQuestions(store: SearchStore, request: MatchRequest): { total: number; items: Match[]; words: RankedWord[] } {
+export function matchQuestions(
+  store: SearchStore,
+  request: MatchRequest,
+  wholeWordsAtATime = true,
+): { total: number; items: Match[]; words: RankedWord[] } {
   const { index } = store;
   const query = queryWords(request.query, request.stop_languages);
   const terms = query.terms;
@@ -217,36 +296,26 @@ export function matchQuestions(store: SearchStore, request: MatchRequest): { tot
   // A description hit of an average query word in a description of average length scores 1.0;
   // more matched words score more, by the square root of their number.
   const reference = words.reduce((sum, w) => sum + w.idf, 0) / Math.sqrt(words.length);
-  scoreWords(index, words, weights, reference);
-  const every = terms.length === 32 ? 0xffffffff : ((1 << terms.length) >>> 0) - 1;
   const and = request.operator === 'AND';
   const keep = facetFilter(index, request.filter);
   const deleted = request.filter.include_deleted ? null : index.deleted;
-  // The final score of each match (negative: left out). AND: every word, whole or in another form; the
-  // whole-word score counts only when every word is whole. Counted before the similarity blend.
-  let found = 0;
-  let aboveWeak = 0;
-  let relevant = 0;
-  const { score, extra, exact, any, touched } = matches;
-  for (let k = 0; k < matches.size; k++) {
-    const slot = touched[k]!;
-    let s: number;
-    if (!and) s = score[slot]! + extra[slot]!;
-    else if (any[slot] !== every) s = -1;
-    else s = (exact[slot] === every ? score[slot]! : 0) + extra[slot]!;
-    if (s >= 0 && (deleted?.[slot] || (keep && !keep(slot)))) s = -1;
-    score[slot] = s;
-    if (s < 0) continue;
-    found++;
-    if (s >= WEAK_SCORE) aboveWeak++;
-    if (s >= RELEVANT_SCORE) relevant++;
-  }
+  const accept = (slot: number) => !deleted?.[slot] && (!keep || keep(slot));
+  const {
+    found,
+    aboveWeak,
+    relevant,
+    best: ranked,
+  } = wholeWordsAtATime && words.every((w) => !w.forms.length)
+    ? bestOfWholeWords(index, words, weights, reference, and, accept)
+    : bestOfAllPostings(index, words, weights, reference, and, accept, {
+        k: Math.min(WINDOW, Math.max(request.offset + request.limit, similarityBlend.depth)),
+      });
   // Weak matches are left out when a page of matches is relevant.
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);
   // The blend only reorders the best few: below them the text order holds.
   const depth = Math.min(total, Math.max(request.offset + request.limit, similarityBlend.depth));
-  const best = topSlots(index, matches, depth, () => true);
+  const best = ranked.slice(0, depth);
   const items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
   if (similarityFields.every((f) => fields.includes(f))) {

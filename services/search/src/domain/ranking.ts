@@ -8,8 +8,8 @@ export function bm25Idf(documents: number, frequency: number): number {
 
 /**
  * The `k` best slots an accumulator touched, by their score (negative: not a match), best first
- * (ties: the newer question, then the higher id, first), among those `keep` accepts. A min-heap of k
- * entries; `keep` is asked only of slots that would enter it.
+ * (ties: the newer question, then the higher id, first), among those `keep` accepts; `keep` is
+ * asked only of slots that would enter.
  */
 export function topSlots(
   index: TermIndex,
@@ -17,55 +17,14 @@ export function topSlots(
   k: number,
   keep: (slot: number) => boolean,
 ): Array<{ slot: number; score: number }> {
-  const heapScore = new Float64Array(k);
-  const heapSlot = new Int32Array(k);
-  let size = 0;
-  // a below b: lower score, or the same score and an older question (published earlier, or the lower id).
-  const newer = (ia: number, ib: number) => index.timeOf(ia) - index.timeOf(ib) || index.questionId(ia) - index.questionId(ib);
-  const below = (sa: number, ia: number, sb: number, ib: number) => sa < sb || (sa === sb && newer(ia, ib) < 0);
-  const swap = (x: number, y: number) => {
-    const s = heapScore[x]!;
-    heapScore[x] = heapScore[y]!;
-    heapScore[y] = s;
-    const t = heapSlot[x]!;
-    heapSlot[x] = heapSlot[y]!;
-    heapSlot[y] = t;
-  };
+  const heap = index.slotHeap(k);
   const { score, touched } = acc;
-  for (let i = 0; i < acc.size && k > 0; i++) {
+  for (let i = 0; i < acc.size; i++) {
     const slot = touched[i]!;
     const s = score[slot]!;
-    if (s < 0) continue;
-    if (size === k) {
-      if (!below(heapScore[0]!, heapSlot[0]!, s, slot) || !keep(slot)) continue;
-      heapScore[0] = s;
-      heapSlot[0] = slot;
-      for (let at = 0; ; ) {
-        const l = 2 * at + 1;
-        const r = l + 1;
-        let least = at;
-        if (l < size && below(heapScore[l]!, heapSlot[l]!, heapScore[least]!, heapSlot[least]!)) least = l;
-        if (r < size && below(heapScore[r]!, heapSlot[r]!, heapScore[least]!, heapSlot[least]!)) least = r;
-        if (least === at) break;
-        swap(at, least);
-        at = least;
-      }
-    } else {
-      if (!keep(slot)) continue;
-      let at = size++;
-      heapScore[at] = s;
-      heapSlot[at] = slot;
-      while (at > 0) {
-        const parent = (at - 1) >> 1;
-        if (!below(heapScore[at]!, heapSlot[at]!, heapScore[parent]!, heapSlot[parent]!)) break;
-        swap(at, parent);
-        at = parent;
-      }
-    }
+    if (s >= 0 && heap.admits(s, slot) && keep(slot)) heap.push(s, slot);
   }
-  const out: Array<{ slot: number; score: number }> = [];
-  for (let i = 0; i < size; i++) out.push({ slot: heapSlot[i]!, score: heapScore[i]! });
-  return out.sort((a, b) => b.score - a.score || newer(b.slot, a.slot));
+  return heap.sorted();
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Language } from '@kn/similarity';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { AskedWords } from './asked-words.ts';
 import { ListArena } from './list-arena.ts';
+import { SlotHeap } from './slot-heap.ts';
 import { grow } from './typed-arrays.ts';
 import { Vocabulary } from './vocabulary.ts';
 
@@ -118,6 +119,25 @@ export interface Facets {
  */
 const STRIDE = 3;
 const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
+const EMPTY_LIST = new Uint16Array(0);
+
+/** The first posting of a list from `from` on (a unit offset) whose slot is at least `slot`: galloping, then binary search. */
+function seek(list: Uint16Array, from: number, slot: number): number {
+  const end = list.length;
+  let low = from;
+  let high = from;
+  for (let step = STRIDE; high < end && slotAt(list, high) < slot; step *= 2) {
+    low = high + STRIDE;
+    high += step;
+  }
+  if (high > end) high = end;
+  while (low < high) {
+    const mid = low + Math.floor((high - low) / (2 * STRIDE)) * STRIDE;
+    if (slotAt(list, mid) < slot) low = mid + STRIDE;
+    else high = mid;
+  }
+  return low;
+}
 
 /**
  * The packed counts of the postings as 16-bit codes. Postings repeat few combinations of counts (a
@@ -864,6 +884,127 @@ export class TermIndex {
     let n = 0;
     for (let i = 0; i < end; i += STRIDE) if (frequencies[list[i + 2]!]! > 0) n++;
     return n;
+  }
+
+  /** A heap of the k best slots, ties broken as every ranking of this index breaks them. */
+  slotHeap(k: number): SlotHeap {
+    return new SlotHeap(
+      k,
+      (slot) => this.times[slot] ?? 0,
+      (slot) => this.ids[slot]!,
+    );
+  }
+
+  /**
+   * The best questions for whole words (no other forms) into `heap`, each scored as scoreTerm
+   * scores it, summed in word order (so exactly the accumulators' sums), among the slots `accept`
+   * lets in; `all`: only questions with every word. Document at a time over the slot-ordered lists
+   * with MaxScore (Turtle and Flood 1995): once the heap is full, a list whose words' bounds, with
+   * those of the lists below it, stay under the heap's floor no longer brings candidates; it is
+   * only looked into (by galloping search) for the candidates the others bring, and not even then
+   * when the rest cannot lift the candidate to the floor. A question left out could not have been
+   * kept, so the heap holds what scoring every posting would. At a million questions a common
+   * word's list has hundreds of thousands of postings; its score is needed only where it decides.
+   */
+  bestOfWords(
+    words: ReadonlyArray<{ id: number; idf: number }>,
+    weights: FieldWeights,
+    all: boolean,
+    heap: SlotHeap,
+    accept: (slot: number) => boolean,
+    k1 = 1.2,
+    b = 0.75,
+  ) {
+    const n = words.length;
+    const lists = words.map((w) => (w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
+    if (!n || (all && lists.some((l) => !l.length))) return;
+    // A word adds at most idf · (k1 + 1); a hair more against rounding, so no bound is ever too low.
+    const tops = words.map((w) => w.idf * (k1 + 1));
+    const bounds = tops.map((top) => top * (1 + 1e-9));
+    const lengthFactor = (k1 * b) / this.averageLength;
+    const base = k1 * (1 - b);
+    const lengths = this.lengths;
+    const frequencies = this.counts.weightedBy(weights);
+    const score = (i: number, f: number, slot: number) => (tops[i]! * f) / (f + base + lengthFactor * Math.min(lengths[slot]!, MAX_LENGTH));
+    // OR: the weakest bound first, lists order[bringing..] bring candidates and the others are
+    // looked into, strongest first. AND: the shortest list first; it brings, the others are looked
+    // into in order.
+    const order = Array.from({ length: n }, (_, i) => i).sort((x, y) =>
+      all ? lists[x]!.length - lists[y]!.length || x - y : tops[x]! - tops[y]! || x - y,
+    );
+    // upTo[t]: the most the words order[0..t] add together.
+    const upTo = new Float64Array(n);
+    for (let t = 0, sum = 0; t < n; t++) upTo[t] = sum += bounds[order[t]!]!;
+    const everyBound = upTo[n - 1]!;
+    let bringing = all ? n - 1 : 0;
+    const at = new Int32Array(n);
+    const contribution = new Float64Array(n);
+    let floor = heap.floor;
+    for (;;) {
+      // The next candidate: the lowest slot a bringing list is at. A posting whose word cannot
+      // lift its question to the floor even with every other word at its most is passed over
+      // (f·top < (floor − others)·(f + base): its score with the shortest length stays below);
+      // so are postings without the word in these fields, and dead ones.
+      let slot = 0x7fffffff;
+      for (let t = all ? 0 : bringing; t < (all ? 1 : n); t++) {
+        const i = order[t]!;
+        const list = lists[i]!;
+        const top = bounds[i]!;
+        const needed = floor - (everyBound - top);
+        let p = at[i]!;
+        for (; p < list.length; p += STRIDE) {
+          const f = frequencies[list[p + 2]!]!;
+          if (f > 0 && top * f >= needed * (f + base)) break;
+        }
+        at[i] = p;
+        if (p < list.length) slot = Math.min(slot, slotAt(list, p));
+      }
+      if (slot === 0x7fffffff) return;
+      if (n > 1) contribution.fill(0);
+      let partial = 0;
+      for (let t = all ? 0 : bringing; t < (all ? 1 : n); t++) {
+        const i = order[t]!;
+        const list = lists[i]!;
+        const p = at[i]!;
+        if (p < list.length && slotAt(list, p) === slot) {
+          partial += contribution[i] = score(i, frequencies[list[p + 2]!]!, slot);
+          at[i] = p + STRIDE;
+        }
+      }
+      let kept = true;
+      for (let step = 1; step <= (all ? n - 1 : bringing); step++) {
+        const t = all ? step : bringing - step;
+        // What the lists not yet looked into can add at most.
+        const rest = all ? everyBound - upTo[t - 1]! : upTo[t]!;
+        if (partial + rest < floor) {
+          kept = false;
+          break;
+        }
+        const i = order[t]!;
+        const list = lists[i]!;
+        const p = seek(list, at[i]!, slot);
+        at[i] = p;
+        const f = p < list.length && slotAt(list, p) === slot ? frequencies[list[p + 2]!]! : 0;
+        if (f > 0) partial += contribution[i] = score(i, f, slot);
+        else if (all) {
+          kept = false;
+          break;
+        }
+      }
+      if (!kept) continue;
+      // The sum in word order, as the accumulators add it.
+      let s = partial;
+      if (n > 1) {
+        s = 0;
+        for (let i = 0; i < n; i++) if (contribution[i]! > 0) s += contribution[i]!;
+      }
+      if (s < floor || !heap.admits(s, slot) || !accept(slot)) continue;
+      heap.push(s, slot);
+      floor = heap.floor;
+      if (all) continue;
+      while (bringing < n && upTo[bringing]! < floor) bringing++;
+      if (bringing === n) return;
+    }
   }
 
   /** The BM25 saturation of a weighted frequency in a slot (for phrases summed with sumFrequencies). */

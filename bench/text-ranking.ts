@@ -1,0 +1,80 @@
+/**
+ * Question search's ranking in one process, over an index a `KEEP_INDEX=1 pnpm bench:search` kept:
+ * the same queries (words of the network's titles, as bench:search asks them) ranked question at a
+ * time with skipping (as served) and by scoring every posting, alternated, with the results
+ * compared. No HTTP, no other process: the CPU per query of the ranking alone.
+ *
+ *   node bench/text-ranking.ts /tmp/kn-bench-search-<id>/index.sqlite [queries per size, 300]
+ *
+ * PROFILE=<file.cpuprofile> writes a CPU profile of the queries (not of opening the index), for
+ * `node bench/profile.ts`.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { SearchFieldNames } from '@kn/contracts';
+import { tokenize } from '@kn/similarity';
+import { matchQuestions } from '../services/search/src/domain/match.ts';
+import { SearchStore } from '../services/search/src/local/store.ts';
+
+const [path, count = '300'] = process.argv.slice(2);
+if (!path) {
+  console.error('usage: node bench/text-ranking.ts <index.sqlite> [queries per size]');
+  process.exit(2);
+}
+let started = performance.now();
+const store = new SearchStore(path);
+console.log(`opened ${store.documentCount} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+const titles = store.db.prepare('select title from questions order by random() limit 2000').all() as Array<{ title: string }>;
+const words = [...new Set(titles.flatMap((t) => tokenize(t.title, { stem: false })).filter((w) => w.length >= 4 && !/\d/.test(w)))];
+const pick = () => words[Math.floor(Math.random() * words.length)]!;
+const request = (query: string) => ({
+  query,
+  operator: 'OR' as const,
+  fields: [...SearchFieldNames],
+  stop_languages: ['en'],
+  filter: { tag_operator: 'AND' as const, include_uncategorized: false, include_deleted: false },
+  offset: 0,
+  limit: 10,
+});
+
+const profiler = process.env.PROFILE ? new Session() : null;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
+const rows: Array<Record<string, string | number>> = [];
+for (const n of [1, 2, 4]) {
+  const queries = Array.from({ length: Number(count) }, () => Array.from({ length: n }, pick).join(' '));
+  const time = { skipping: 0, every: 0 };
+  let differing = 0;
+  let skipped = 0;
+  for (const [i, query] of queries.entries()) {
+    // Alternate which goes first, so neither gets the warmer caches.
+    const order: Array<keyof typeof time> = i % 2 ? ['skipping', 'every'] : ['every', 'skipping'];
+    const results: Record<string, unknown> = {};
+    for (const way of order) {
+      started = performance.now();
+      const result = matchQuestions(store, request(query), way === 'skipping');
+      time[way] += performance.now() - started;
+      results[way] = result;
+      if (way === 'skipping' && result.words.every((w) => !w.forms.length)) skipped++;
+    }
+    if (JSON.stringify(results.skipping) !== JSON.stringify(results.every)) differing++;
+  }
+  rows.push({
+    words: n,
+    queries: queries.length,
+    'whole words only': skipped,
+    'ms per query, skipping': (time.skipping / queries.length).toFixed(2),
+    'ms per query, every posting': (time.every / queries.length).toFixed(2),
+    'results differing': differing,
+  });
+}
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(process.env.PROFILE!, JSON.stringify(profile));
+}
+console.table(rows);
+console.log(`command: node bench/text-ranking.ts ${path} ${count}`);
+store.close();
