@@ -1,9 +1,9 @@
 import { SearchFieldNames } from '@kn/contracts';
-import { fieldWeights, type TermIndex } from '../local/postings.ts';
+import { Accumulator, fieldWeights, type TermIndex } from '../local/postings.ts';
 import type { SearchStore } from '../local/store.ts';
 import { textCounts } from '../words.ts';
 import type { MatchRequest } from './match.ts';
-import { bm25Idf } from './ranking.ts';
+import { bm25Idf, topSlots } from './ranking.ts';
 
 /** Question search reads this much of a text (the interface's query length). */
 const MAX_QUERY = 1000;
@@ -63,6 +63,7 @@ export const CANDIDATE_TERMS = 24;
 const CANDIDATE_MIN_TERMS = 4;
 const CANDIDATE_POSTINGS = 20_000;
 const allFields = fieldWeights(Object.fromEntries(SearchFieldNames.map((f) => [f, 1])));
+const candidates = new Accumulator();
 
 /** A unit-length TF-IDF vector over the index's words (words the index does not know only lengthen it). */
 export interface TopicVector {
@@ -156,19 +157,17 @@ function candidateSlots(index: TermIndex, vector: TopicVector, self: number, cou
     // Equal weights in the order of the words, not of their ids (which depend on what arrived first).
     .sort((a, b) => b.w - a.w || (a.word < b.word ? -1 : 1))
     .slice(0, CANDIDATE_TERMS);
+  candidates.reset(index.slotCount);
   const n = index.count;
   // The most informative words first, until the budget of postings is spent (at least a few words).
-  const words: Array<{ id: number; idf: number }> = [];
   let postings = 0;
   for (const [k, { id }] of informative.entries()) {
     const frequency = index.documentFrequency(id);
     if (k >= CANDIDATE_MIN_TERMS && postings + frequency > CANDIDATE_POSTINGS) continue;
     postings += frequency;
-    words.push({ id, idf: bm25Idf(n, frequency) });
+    index.scoreTerm(id, bm25Idf(n, frequency), allFields, 1, candidates);
   }
-  const heap = index.slotHeap(count);
-  index.bestOfWords(words, allFields, false, heap, (slot) => slot !== self && !index.isDeleted(slot));
-  return heap.sorted().map((c) => c.slot);
+  return topSlots(index, candidates, count, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
 }
 
 /**
