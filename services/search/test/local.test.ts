@@ -443,7 +443,10 @@ describe('SearchStore', () => {
       const and = request.operator === 'AND';
       const accept = (slot: number) => !index.isDeleted(slot) || request.filter.include_deleted;
       const heap = index.slotHeap(k);
-      index.bestOfWords(asked, all, and, heap, accept);
+      index.bestOfWords(asked, all, and, (slot, score) => {
+        if (accept(slot) && heap.admits(score, slot)) heap.push(score, slot);
+        return heap.floor;
+      });
       const acc = new Accumulator();
       acc.reset(index.slotCount);
       asked.forEach(({ id, idf }, i) => {

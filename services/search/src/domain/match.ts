@@ -207,19 +207,21 @@ function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights
 const AT_A_TIME_WORDS = 8;
 
 interface TextRanking {
-  /** Matches that pass the filters, and of them those at or above WEAK_SCORE and RELEVANT_SCORE (each exact up to WINDOW). */
+  /** Matches that pass the filters, and of them those at or above WEAK_SCORE (each exact up to WINDOW). */
   found: number;
   aboveWeak: number;
+  /** Matches at or above RELEVANT_SCORE (exact up to PAGE). */
   relevant: number;
-  /** The best matches, best first: at least as many as the page and the blend read. */
+  /** The best `k` matches, best first. */
   best: Array<{ slot: number; score: number }>;
 }
 
 /**
  * The text ranking when every query word counts only as itself (a common word has no other forms:
- * the usual case in a large network): the WINDOW best by TermIndex.bestOfWords, which skips what
- * cannot reach them. They are all the counts need: a match outside them scores below every one
- * of them, so when they are fewer than WINDOW they are every match.
+ * the usual case in a large network), question at a time (TermIndex.bestOfWords). The floor a
+ * question must reach to be looked at stays at nothing until WINDOW matches are counted, then at
+ * WEAK_SCORE until WINDOW of them reach it, and is the k-th best score from then on: the counts
+ * are those of scoring every posting, up to where `total` stops counting.
  */
 function bestOfWholeWords(
   index: TermIndex,
@@ -228,23 +230,28 @@ function bestOfWholeWords(
   reference: number,
   and: boolean,
   accept: (slot: number) => boolean,
+  { k }: { k: number },
 ): TextRanking {
-  const heap = index.slotHeap(WINDOW);
+  const heap = index.slotHeap(k);
+  let found = 0;
+  let aboveWeak = 0;
   index.bestOfWords(
     words.map((w) => ({ id: w.frequency > 0 ? w.id : -1, idf: w.idf / reference })),
     weights,
     and,
-    heap,
-    accept,
+    (slot, score) => {
+      if (accept(slot)) {
+        found++;
+        if (score >= WEAK_SCORE) aboveWeak++;
+        if (heap.admits(score, slot)) heap.push(score, slot);
+      }
+      const counting = found < WINDOW ? Number.NEGATIVE_INFINITY : aboveWeak < WINDOW ? WEAK_SCORE : Number.POSITIVE_INFINITY;
+      return Math.min(heap.floor, counting);
+    },
   );
   const best = heap.sorted();
-  let aboveWeak = 0;
-  let relevant = 0;
-  for (const { score } of best) {
-    if (score >= WEAK_SCORE) aboveWeak++;
-    if (score >= RELEVANT_SCORE) relevant++;
-  }
-  return { found: best.length, aboveWeak, relevant, best };
+  const relevant = best.filter((b) => b.score >= RELEVANT_SCORE).length;
+  return { found: Math.min(found, WINDOW), aboveWeak: Math.min(aboveWeak, WINDOW), relevant, best };
 }
 
 /** The text ranking over every posting of the words and their forms, into the accumulators: the best `k`. */
@@ -307,16 +314,15 @@ export function matchQuestions(
   const keep = facetFilter(index, request.filter);
   const deleted = request.filter.include_deleted ? null : index.deleted;
   const accept = (slot: number) => !deleted?.[slot] && (!keep || keep(slot));
+  // The best as many as the page and the blend read.
+  const k = Math.min(WINDOW, Math.max(request.offset + request.limit, similarityBlend.depth));
+  const atATime = wholeWordsAtATime && words.length <= AT_A_TIME_WORDS && words.every((w) => !w.forms.length);
   const {
     found,
     aboveWeak,
     relevant,
     best: ranked,
-  } = wholeWordsAtATime && words.length <= AT_A_TIME_WORDS && words.every((w) => !w.forms.length)
-    ? bestOfWholeWords(index, words, weights, reference, and, accept)
-    : bestOfAllPostings(index, words, weights, reference, and, accept, {
-        k: Math.min(WINDOW, Math.max(request.offset + request.limit, similarityBlend.depth)),
-      });
+  } = (atATime ? bestOfWholeWords : bestOfAllPostings)(index, words, weights, reference, and, accept, { k });
   // Weak matches are left out when a page of matches is relevant.
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);

@@ -897,22 +897,23 @@ export class TermIndex {
   }
 
   /**
-   * The best questions for whole words (no other forms) into `heap`, each scored as scoreTerm
-   * scores it, summed in word order (so exactly the accumulators' sums), among the slots `accept`
-   * lets in; `all`: only questions with every word. Document at a time over the slot-ordered lists
-   * with MaxScore (Turtle and Flood 1995): once the heap is full, a list whose words' bounds, with
-   * those of the lists below it, stay under the heap's floor no longer brings candidates; it is
-   * only looked into (by galloping search) for the candidates the others bring, and not even then
-   * when the rest cannot lift the candidate to the floor. A question left out could not have been
-   * kept, so the heap holds what scoring every posting would. At a million questions a common
+   * Whole words (no other forms), question at a time: calls `visit(slot, score)` for each question
+   * with a word whose score reaches the floor, the score as scoreTerm scores each word, summed in
+   * word order (so exactly the accumulators' sums); `visit` answers the floor from then on (never
+   * lower: what it passed over is not looked at again). `all`: only questions with every word.
+   * Over the slot-ordered lists with MaxScore (Turtle and Flood 1995): a list whose word's most,
+   * with the most of the weaker words, stays under the floor no longer brings candidates; it is
+   * only looked into (galloping search) for the candidates the others bring, and not even then
+   * when the rest cannot lift the candidate to the floor; and a posting whose word cannot lift its
+   * question to the floor even with every other word at its most is passed over. So every
+   * question at or above the floor is visited, and few below it. At a million questions a common
    * word's list has hundreds of thousands of postings; its score is needed only where it decides.
    */
   bestOfWords(
     words: ReadonlyArray<{ id: number; idf: number }>,
     weights: FieldWeights,
     all: boolean,
-    heap: SlotHeap,
-    accept: (slot: number) => boolean,
+    visit: (slot: number, score: number) => number,
     k1 = 1.2,
     b = 0.75,
   ) {
@@ -940,7 +941,7 @@ export class TermIndex {
     let bringing = all ? n - 1 : 0;
     const at = new Int32Array(n);
     const contribution = new Float64Array(n);
-    let floor = heap.floor;
+    let floor = Number.NEGATIVE_INFINITY;
     for (;;) {
       // The next candidate: the lowest slot a bringing list is at. A posting whose word cannot
       // lift its question to the floor even with every other word at its most is passed over
@@ -1004,9 +1005,8 @@ export class TermIndex {
         }
       }
       if (!kept) continue;
-      if (s < floor || !heap.admits(s, slot) || !accept(slot)) continue;
-      heap.push(s, slot);
-      floor = heap.floor;
+      if (s < floor) continue;
+      floor = visit(slot, s);
       if (all) continue;
       while (bringing < n && upTo[bringing]! < floor) bringing++;
       if (bringing === n) return;
