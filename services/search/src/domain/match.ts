@@ -206,6 +206,18 @@ function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights
  */
 const AT_A_TIME_WORDS = 8;
 
+/** A query's words as the text ranking reads them (scores divided by `reference`), and the `k` best it keeps. */
+interface TextQuery {
+  index: TermIndex;
+  words: RankedWord[];
+  weights: FieldWeights;
+  reference: number;
+  and: boolean;
+  /** Whether the filters let a slot in. */
+  accept: (slot: number) => boolean;
+  k: number;
+}
+
 interface TextRanking {
   /** Matches that pass the filters, and of them those at or above WEAK_SCORE (each exact up to WINDOW). */
   found: number;
@@ -223,15 +235,7 @@ interface TextRanking {
  * WEAK_SCORE until WINDOW of them reach it, and is the k-th best score from then on: the counts
  * are those of scoring every posting, up to where `total` stops counting.
  */
-function bestOfWholeWords(
-  index: TermIndex,
-  words: RankedWord[],
-  weights: FieldWeights,
-  reference: number,
-  and: boolean,
-  accept: (slot: number) => boolean,
-  { k }: { k: number },
-): TextRanking {
+function bestOfWholeWords({ index, words, weights, reference, and, accept, k }: TextQuery): TextRanking {
   const heap = index.slotHeap(k);
   let found = 0;
   let aboveWeak = 0;
@@ -255,15 +259,7 @@ function bestOfWholeWords(
 }
 
 /** The text ranking over every posting of the words and their forms, into the accumulators: the best `k`. */
-function bestOfAllPostings(
-  index: TermIndex,
-  words: RankedWord[],
-  weights: FieldWeights,
-  reference: number,
-  and: boolean,
-  accept: (slot: number) => boolean,
-  { k }: { k: number },
-): TextRanking {
+function bestOfAllPostings({ index, words, weights, reference, and, accept, k }: TextQuery): TextRanking {
   scoreWords(index, words, weights, reference);
   const every = words.length === 32 ? 0xffffffff : ((1 << words.length) >>> 0) - 1;
   // The final score of each match (negative: left out). AND: every word, whole or in another form; the
@@ -317,12 +313,8 @@ export function matchQuestions(
   // The best as many as the page and the blend read.
   const k = Math.min(WINDOW, Math.max(request.offset + request.limit, similarityBlend.depth));
   const atATime = wholeWordsAtATime && words.length <= AT_A_TIME_WORDS && words.every((w) => !w.forms.length);
-  const {
-    found,
-    aboveWeak,
-    relevant,
-    best: ranked,
-  } = (atATime ? bestOfWholeWords : bestOfAllPostings)(index, words, weights, reference, and, accept, { k });
+  const text: TextQuery = { index, words, weights, reference, and, accept, k };
+  const { found, aboveWeak, relevant, best: ranked } = atATime ? bestOfWholeWords(text) : bestOfAllPostings(text);
   // Weak matches are left out when a page of matches is relevant.
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);
