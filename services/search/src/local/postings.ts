@@ -920,9 +920,10 @@ export class TermIndex {
     const n = words.length;
     const lists = words.map((w) => (w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
     if (!n || (all && lists.some((l) => !l.length))) return;
-    // A word adds at most idf · (k1 + 1); a hair more against rounding, so no bound is ever too low.
     const tops = words.map((w) => w.idf * (k1 + 1));
-    const bounds = tops.map((top) => top * (1 + 1e-9));
+    // A word adds at most idf · (k1 + 1), a hair more against rounding so that no bound is ever too
+    // low; a word without postings (not in the index) adds nothing.
+    const bounds = tops.map((top, i) => (lists[i]!.length ? top * (1 + 1e-9) : 0));
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const lengths = this.lengths;
@@ -932,7 +933,7 @@ export class TermIndex {
     // looked into, strongest first. AND: the shortest list first; it brings, the others are looked
     // into in order.
     const order = Array.from({ length: n }, (_, i) => i).sort((x, y) =>
-      all ? lists[x]!.length - lists[y]!.length || x - y : tops[x]! - tops[y]! || x - y,
+      all ? lists[x]!.length - lists[y]!.length || x - y : bounds[x]! - bounds[y]! || x - y,
     );
     // upTo[t]: the most the words order[0..t] add together.
     const upTo = new Float64Array(n);
