@@ -319,8 +319,7 @@ export function matchQuestions(
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);
   // The blend only reorders the best few: below them the text order holds.
-  const depth = Math.min(total, Math.max(request.offset + request.limit, similarityBlend.depth));
-  const best = ranked.slice(0, depth);
+  const best = ranked.slice(0, Math.min(total, k));
   const items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
   if (similarityFields.every((f) => fields.includes(f))) {

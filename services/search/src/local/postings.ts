@@ -122,6 +122,13 @@ const STRIDE = 3;
 const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
 const EMPTY_LIST = new Uint16Array(0);
 
+/**
+ * One word's BM25 in one question: top · f / (f + base + lengthFactor · length), top = idf · (k1 + 1).
+ * The one place it is written: question at a time and the accumulators must add identical numbers.
+ */
+const termScore = (top: number, f: number, base: number, lengthFactor: number, length: number) =>
+  (top * f) / (f + base + lengthFactor * Math.min(length, MAX_LENGTH));
+
 /** The first posting of a list from `from` on (a unit offset) whose slot is at least `slot`: galloping, then binary search. */
 function seek(list: Uint16Array, from: number, slot: number): number {
   const end = list.length;
@@ -871,7 +878,7 @@ export class TermIndex {
       if (f <= 0) continue;
       const slot = slotAt(list, i);
       acc.touch(slot);
-      score[slot]! += (top * f) / (f + base + lengthFactor * Math.min(lengths[slot]!, MAX_LENGTH));
+      score[slot]! += termScore(top, f, base, lengthFactor, lengths[slot]!);
       exact[slot]! |= bit;
       any[slot]! |= bit;
     }
@@ -928,7 +935,7 @@ export class TermIndex {
     const base = k1 * (1 - b);
     const lengths = this.lengths;
     const frequencies = this.counts.weightedBy(weights);
-    const score = (i: number, f: number, slot: number) => (tops[i]! * f) / (f + base + lengthFactor * Math.min(lengths[slot]!, MAX_LENGTH));
+    const score = (i: number, f: number, slot: number) => termScore(tops[i]!, f, base, lengthFactor, lengths[slot]!);
     // OR: the weakest bound first, lists order[bringing..] bring candidates and the others are
     // looked into, strongest first. AND: the shortest list first; it brings, the others are looked
     // into in order.
@@ -1005,8 +1012,7 @@ export class TermIndex {
           }
         }
       }
-      if (!kept) continue;
-      if (s < floor) continue;
+      if (!kept || s < floor) continue;
       floor = visit(slot, s);
       if (all) continue;
       while (bringing < n && upTo[bringing]! < floor) bringing++;
