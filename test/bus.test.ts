@@ -233,6 +233,42 @@ test('a consumer stopped while it is still setting up its pull stops, also on a 
   await probeBus.jsm.consumers.delete(probeBus.streamName('users'), 'probe-stop');
 }, 20_000);
 
+test('a consumer with a filter is delivered only its subjects, and a durable made without one takes it where it stood', async () => {
+  const delivered: string[] = [];
+  const handlers = probeHandlers((async (_tx: unknown, event: { subject: string }) => {
+    delivered.push(event.subject);
+  }) as (...args: never[]) => Promise<void>);
+  const start = (filter?: string) =>
+    startConsumer({ bus: probeBus, db: probeDb, durable: 'probe-filter', stream: 'users', ignore: [], handlers, filter });
+  const stream = probeBus.streamName('users');
+  try {
+    const whole = await start();
+    await whole.caughtUp();
+    await whole.stop();
+    delivered.length = 0;
+    const deleted = {
+      id: randomUUID(),
+      subject: 'users.user.deleted.v1',
+      occurred_at: new Date().toISOString(),
+      actor_id: null,
+      data: { user_id: 901 },
+    };
+    await probeBus.js.publish(probeBus.subject(deleted.subject), JSON.stringify(deleted), { msgID: deleted.id });
+    await createUser('filtered@example.com');
+    await service.runtime.relay.flush();
+    // The stream's latest event (the user created) is one the filter leaves out: caught up all the same.
+    const filtered = await start('users.user.deleted.v1');
+    await filtered.caughtUp();
+    await filtered.stop();
+    expect((await probeBus.jsm.consumers.info(stream, 'probe-filter')).config.filter_subject).toBe(
+      probeBus.subject('users.user.deleted.v1'),
+    );
+    expect(delivered).toEqual(['users.user.deleted.v1']);
+  } finally {
+    await probeBus.jsm.consumers.delete(stream, 'probe-filter').catch(() => {});
+  }
+}, 20_000);
+
 test('every subject in the catalogue has a version suffix and belongs to a stream', () => {
   for (const subject of Object.keys(events) as EventSubject[])
     expect(subject).toMatch(/^(users|content|notifications|search|exports)\.[a-z-]+(\.[a-z-]+)+\.v\d+$/);

@@ -3,7 +3,7 @@ import { SEARCH_REBUILD_SUBJECT, type ServiceName, searchOperations } from '@kn/
 import { startRuntime } from '@kn/service';
 import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
-import { startRoutingConsumer } from './consumers/content.ts';
+import { startRoutingConsumers } from './consumers/content.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
 import { ExpertModels } from './domain/expert-models.ts';
@@ -81,7 +81,7 @@ export async function start(config: SearchConfig) {
     handlers: createHandlers({ db, bus, backend, experts, models, config }),
     ready: () => backend.ready,
   });
-  const routing = await startRoutingConsumer({
+  const routing = await startRoutingConsumers({
     bus,
     db,
     backend,

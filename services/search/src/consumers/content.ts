@@ -1,4 +1,4 @@
-import { type Bus, type EventHandlers, startConsumer } from '@kn/bus';
+import { type Bus, type Consumer, type EventHandlers, startConsumer } from '@kn/bus';
 import type { Db, Tx } from '@kn/db';
 import type { SearchBackend } from '../backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
@@ -45,23 +45,26 @@ const ignored = [
 ] as const;
 
 /**
- * Routes every published question and validation request (durable consumer `search-routing`,
- * shared by the instances): the safety net behind the content service's call at publishing, and
- * the only path for validation requests. Until this instance's index has caught up the event is
- * retried (SearchIndexLoading); events older than `maxEventAgeMs` route nothing. A published
- * solution marks the routings of its question to its author as answered.
+ * Routes every published question and validation request: the safety net behind the content
+ * service's call at publishing, and the only path for validation requests. Two durable consumers,
+ * shared by the instances, each delivered only its subjects (NATS 2.9 has one filter a consumer):
+ * `search-routing` the published questions and solutions (`content.*.published.v1`, in the
+ * order they were published), `search-validation` the validation requests. The other content
+ * events, a bulk import's million among them, never reach them. Until this instance's index has
+ * caught up an event is retried (SearchIndexLoading); events older than `maxEventAgeMs` route
+ * nothing. A published solution marks the routings of its question to its author as answered.
  */
-export function startRoutingConsumer(options: {
+export async function startRoutingConsumers(options: {
   bus: Bus;
   db: Db<SearchSchema>;
   backend: SearchBackend;
   search: ExpertSearch;
   experts: number;
   maxEventAgeMs: number;
-}) {
+}): Promise<Consumer> {
   const { backend, search, experts, maxEventAgeMs } = options;
   const recent = (occurredAt: string) => Date.now() - Date.parse(occurredAt) <= maxEventAgeMs;
-  const handlers: EventHandlers<'content', (typeof ignored)[number]> = {
+  const published: EventHandlers<'content', (typeof ignored)[number] | 'content.question.validation-requested.v1'> = {
     'content.question.published.v1': async (tx, { id, occurred_at, data: { question } }) => {
       if (!recent(occurred_at)) return;
       await routeQuestion(
@@ -85,6 +88,11 @@ export function startRoutingConsumer(options: {
         experts,
       );
     },
+    'content.solution.published.v1': async (tx, { occurred_at, data: { solution } }) => {
+      await markAnswered(tx as Tx<SearchSchema>, solution.question_id, solution.author_id, new Date(solution.published ?? occurred_at));
+    },
+  };
+  const validation: EventHandlers<'content', (typeof ignored)[number] | keyof typeof published> = {
     'content.question.validation-requested.v1': async (tx, { id, occurred_at, data: { question, requested_by } }) => {
       if (!recent(occurred_at)) return;
       const indexed = await backend.question(question.id);
@@ -98,9 +106,34 @@ export function startRoutingConsumer(options: {
         experts,
       );
     },
-    'content.solution.published.v1': async (tx, { occurred_at, data: { solution } }) => {
-      await markAnswered(tx as Tx<SearchSchema>, solution.question_id, solution.author_id, new Date(solution.published ?? occurred_at));
+  };
+  const { bus, db } = options;
+  const consumers = await Promise.all([
+    startConsumer({
+      bus,
+      db,
+      durable: 'search-routing',
+      stream: 'content',
+      filter: 'content.*.published.v1',
+      ignore: [...ignored, 'content.question.validation-requested.v1'],
+      handlers: published,
+    }),
+    startConsumer({
+      bus,
+      db,
+      durable: 'search-validation',
+      stream: 'content',
+      filter: 'content.question.validation-requested.v1',
+      ignore: [...ignored, 'content.question.published.v1', 'content.solution.published.v1'],
+      handlers: validation,
+    }),
+  ]);
+  return {
+    caughtUp: async () => {
+      await Promise.all(consumers.map((c) => c.caughtUp()));
+    },
+    stop: async () => {
+      await Promise.all(consumers.map((c) => c.stop()));
     },
   };
-  return startConsumer({ bus: options.bus, db: options.db, durable: 'search-routing', stream: 'content', ignore: ignored, handlers });
 }
