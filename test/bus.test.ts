@@ -34,6 +34,15 @@ const seen = async (subject?: string) =>
     data: Record<string, unknown>;
   }>;
 
+/** A `users.user.deleted.v1` envelope as a service would publish it (`user_id` as given, valid or not). */
+const userDeleted = (user_id: unknown) => ({
+  id: randomUUID(),
+  subject: 'users.user.deleted.v1',
+  occurred_at: new Date().toISOString(),
+  actor_id: null,
+  data: { user_id },
+});
+
 /** One handler for every subject of the users stream (none: events are only acknowledged). */
 const probeHandlers = (handle: (...args: never[]) => Promise<void> = async () => {}) =>
   Object.fromEntries(
@@ -161,13 +170,7 @@ test('events written while NATS is down are delivered after it restarts; nothing
 });
 
 test('an event delivered twice changes nothing the second time', async () => {
-  const envelope = {
-    id: randomUUID(),
-    subject: 'users.user.deleted.v1',
-    occurred_at: new Date().toISOString(),
-    actor_id: null,
-    data: { user_id: 777 },
-  };
+  const envelope = userDeleted(777);
   const subject = probeBus.subject('users.user.deleted.v1');
   // Two different message ids get past JetStream's deduplication: the stream holds it twice.
   await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: randomUUID() });
@@ -177,13 +180,7 @@ test('an event delivered twice changes nothing the second time', async () => {
 });
 
 test('the same message id published twice is stored once', async () => {
-  const envelope = {
-    id: randomUUID(),
-    subject: 'users.user.deleted.v1',
-    occurred_at: new Date().toISOString(),
-    actor_id: null,
-    data: { user_id: 778 },
-  };
+  const envelope = userDeleted(778);
   const subject = probeBus.subject('users.user.deleted.v1');
   const first = await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
   const second = await probeBus.js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id });
@@ -204,16 +201,10 @@ test('a failing handler is retried until it succeeds, and then handled once', as
 
 test('an event whose payload breaks the catalogue is set aside and does not block the ones after it', async () => {
   const subject = probeBus.subject('users.user.deleted.v1');
-  const bad = {
-    id: randomUUID(),
-    subject: 'users.user.deleted.v1',
-    occurred_at: new Date().toISOString(),
-    actor_id: null,
-    data: { user_id: 'x' },
-  };
+  const bad = userDeleted('x');
   await probeBus.js.publish(subject, JSON.stringify(bad), { msgID: bad.id });
   await probeBus.js.publish(subject, 'not json at all', { msgID: randomUUID() });
-  const good = { ...bad, id: randomUUID(), data: { user_id: 779 } };
+  const good = userDeleted(779);
   await probeBus.js.publish(subject, JSON.stringify(good), { msgID: good.id });
   await probe.caughtUp();
   const ids = (await seen()).map((e) => e.event_id);
@@ -246,13 +237,7 @@ test('a consumer with a filter is delivered only its subjects, and a durable mad
     await whole.caughtUp();
     await whole.stop();
     delivered.length = 0;
-    const deleted = {
-      id: randomUUID(),
-      subject: 'users.user.deleted.v1',
-      occurred_at: new Date().toISOString(),
-      actor_id: null,
-      data: { user_id: 901 },
-    };
+    const deleted = userDeleted(901);
     await probeBus.js.publish(probeBus.subject(deleted.subject), JSON.stringify(deleted), { msgID: deleted.id });
     await createUser('filtered@example.com');
     await service.runtime.relay.flush();
