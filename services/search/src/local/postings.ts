@@ -121,6 +121,15 @@ export interface Facets {
 const STRIDE = 3;
 const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
 const EMPTY_LIST = new Uint16Array(0);
+const NO_SLOT = 0x7fffffff;
+/**
+ * A question's length class (16 to a doubling, up to 255) and the shortest length of each class:
+ * one byte a question that question-at-a-time ranking reads instead of the length itself, which it
+ * reads only for the few candidates that can still reach the floor (bestOfWords).
+ */
+const lengthClass = (length: number) => Math.min(255, Math.floor(16 * Math.log2(1 + Math.min(length, MAX_LENGTH))));
+const CLASS_LENGTHS = new Float64Array(256).fill(MAX_LENGTH);
+for (let l = MAX_LENGTH; l >= 0; l--) CLASS_LENGTHS[lengthClass(l)] = l;
 
 /**
  * One word's BM25 in one question: top · f / (f + base + lengthFactor · length), top = idf · (k1 + 1).
@@ -359,6 +368,7 @@ export class TermIndex {
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(1024);
   private lengths = new Uint32Array(1024);
+  private lengthClasses = new Uint8Array(1024);
   // A slot's facets, in arrays instead of an object each (100,000 objects were 10 MiB of heap).
   /** Its tags as written; null: the slot holds no question. */
   private tagLists: Array<readonly string[] | null> = [];
@@ -631,6 +641,7 @@ export class TermIndex {
     this.authorIds = grow(this.authorIds, slot + 1);
     this.times = grow(this.times, slot + 1);
     this.lengths = grow(this.lengths, slot + 1);
+    this.lengthClasses = grow(this.lengthClasses, slot + 1);
     this.languageCodes = grow(this.languageCodes, slot + 1);
     this.deletedFlags = grow(this.deletedFlags, slot + 1);
     this.categoryIds = grow(this.categoryIds, slot + 1);
@@ -672,6 +683,7 @@ export class TermIndex {
     this.addStems(words, facets.language);
     this.unitNormFresh[slot] = 0;
     this.lengths[slot] = length;
+    this.lengthClasses[slot] = lengthClass(length);
     this.totalLength += length;
     this.docs++;
     this.tagLists[slot] = facets.tags;
@@ -915,6 +927,8 @@ export class TermIndex {
    * question to the floor even with every other word at its most is passed over. So every
    * question at or above the floor is visited, and few below it. At a million questions a common
    * word's list has hundreds of thousands of postings; its score is needed only where it decides.
+   * A candidate is weighed at the shortest length of its length class until it has come through,
+   * and only then is its length read.
    */
   bestOfWords(
     words: ReadonlyArray<{ id: number; idf: number }>,
@@ -934,8 +948,8 @@ export class TermIndex {
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const lengths = this.lengths;
+    const classes = this.lengthClasses;
     const frequencies = this.counts.weightedBy(weights);
-    const score = (i: number, f: number, slot: number) => termScore(tops[i]!, f, base, lengthFactor, lengths[slot]!);
     // OR: the weakest bound first, lists order[bringing..] bring candidates and the others are
     // looked into, strongest first. AND: the shortest list first; it brings, the others are looked
     // into in order.
@@ -948,44 +962,60 @@ export class TermIndex {
     const everyBound = upTo[n - 1]!;
     let bringing = all ? n - 1 : 0;
     const at = new Int32Array(n);
-    const contribution = new Float64Array(n);
+    // The slot of the posting each bringing list is at (-1: to be found, NO_SLOT: at its end), and
+    // the weighted frequency of each word found in the candidate (0: not found).
+    const current = new Int32Array(n).fill(-1);
+    const found = new Float64Array(n);
     let floor = Number.NEGATIVE_INFINITY;
     for (;;) {
+      const from = all ? 0 : bringing;
+      const to = all ? 1 : n;
       // The next candidate: the lowest slot a bringing list is at. A posting whose word cannot
       // lift its question to the floor even with every other word at its most is passed over
       // (f·top < (floor − others)·(f + base): its score with the shortest length stays below);
-      // so are postings without the word in these fields, and dead ones.
-      let slot = 0x7fffffff;
-      for (let t = all ? 0 : bringing; t < (all ? 1 : n); t++) {
+      // so are postings without the word in these fields, and dead ones. A list stays at the
+      // posting it found until that is taken (the floor may have risen since: the candidate is
+      // then dropped below, as it would have been passed over).
+      let slot = NO_SLOT;
+      for (let t = from; t < to; t++) {
         const i = order[t]!;
-        const list = lists[i]!;
-        const top = bounds[i]!;
-        const needed = floor - (everyBound - top);
-        let p = at[i]!;
-        for (; p < list.length; p += STRIDE) {
-          const f = frequencies[list[p + 2]!]!;
-          if (f > 0 && top * f >= needed * (f + base)) break;
+        let c = current[i]!;
+        if (c < 0) {
+          const list = lists[i]!;
+          const top = bounds[i]!;
+          const needed = floor - (everyBound - top);
+          let p = at[i]!;
+          for (; p < list.length; p += STRIDE) {
+            const f = frequencies[list[p + 2]!]!;
+            if (f > 0 && top * f >= needed * (f + base)) break;
+          }
+          at[i] = p;
+          current[i] = c = p < list.length ? slotAt(list, p) : NO_SLOT;
         }
-        at[i] = p;
-        if (p < list.length) slot = Math.min(slot, slotAt(list, p));
+        if (c < slot) slot = c;
       }
-      if (slot === 0x7fffffff) return;
-      let partial = 0;
-      for (let t = all ? 0 : bringing; t < (all ? 1 : n); t++) {
+      if (slot === NO_SLOT) return;
+      // The candidate is scored at the shortest length of its class (lengthClass) until it has come
+      // through: most fall short even so, and their length, a read from a large array at random
+      // (at a million questions most of what a candidate cost), is never read.
+      const shortest = CLASS_LENGTHS[classes[slot]!]!;
+      let high = 0;
+      for (let t = from; t < to; t++) {
         const i = order[t]!;
-        const list = lists[i]!;
-        const p = at[i]!;
-        if (p < list.length && slotAt(list, p) === slot) {
-          partial += contribution[i] = score(i, frequencies[list[p + 2]!]!, slot);
-          at[i] = p + STRIDE;
-        }
+        if (current[i] !== slot) continue;
+        const f = frequencies[lists[i]![at[i]! + 2]!]!;
+        found[i] = f;
+        high += termScore(tops[i]!, f, base, lengthFactor, shortest);
+        at[i]! += STRIDE;
+        current[i] = -1;
       }
       let kept = true;
-      for (let step = 1; step <= (all ? n - 1 : bringing); step++) {
+      const lookups = all ? n - 1 : bringing;
+      for (let step = 1; step <= lookups; step++) {
         const t = all ? step : bringing - step;
         // What the lists not yet looked into can add at most.
         const rest = all ? everyBound - upTo[t - 1]! : upTo[t]!;
-        if (partial + rest < floor) {
+        if (high * (1 + 1e-9) + rest < floor) {
           kept = false;
           break;
         }
@@ -994,25 +1024,29 @@ export class TermIndex {
         const p = seek(list, at[i]!, slot);
         at[i] = p;
         const f = p < list.length && slotAt(list, p) === slot ? frequencies[list[p + 2]!]! : 0;
-        if (f > 0) partial += contribution[i] = score(i, f, slot);
-        else if (all) {
+        if (f > 0) {
+          found[i] = f;
+          high += termScore(tops[i]!, f, base, lengthFactor, shortest);
+        } else if (all) {
           kept = false;
           break;
         }
       }
-      // The sum in word order, as the accumulators add it (and the contributions cleared for the next).
-      let s = partial;
-      if (n > 1) {
-        s = 0;
-        for (let i = 0; i < n; i++) {
-          const c = contribution[i]!;
-          if (c > 0) {
-            s += c;
-            contribution[i] = 0;
-          }
+      if (!kept || high * (1 + 1e-9) < floor) {
+        for (let i = 0; i < n; i++) found[i] = 0;
+        continue;
+      }
+      // Its score: the sum in word order at its length, as the accumulators add it.
+      const length = lengths[slot]!;
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        const f = found[i]!;
+        if (f > 0) {
+          s += termScore(tops[i]!, f, base, lengthFactor, length);
+          found[i] = 0;
         }
       }
-      if (!kept || s < floor) continue;
+      if (s < floor) continue;
       floor = visit(slot, s);
       if (all) continue;
       while (bringing < n && upTo[bringing]! < floor) bringing++;
