@@ -4,9 +4,9 @@ import path from 'node:path';
 /**
  * V8's defaults suit short programs, not a process that holds a large index for long:
  * - it sizes the young generation from the machine's memory (two 64 MiB semi-spaces on a machine
- *   with a few GB), and an index catch-up fills it: 128 MiB of resident memory. 8 MiB semi-spaces
- *   cost the catch-up and the queries no measurable time (16 MiB held 12 MiB more at 100,000
- *   questions, the same CPU per query).
+ *   with a few GB), and an index catch-up fills it: 128 MiB of resident memory. 4 MiB semi-spaces
+ *   cost the catch-up and the queries no measurable time (8 MiB held 6–10 MiB more at 100,000
+ *   questions; the same CPU per query, and the million-question catch-up as fast).
  * - after each full collection it lets the old generation grow by a factor of its choosing before
  *   the next, and under a query load the garbage of the requests in flight filled that room: the
  *   process grew from 590 to 890 MiB at 100,000 questions (`pnpm bench:search`). Growing by 20%
@@ -24,7 +24,7 @@ import path from 'node:path';
  * once (same pid, same output) with them, however it was launched; a flag or variable given
  * explicitly is kept.
  */
-const V8_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=20'];
+const V8_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=20'];
 const ENVIRONMENT: Record<string, string> = {
   NODE_COMPILE_CACHE: path.join(tmpdir(), 'node-compile-cache'),
   MALLOC_MMAP_THRESHOLD_: String(1 << 20),
