@@ -122,6 +122,8 @@ const STRIDE = 3;
 const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
 const EMPTY_LIST = new Uint16Array(0);
 const NO_SLOT = 0x7fffffff;
+/** A bound is lifted by this hair, so that rounding (sums in another order) never makes it too low. */
+const ROUNDING = 1 + 1e-9;
 /**
  * A question's length class (16 to a doubling, up to 255) and the shortest length of each class:
  * one byte a question that question-at-a-time ranking reads instead of the length itself, which it
@@ -942,9 +944,9 @@ export class TermIndex {
     const lists = words.map((w) => (w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
     if (!n || (all && lists.some((l) => !l.length))) return;
     const tops = words.map((w) => w.idf * (k1 + 1));
-    // A word adds at most idf · (k1 + 1), a hair more against rounding so that no bound is ever too
-    // low; a word without postings (not in the index) adds nothing.
-    const bounds = tops.map((top, i) => (lists[i]!.length ? top * (1 + 1e-9) : 0));
+    // A word adds at most idf · (k1 + 1) (ROUNDING more); a word without postings (not in the
+    // index) adds nothing.
+    const bounds = tops.map((top, i) => (lists[i]!.length ? top * ROUNDING : 0));
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const lengths = this.lengths;
@@ -1015,7 +1017,7 @@ export class TermIndex {
         const t = all ? step : bringing - step;
         // What the lists not yet looked into can add at most.
         const rest = all ? everyBound - upTo[t - 1]! : upTo[t]!;
-        if (high * (1 + 1e-9) + rest < floor) {
+        if (high * ROUNDING + rest < floor) {
           kept = false;
           break;
         }
@@ -1032,7 +1034,7 @@ export class TermIndex {
           break;
         }
       }
-      if (!kept || high * (1 + 1e-9) < floor) {
+      if (!kept || high * ROUNDING < floor) {
         for (let i = 0; i < n; i++) found[i] = 0;
         continue;
       }
