@@ -141,6 +141,23 @@ describe('create, read, update, delete', () => {
     ).toBe(404);
   });
 
+  test('users read at the same moment each get their own (read together in one query)', async () => {
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => create({ email: `together${i}@example.com`, firstname: `Together${i}`, lastname: 'Reader' })),
+    );
+    const gone = made[0]!.body.id as number;
+    expect((await system.api.delete(`/api/v1/users/${gone}`).set(...admin)).status).toBe(204);
+    const ids = [...made.map((r) => r.body.id as number), 999_999, made[3]!.body.id as number];
+    const read = await Promise.all(ids.map((id) => system.api.get(`/api/v1/users/${id}`).set(...admin)));
+    expect(read.map((r) => r.status)).toEqual([...made.map(() => 200), 404, 200]);
+    read.forEach((r, i) => {
+      if (r.status === 200)
+        expect(r.body).toMatchObject({ id: ids[i], email: `together${made.findIndex((m) => m.body.id === ids[i])}@example.com` });
+    });
+    expect(read[0]!.body.is_deleted).toBe(true);
+    expect(read[1]!.body.is_deleted).toBe(false);
+  });
+
   test('hidden and system users only with include', async () => {
     await create({ email: 'bot@example.com', firstname: 'Build', lastname: 'Robot', is_system: true });
     await create({ email: 'ghost@example.com', firstname: 'Quiet', lastname: 'Robot', is_hidden: true });

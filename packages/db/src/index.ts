@@ -9,6 +9,7 @@ export type Db<S> = Kysely<S>;
 export type Tx<S> = Transaction<S>;
 /** Domain code takes either, so the same function runs inside and outside a transaction. */
 export type Executor<S> = Kysely<S> | Transaction<S>;
+export { turnBatched } from './batch.ts';
 export type { Migration };
 export { sql };
 
