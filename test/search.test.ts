@@ -166,6 +166,17 @@ describe('GET /questions?query', () => {
     expect(names((await find('query=G%C3%A4rungen&language_id=de')).items)).toEqual(['german']);
   });
 
+  test('a compound of the query also asks for its parts written together', async () => {
+    await question(bob, 'fizz', { title: 'Overcarbonation in growlers', description: '<p>Sprays at opening.</p>' });
+    await system.searchCaughtUp();
+    const found = await find('query=over-carbonated');
+    expect(names(found.items)).toEqual(['fizz']);
+    expect(found.items[0]!.search_metadata.highlighting).toMatchObject({
+      query_field: 'title',
+      fragment: '<em>Overcarbonation</em> in growlers',
+    });
+  });
+
   test('a rare word of 5+ letters also matches words one or two edits away, below exact and stem matches', async () => {
     const typo = await find('query=furmentation');
     expect(names(typo.items)).toContain('yeast');

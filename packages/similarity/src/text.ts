@@ -104,30 +104,65 @@ export interface TokenizeOptions {
   stem?: boolean;
   /** Drops diacritics after the stop words are removed (Müller → muller), before stemming, as the search index does. Default false. */
   fold?: boolean;
+  /** A compound (`over-carbonated`) also gives its parts written together (`overcarbonated`), after them. Default false. */
+  compounds?: boolean;
 }
 
 const marks = /\p{M}/gu;
 export const foldDiacritics = (word: string) => (/[^ -~]/.test(word) ? word.normalize('NFD').replace(marks, '').normalize('NFC') : word);
 
 const tokenPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+/** What joins the parts of a compound word: hyphens (ASCII, Unicode, non-breaking) and the underscore. */
+const compoundJoiners = '-‐‑_';
+/** A compound of more parts or characters than this is not also taken whole (a list of codes, not a word). */
+const COMPOUND_PARTS = 4;
+const COMPOUND_LENGTH = 30;
+const hasLetter = /\p{L}/u;
 
 /**
  * Lower-cased word tokens of `text` without the language's stop words, optionally stemmed.
  * Letters and digits of every script count; single characters and pure numbers of one or two digits
- * are dropped (they carry no topic).
+ * are dropped (they carry no topic). With `compounds`, a compound (`over-carbonated`, `e-mail`,
+ * `max_length`) gives its parts and, after them, the parts written together (`overcarbonated`,
+ * `email`, `maxlength`), as Elasticsearch's word delimiter does with catenate_words; compounds of
+ * numbers only (`2020-01-05`, `555-1234`), of more than COMPOUND_PARTS parts or of more than
+ * COMPOUND_LENGTH characters are not joined.
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const language = options.language ?? 'en';
   const stop = stopWords[language];
   const stemming = options.stem !== false;
   const tokens: string[] = [];
-  for (const match of text.toLowerCase().normalize('NFC').matchAll(tokenPattern)) {
-    const raw = match[0].replace('’', "'");
-    if (stop.has(raw)) continue;
-    const word = raw.endsWith("'s") ? raw.slice(0, -2) : raw.replace(/'/g, '');
-    if (word.length < 2 || stop.has(word) || /^\d{1,2}$/.test(word)) continue;
+  const wordOf = (raw: string) => (raw.endsWith("'s") ? raw.slice(0, -2) : raw.replace(/'/g, ''));
+  const add = (raw: string) => {
+    if (stop.has(raw)) return;
+    const word = wordOf(raw);
+    if (word.length < 2 || stop.has(word) || /^\d{1,2}$/.test(word)) return;
     const token = options.fold ? foldDiacritics(word) : word;
     tokens.push(stemming ? stem(token, language) : token);
+  };
+  const lower = text.toLowerCase().normalize('NFC');
+  // The compound being read: its parts written together, how many, and where its last part ends.
+  let compound = '';
+  let parts = 0;
+  let end = -1;
+  const takeCompound = () => {
+    if (parts > 1 && parts <= COMPOUND_PARTS && compound.length <= COMPOUND_LENGTH && hasLetter.test(compound)) add(compound);
+  };
+  for (const match of lower.matchAll(tokenPattern)) {
+    const raw = match[0].replace('’', "'");
+    if (options.compounds) {
+      if (!(end >= 0 && match.index === end + 1 && compoundJoiners.includes(lower[end]!))) {
+        takeCompound();
+        compound = '';
+        parts = 0;
+      }
+      compound += wordOf(raw);
+      parts++;
+      end = match.index + match[0].length;
+    }
+    add(raw);
   }
+  takeCompound();
   return tokens;
 }

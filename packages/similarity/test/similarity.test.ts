@@ -16,6 +16,34 @@ describe('tokenize', () => {
     expect(tokenize('Ölpreis 2024 x 12 東京 café', { language: 'de', stem: false })).toEqual(['ölpreis', '2024', '東京', 'café']);
   });
 
+  it('gives a compound its parts and, when asked, the parts written together; numbers only are not joined', () => {
+    const text = 'Over-carbonated beer, e-mail and max_length; call 555-1234 on 2020-01-05';
+    expect(tokenize(text, { stem: false })).toEqual(['carbonated', 'beer', 'mail', 'max', 'length', 'call', '555', '1234', '2020']);
+    expect(tokenize(text, { stem: false, compounds: true })).toEqual([
+      'carbonated',
+      'overcarbonated',
+      'beer',
+      'mail',
+      'email',
+      'max',
+      'length',
+      'maxlength',
+      'call',
+      '555',
+      '1234',
+      '2020',
+    ]);
+    // Written together it stems as one word: the spelling without the hyphen is found.
+    expect(tokenize('over-carbonated', { compounds: true }).at(-1)).toBe(tokenize('overcarbonation')[0]);
+    expect(tokenize("covid-19 Guinness's-style a-b-c-d-e", { stem: false, compounds: true })).toEqual([
+      'covid',
+      'covid19',
+      'guinness',
+      'style',
+      'guinnessstyle',
+    ]);
+  });
+
   it('drops possessive endings and contractions that are stop words', () => {
     expect(tokenize("the driver's licence isn't valid", { stem: false })).toEqual(['driver', 'licence', 'valid']);
   });

@@ -121,7 +121,10 @@ function analyseQuery(text: string, callerLanguages: readonly string[]): QueryWo
   const languages = [...new Set<Language>([...(isAnalyzed(detected) ? [detected] : []), ...(own.length ? own : ['en' as const])])];
   const [first, ...others] = languages;
   const terms = new Set<string>();
-  for (const word of tokenize(text, { language: first, stem: false })) {
+  // A compound of the query also asks for its parts written together: `over-carbonated` finds
+  // `overcarbonation` (by its stem), `e-mail` finds `email`. Questions are indexed without them: a
+  // question's compound written together too counted its words twice (bench/retrieval-cv.ts).
+  for (const word of tokenize(text, { language: first, stem: false, compounds: true })) {
     if (others.some((l) => stopWords[l].has(word))) continue;
     terms.add(foldDiacritics(word));
     if (terms.size >= MAX_TERMS) break;

@@ -10,6 +10,7 @@ describe('the word rules of both backends', () => {
     expect(queryWords('the and of', ['en']).terms).toEqual([]);
     expect(queryWords('x', ['en']).terms).toEqual([]);
     expect(queryWords('啤酒 بيرة', ['xx']).terms).toEqual(['啤酒', 'بيرة']);
+    expect(queryWords('over-carbonated e-mail', ['en']).terms).toEqual(['carbonated', 'overcarbonated', 'mail', 'email']);
     expect(queryWords('a '.repeat(10) + Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '), ['en']).terms).toHaveLength(32);
   });
 
