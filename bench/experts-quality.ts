@@ -14,6 +14,10 @@
 // the network's default cap per person and week; the share of routings that reach the ten people
 // routed most.
 //
+// ORIGINS=0.5,0.6,0.7,0.8,0.9 runs the protocol at several cut-offs instead (rolling origin: each
+// asked with the next tenth of the questions, time order only), for a held-out figure that does not
+// rest on one period's few dozen queries.
+//
 // Run: pnpm bench:experts-quality <dump folder> (default: the beer site)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,9 +97,20 @@ const expertOf = (q: Post) => {
   const accepted = q.accepted === undefined ? undefined : posts.get(q.accepted);
   return accepted?.owner !== undefined && accepted.owner !== q.owner && accepted.parent === q.id ? accepted.owner : undefined;
 };
-const known = questions.slice(0, Math.floor(questions.length * 0.8));
-const queries = questions.slice(known.length).filter((q) => expertOf(q) !== undefined);
-const knownAnswers = known.flatMap((q) => answersOf.get(q.id) ?? []);
+/**
+ * The protocol at one cut-off: the first `share` of the questions (time order) with all their
+ * answers are what the network knows; the questions of the next `span` of them with an expert ask.
+ */
+function protocolAt(share: number, span = 1) {
+  const known = questions.slice(0, Math.floor(questions.length * share));
+  const queries = questions.slice(known.length, known.length + Math.ceil(questions.length * span)).filter((q) => expertOf(q) !== undefined);
+  const knownAnswers = known.flatMap((q) => answersOf.get(q.id) ?? []);
+  const counts = new Map<number, number>();
+  for (const a of knownAnswers) counts.set(a.owner!, (counts.get(a.owner!) ?? 0) + 1);
+  const popularity = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([u]) => u);
+  return { known, queries, knownAnswers, popularity, bm25: answerTextRanking(knownAnswers) };
+}
+type Protocol = ReturnType<typeof protocolAt>;
 
 /** A seeded shuffle (mulberry32), so that every run loads the same three ways. */
 function shuffled<T>(list: readonly T[], seed: number): T[] {
@@ -146,7 +161,7 @@ function eventsOf(q: Post) {
   );
 }
 
-function load(store: SearchStore, l: Load) {
+function load(store: SearchStore, l: Load, known: readonly Post[]) {
   const tags = new Set<string>();
   const votes = new Map<number, number>();
   const accepted = new Set<number>();
@@ -232,14 +247,6 @@ function answerTextRanking(answers: readonly Post[]) {
   };
 }
 
-const popularity = (() => {
-  const counts = new Map<number, number>();
-  for (const a of knownAnswers) counts.set(a.owner!, (counts.get(a.owner!) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([u]) => u);
-})();
-const bm25 = answerTextRanking(knownAnswers);
-const popularTen = new Set(popularity.slice(0, 10));
-
 const rankOf = (list: readonly number[], wanted: number) => {
   const at = list.slice(0, 10).indexOf(wanted);
   return at < 0 ? null : at + 1;
@@ -271,12 +278,13 @@ function concentration(ranked: ReadonlyArray<{ time: number; users: number[] }>,
   return Number((top / Math.max(1, sent.length)).toFixed(3));
 }
 
-async function run(l: Load) {
+async function run(l: Load, { known, queries, popularity }: Protocol) {
+  const popularTen = new Set(popularity.slice(0, 10));
   const tmp = mkdtempSync(path.join(tmpdir(), 'kn-experts-'));
   const store = new SearchStore(path.join(tmp, 'index.sqlite'));
   try {
     const started = Date.now();
-    load(store, l);
+    load(store, l, known);
     const loaded = Date.now();
     const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] });
     const fitted = Date.now();
@@ -368,71 +376,120 @@ const renumber = (() => {
 })();
 // TUNE='{"neighbours":50}' tries other ranking parameters; LOADS=1 loads once (quick).
 Object.assign(ranking, JSON.parse(process.env.TUNE ?? '{}'));
-const loads: Load[] = [
-  { name: 'time order', order: known, id: (_kind, id) => id },
-  { name: 'shuffled', order: shuffled(known, 1), id: (_kind, id) => id },
-  { name: 'shuffled, ids renumbered', order: shuffled(known, 2), id: renumber },
-];
-
-loads.splice(Number(process.env.LOADS ?? 3));
 const started = Date.now();
-const results: Array<{ load: string } & Awaited<ReturnType<typeof run>>> = [];
-for (const l of loads) results.push({ load: l.name, ...(await run(l)) });
-const first = results[0]!;
-const popularityRanks = queries.map((q) => rankOf(popularity, expertOf(q)!));
-const bm25Ranks = queries.map((q) => rankOf(bm25(`${q.title}\n${q.text}`), expertOf(q)!));
-const better = Math.max(metrics(popularityRanks).MRR, metrics(bm25Ranks).MRR);
-const mrrs = results.map((r) => metrics(r.ranks.model).MRR);
-const concentrationOf = (ranks: number[][]) =>
-  concentration(
-    queries.map((q, i) => ({ time: q.time, users: ranks[i]! })),
-    0,
+
+// ORIGINS=0.5,0.6,0.7,0.8,0.9: the same protocol at several cut-offs, each asking with the next tenth
+// of the questions (rolling origin, time order only): one 80/20 split of a small site is a few dozen
+// queries, and which people answer changes from one period to the next.
+async function rollingOrigins(origins: number[]) {
+  const rows: Record<string, unknown>[] = [];
+  // Reciprocal ranks summed over the queries of every cut-off, for the pooled figures.
+  const pooled = { queries: 0, model: 0, popularity: 0, bm25: 0 };
+  for (const origin of origins) {
+    const p = protocolAt(origin, 0.1);
+    const r = await run({ name: 'time order', order: p.known, id: (_kind, id) => id }, p);
+    const model = metrics(r.ranks.model).MRR;
+    const popularity = metrics(p.queries.map((q) => rankOf(p.popularity, expertOf(q)!))).MRR;
+    const bm25 = metrics(p.queries.map((q) => rankOf(p.bm25(`${q.title}\n${q.text}`), expertOf(q)!))).MRR;
+    const n = p.queries.length;
+    pooled.queries += n;
+    pooled.model += model * n;
+    pooled.popularity += popularity * n;
+    pooled.bm25 += bm25 * n;
+    rows.push({
+      'cut-off': origin,
+      known: p.known.length,
+      queries: p.queries.length,
+      'learned model': model,
+      'default weights': metrics(r.ranks.defaults).MRR,
+      popularity,
+      'BM25 over answers': bm25,
+      'vs better baseline': Number((model / Math.max(popularity, bm25)).toFixed(2)),
+    });
+  }
+  report(
+    `Expert search on ${site} at ${rows.length} cut-offs, each asked with the next tenth of its ${questions.length} questions (MRR), ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `ORIGINS=${origins.join(',')} pnpm bench:experts-quality ${process.argv[2] ?? ''}`.trim(),
+    rows,
   );
-const rows = [
-  ...results.map((r) => ({
-    method: `expert search, learned model (${r.load})`,
-    ...metrics(r.ranks.model),
-    'vs better baseline': Number((metrics(r.ranks.model).MRR / better).toFixed(2)),
-    'top-10 share uncapped': r.concentration.uncapped,
-    'top-10 share capped': r.concentration.capped,
-    'popular in top 10': r.overlap,
-  })),
-  {
-    method: 'expert search, default weights (time order)',
-    ...metrics(first.ranks.defaults),
-    'vs better baseline': Number((metrics(first.ranks.defaults).MRR / better).toFixed(2)),
-  },
-  {
-    method: 'popularity',
-    ...metrics(popularityRanks),
-    'top-10 share uncapped': concentrationOf(queries.map(() => popularity.slice(0, ROUTING_EXPERTS))),
-  },
-  {
-    method: 'BM25 over answers',
-    ...metrics(bm25Ranks),
-    'top-10 share uncapped': concentrationOf(queries.map((q) => bm25(`${q.title}\n${q.text}`))),
-  },
-];
-report(
-  `Expert search on ${site} (${questions.length} questions; ${known.length} known with ${knownAnswers.length} answers; ${queries.length} queries), ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  `pnpm bench:experts-quality ${process.argv[2] ?? ''}`.trim(),
-  rows,
-);
-const same = queries.filter((_, i) => results.every((r) => r.tops[i] === first.tops[i])).length;
-console.log(
-  `diagnostic, not a result: weights chosen on the queries themselves (about the ceiling of this ranking's form) reach MRR ${first.ceilingMrr}`,
-);
-console.log(`queries without any expert (no tag of the network found in their text): ${first.unanswered} of ${queries.length}`);
-// What any ranking of these candidates can reach: the expert must have answered before the cut-off,
-// and must be among the people the ranking scores.
-const answeredBefore = new Set(knownAnswers.map((a) => a.owner!));
-console.log(
-  `reachable: the expert answered before the cut-off for ${queries.filter((q) => answeredBefore.has(expertOf(q)!)).length} of ${queries.length} queries, and is among the candidates for ${first.inPool}`,
-);
-console.log(
-  `three loads: MRR ${mrrs.join(' / ')}, spread ${(Math.max(...mrrs) - Math.min(...mrrs)).toFixed(3)}; identical top ten for ${same} of ${queries.length} queries`,
-);
-for (const r of results)
+  const mrr = (sum: number) => (sum / pooled.queries).toFixed(3);
   console.log(
-    `${r.load}: load ${r.seconds.load} s, fit ${r.seconds.fit} s, queries ${r.seconds.queries} s; model ${r.model.status} on ${r.model.questions} questions, validation ${JSON.stringify(r.model.validation)}; weights ${FEATURES.map((f) => `${f} ${r.model.weights[f]}`).join(', ')}`,
+    `all ${pooled.queries} queries: learned model MRR ${mrr(pooled.model)}, popularity ${mrr(pooled.popularity)}, BM25 over answers ${mrr(pooled.bm25)}; ${(pooled.model / Math.max(pooled.popularity, pooled.bm25)).toFixed(2)} times the better baseline`,
   );
+}
+
+/** The protocol of ../shared/data/README.md at 80/20, loaded three ways. */
+async function eightyTwenty() {
+  const protocol = protocolAt(0.8);
+  const { known, queries, knownAnswers, popularity, bm25 } = protocol;
+  const loads: Load[] = [
+    { name: 'time order', order: known, id: (_kind, id) => id },
+    { name: 'shuffled', order: shuffled(known, 1), id: (_kind, id) => id },
+    { name: 'shuffled, ids renumbered', order: shuffled(known, 2), id: renumber },
+  ];
+
+  loads.splice(Number(process.env.LOADS ?? 3));
+  const results: Array<{ load: string } & Awaited<ReturnType<typeof run>>> = [];
+  for (const l of loads) results.push({ load: l.name, ...(await run(l, protocol)) });
+  const first = results[0]!;
+  const popularityRanks = queries.map((q) => rankOf(popularity, expertOf(q)!));
+  const bm25Ranks = queries.map((q) => rankOf(bm25(`${q.title}\n${q.text}`), expertOf(q)!));
+  const better = Math.max(metrics(popularityRanks).MRR, metrics(bm25Ranks).MRR);
+  const mrrs = results.map((r) => metrics(r.ranks.model).MRR);
+  const concentrationOf = (ranks: number[][]) =>
+    concentration(
+      queries.map((q, i) => ({ time: q.time, users: ranks[i]! })),
+      0,
+    );
+  const rows = [
+    ...results.map((r) => ({
+      method: `expert search, learned model (${r.load})`,
+      ...metrics(r.ranks.model),
+      'vs better baseline': Number((metrics(r.ranks.model).MRR / better).toFixed(2)),
+      'top-10 share uncapped': r.concentration.uncapped,
+      'top-10 share capped': r.concentration.capped,
+      'popular in top 10': r.overlap,
+    })),
+    {
+      method: 'expert search, default weights (time order)',
+      ...metrics(first.ranks.defaults),
+      'vs better baseline': Number((metrics(first.ranks.defaults).MRR / better).toFixed(2)),
+    },
+    {
+      method: 'popularity',
+      ...metrics(popularityRanks),
+      'top-10 share uncapped': concentrationOf(queries.map(() => popularity.slice(0, ROUTING_EXPERTS))),
+    },
+    {
+      method: 'BM25 over answers',
+      ...metrics(bm25Ranks),
+      'top-10 share uncapped': concentrationOf(queries.map((q) => bm25(`${q.title}\n${q.text}`))),
+    },
+  ];
+  report(
+    `Expert search on ${site} (${questions.length} questions; ${known.length} known with ${knownAnswers.length} answers; ${queries.length} queries), ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `pnpm bench:experts-quality ${process.argv[2] ?? ''}`.trim(),
+    rows,
+  );
+  const same = queries.filter((_, i) => results.every((r) => r.tops[i] === first.tops[i])).length;
+  console.log(
+    `diagnostic, not a result: weights chosen on the queries themselves (about the ceiling of this ranking's form) reach MRR ${first.ceilingMrr}`,
+  );
+  console.log(`queries without any expert (no tag of the network found in their text): ${first.unanswered} of ${queries.length}`);
+  // What any ranking of these candidates can reach: the expert must have answered before the cut-off,
+  // and must be among the people the ranking scores.
+  const answeredBefore = new Set(knownAnswers.map((a) => a.owner!));
+  console.log(
+    `reachable: the expert answered before the cut-off for ${queries.filter((q) => answeredBefore.has(expertOf(q)!)).length} of ${queries.length} queries, and is among the candidates for ${first.inPool}`,
+  );
+  console.log(
+    `three loads: MRR ${mrrs.join(' / ')}, spread ${(Math.max(...mrrs) - Math.min(...mrrs)).toFixed(3)}; identical top ten for ${same} of ${queries.length} queries`,
+  );
+  for (const r of results)
+    console.log(
+      `${r.load}: load ${r.seconds.load} s, fit ${r.seconds.fit} s, queries ${r.seconds.queries} s; model ${r.model.status} on ${r.model.questions} questions, validation ${JSON.stringify(r.model.validation)}; weights ${FEATURES.map((f) => `${f} ${r.model.weights[f]}`).join(', ')}`,
+    );
+}
+
+if (process.env.ORIGINS) await rollingOrigins(process.env.ORIGINS.split(',').map(Number));
+else await eightyTwenty();
