@@ -14,11 +14,14 @@
 // the network's default cap per person and week; the share of routings that reach the ten people
 // routed most.
 //
+// Two dump folders make one network of two communities (the second's ids moved past the first's,
+// its times stretched onto the first's period): routing must then tell their topics apart.
+//
 // ORIGINS=0.5,0.6,0.7,0.8,0.9 runs the protocol at several cut-offs instead (rolling origin: each
 // asked with the next tenth of the questions, time order only), for a held-out figure that does not
 // rest on one period's few dozen queries.
 //
-// Run: pnpm bench:experts-quality <dump folder> (default: the beer site)
+// Run: pnpm bench:experts-quality [<dump folder> [<second dump folder>]] (default: the beer site)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,8 +46,8 @@ import { SearchStore } from '../services/search/src/local/store.ts';
 import { indexWords } from '../services/search/src/words.ts';
 import { report } from './lib.ts';
 
-const dir = process.argv[2] ? path.resolve(process.argv[2]) : sharedData('stackexchange-beer');
-const site = path.basename(dir).replace(/^stackexchange-/, '');
+const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => path.resolve(d)) : [sharedData('stackexchange-beer')];
+const site = dirs.map((d) => path.basename(d).replace(/^stackexchange-/, '')).join(' + ');
 const ROUTING_EXPERTS = 10;
 const WEEK = 7 * 86_400_000;
 
@@ -60,31 +63,49 @@ type Post = {
   tags: string[];
 };
 const posts = new Map<number, Post>();
-for await (const raw of readRows(path.join(dir, dumpFiles.posts.file), dumpFiles.posts.root)) {
-  const parsed = parseRow('posts', raw);
-  if (!parsed.ok) continue;
-  const r = parsed.row;
-  posts.set(r.Id, {
-    id: r.Id,
-    type: r.PostTypeId,
-    parent: r.ParentId,
-    accepted: r.AcceptedAnswerId,
-    time: Date.parse(r.CreationDate),
-    owner: r.OwnerUserId,
-    title: r.Title ?? '',
-    text: htmlText(r.Body),
-    tags: r.Tags,
-  });
-}
 const upvotes = new Map<number, number[]>();
 const acceptedAt = new Map<number, number>();
-for await (const raw of readRows(path.join(dir, dumpFiles.votes.file), dumpFiles.votes.root)) {
-  const parsed = parseRow('votes', raw);
-  if (!parsed.ok || !parsed.row.CreationDate) continue;
-  const time = Date.parse(parsed.row.CreationDate);
-  if (parsed.row.VoteTypeId === VoteType.up) upvotes.set(parsed.row.PostId, [...(upvotes.get(parsed.row.PostId) ?? []), time]);
-  if (parsed.row.VoteTypeId === VoteType.accepted) acceptedAt.set(parsed.row.PostId, time);
+/**
+ * Reads a dump into the maps above. A second dump (`pnpm bench:experts-quality <dump> <dump>`) joins
+ * the first as a second community of one network: its post and user ids moved past the first's
+ * (OFFSET), its times stretched onto the first's period, so that both ask and answer throughout and
+ * routing has to tell the communities' topics apart.
+ */
+const OFFSET = 10_000_000;
+async function readDump(dir: string, index: number, period?: { from: number; to: number }) {
+  const id = (n: number | undefined) => (n === undefined ? undefined : n + index * OFFSET);
+  const read: Post[] = [];
+  for await (const raw of readRows(path.join(dir, dumpFiles.posts.file), dumpFiles.posts.root)) {
+    const parsed = parseRow('posts', raw);
+    if (!parsed.ok) continue;
+    const r = parsed.row;
+    read.push({
+      id: id(r.Id)!,
+      type: r.PostTypeId,
+      parent: id(r.ParentId),
+      accepted: id(r.AcceptedAnswerId),
+      time: Date.parse(r.CreationDate),
+      owner: id(r.OwnerUserId),
+      title: r.Title ?? '',
+      text: htmlText(r.Body),
+      tags: r.Tags,
+    });
+  }
+  const own = { from: Math.min(...read.map((p) => p.time)), to: Math.max(...read.map((p) => p.time)) };
+  const time = (t: number) => (period ? period.from + ((t - own.from) * (period.to - period.from)) / Math.max(1, own.to - own.from) : t);
+  for (const p of read) posts.set(p.id, { ...p, time: time(p.time) });
+  for await (const raw of readRows(path.join(dir, dumpFiles.votes.file), dumpFiles.votes.root)) {
+    const parsed = parseRow('votes', raw);
+    if (!parsed.ok || !parsed.row.CreationDate) continue;
+    const at = time(Date.parse(parsed.row.CreationDate));
+    const post = id(parsed.row.PostId)!;
+    if (parsed.row.VoteTypeId === VoteType.up) upvotes.set(post, [...(upvotes.get(post) ?? []), at]);
+    if (parsed.row.VoteTypeId === VoteType.accepted) acceptedAt.set(post, at);
+  }
+  return own;
 }
+const period = await readDump(dirs[0]!, 0);
+for (const [i, dir] of dirs.slice(1).entries()) await readDump(dir, i + 1, period);
 
 const questions = [...posts.values()].filter((p) => p.type === 1 && p.owner !== undefined).sort((a, b) => a.time - b.time || a.id - b.id);
 const answersOf = new Map<number, Post[]>();
@@ -409,7 +430,7 @@ async function rollingOrigins(origins: number[]) {
   }
   report(
     `Expert search on ${site} at ${rows.length} cut-offs, each asked with the next tenth of its ${questions.length} questions (MRR), ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    `ORIGINS=${origins.join(',')} pnpm bench:experts-quality ${process.argv[2] ?? ''}`.trim(),
+    `ORIGINS=${origins.join(',')} pnpm bench:experts-quality ${process.argv.slice(2).join(' ')}`.trim(),
     rows,
   );
   const mrr = (sum: number) => (sum / pooled.queries).toFixed(3);
@@ -468,7 +489,7 @@ async function eightyTwenty() {
   ];
   report(
     `Expert search on ${site} (${questions.length} questions; ${known.length} known with ${knownAnswers.length} answers; ${queries.length} queries), ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    `pnpm bench:experts-quality ${process.argv[2] ?? ''}`.trim(),
+    `pnpm bench:experts-quality ${process.argv.slice(2).join(' ')}`.trim(),
     rows,
   );
   const same = queries.filter((_, i) => results.every((r) => r.tops[i] === first.tops[i])).length;
