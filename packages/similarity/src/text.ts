@@ -111,9 +111,12 @@ export interface TokenizeOptions {
 const marks = /\p{M}/gu;
 export const foldDiacritics = (word: string) => (/[^ -~]/.test(word) ? word.normalize('NFD').replace(marks, '').normalize('NFC') : word);
 
-const tokenPattern = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
-/** What joins the parts of a compound word: hyphens (ASCII, Unicode, non-breaking) and the underscore. */
-const compoundJoiners = '-‐‑_';
+/** A word: letters and digits, and an apostrophe's ending (`driver's`). */
+const wordSource = "[\\p{L}\\p{N}]+(?:['’][\\p{L}]+)?";
+const tokenPattern = new RegExp(wordSource, 'gu');
+/** Words joined by hyphens (ASCII, Unicode, non-breaking) or underscores: `over-carbonated`, `max_length`. */
+const joiner = /[-‐‑_]/u;
+const compoundPattern = new RegExp(`${wordSource}(?:${joiner.source}${wordSource})*`, 'gu');
 /** A compound of more parts or characters than this is not also taken whole (a list of codes, not a word). */
 const COMPOUND_PARTS = 4;
 const COMPOUND_LENGTH = 30;
@@ -142,27 +145,19 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     tokens.push(stemming ? stem(token, language) : token);
   };
   const lower = text.toLowerCase().normalize('NFC');
-  // The compound being read: its parts written together, how many, and where its last part ends.
-  let compound = '';
-  let parts = 0;
-  let end = -1;
-  const takeCompound = () => {
-    if (parts > 1 && parts <= COMPOUND_PARTS && compound.length <= COMPOUND_LENGTH && hasLetter.test(compound)) add(compound);
-  };
-  for (const match of lower.matchAll(tokenPattern)) {
-    const raw = match[0].replace('’', "'");
-    if (options.compounds) {
-      if (!(end >= 0 && match.index === end + 1 && compoundJoiners.includes(lower[end]!))) {
-        takeCompound();
-        compound = '';
-        parts = 0;
-      }
-      compound += wordOf(raw);
-      parts++;
-      end = match.index + match[0].length;
-    }
-    add(raw);
+  if (!options.compounds) {
+    for (const match of lower.matchAll(tokenPattern)) add(match[0].replace('’', "'"));
+    return tokens;
   }
-  takeCompound();
+  for (const match of lower.matchAll(compoundPattern)) {
+    if (!joiner.test(match[0])) {
+      add(match[0].replace('’', "'"));
+      continue;
+    }
+    const parts = match[0].match(tokenPattern)!.map((part) => part.replace('’', "'"));
+    for (const part of parts) add(part);
+    const whole = parts.map(wordOf).join('');
+    if (parts.length > 1 && parts.length <= COMPOUND_PARTS && whole.length <= COMPOUND_LENGTH && hasLetter.test(whole)) add(whole);
+  }
   return tokens;
 }

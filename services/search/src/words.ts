@@ -123,7 +123,7 @@ function analyseQuery(text: string, callerLanguages: readonly string[]): QueryWo
   const terms = new Set<string>();
   // A compound of the query also asks for its parts written together: `over-carbonated` finds
   // `overcarbonation` (by its stem), `e-mail` finds `email`. Questions are indexed without them: a
-  // question's compound written together too counted its words twice (bench/retrieval-cv.ts).
+  // question with the query's own compound then counted its words twice (docs/search.md, "Words").
   for (const word of tokenize(text, { language: first, stem: false, compounds: true })) {
     if (others.some((l) => stopWords[l].has(word))) continue;
     terms.add(foldDiacritics(word));
