@@ -91,7 +91,7 @@ async function readDump(dir: string, index: number, period?: { from: number; to:
       tags: r.Tags,
     });
   }
-  const own = { from: Math.min(...read.map((p) => p.time)), to: Math.max(...read.map((p) => p.time)) };
+  const own = read.reduce((o, p) => ({ from: Math.min(o.from, p.time), to: Math.max(o.to, p.time) }), { from: Infinity, to: -Infinity });
   const time = (t: number) => (period ? period.from + ((t - own.from) * (period.to - period.from)) / Math.max(1, own.to - own.from) : t);
   for (const p of read) posts.set(p.id, { ...p, time: time(p.time) });
   for await (const raw of readRows(path.join(dir, dumpFiles.votes.file), dumpFiles.votes.root)) {
@@ -129,7 +129,17 @@ function protocolAt(share: number, span = 1) {
   const counts = new Map<number, number>();
   for (const a of knownAnswers) counts.set(a.owner!, (counts.get(a.owner!) ?? 0) + 1);
   const popularity = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([u]) => u);
-  return { known, queries, knownAnswers, popularity, bm25: answerTextRanking(knownAnswers) };
+  const bm25 = answerTextRanking(knownAnswers);
+  // Each baseline's ranking of each query, and its rank of the expert.
+  const rankings = {
+    popularity: queries.map(() => popularity),
+    bm25: queries.map((q) => bm25(`${q.title}\n${q.text}`)),
+  };
+  const ranks = {
+    popularity: queries.map((q, i) => rankOf(rankings.popularity[i]!, expertOf(q)!)),
+    bm25: queries.map((q, i) => rankOf(rankings.bm25[i]!, expertOf(q)!)),
+  };
+  return { known, queries, knownAnswers, popularity, rankings, ranks };
 }
 type Protocol = ReturnType<typeof protocolAt>;
 
@@ -410,8 +420,8 @@ async function rollingOrigins(origins: number[]) {
     const p = protocolAt(origin, 0.1);
     const r = await run({ name: 'time order', order: p.known, id: (_kind, id) => id }, p);
     const model = metrics(r.ranks.model).MRR;
-    const popularity = metrics(p.queries.map((q) => rankOf(p.popularity, expertOf(q)!))).MRR;
-    const bm25 = metrics(p.queries.map((q) => rankOf(p.bm25(`${q.title}\n${q.text}`), expertOf(q)!))).MRR;
+    const popularity = metrics(p.ranks.popularity).MRR;
+    const bm25 = metrics(p.ranks.bm25).MRR;
     const n = p.queries.length;
     pooled.queries += n;
     pooled.model += model * n;
@@ -442,7 +452,7 @@ async function rollingOrigins(origins: number[]) {
 /** The protocol of ../shared/data/README.md at 80/20, loaded three ways. */
 async function eightyTwenty() {
   const protocol = protocolAt(0.8);
-  const { known, queries, knownAnswers, popularity, bm25 } = protocol;
+  const { known, queries, knownAnswers, rankings, ranks } = protocol;
   const loads: Load[] = [
     { name: 'time order', order: known, id: (_kind, id) => id },
     { name: 'shuffled', order: shuffled(known, 1), id: (_kind, id) => id },
@@ -453,9 +463,7 @@ async function eightyTwenty() {
   const results: Array<{ load: string } & Awaited<ReturnType<typeof run>>> = [];
   for (const l of loads) results.push({ load: l.name, ...(await run(l, protocol)) });
   const first = results[0]!;
-  const popularityRanks = queries.map((q) => rankOf(popularity, expertOf(q)!));
-  const bm25Ranks = queries.map((q) => rankOf(bm25(`${q.title}\n${q.text}`), expertOf(q)!));
-  const better = Math.max(metrics(popularityRanks).MRR, metrics(bm25Ranks).MRR);
+  const better = Math.max(metrics(ranks.popularity).MRR, metrics(ranks.bm25).MRR);
   const mrrs = results.map((r) => metrics(r.ranks.model).MRR);
   const concentrationOf = (ranks: number[][]) =>
     concentration(
@@ -478,13 +486,13 @@ async function eightyTwenty() {
     },
     {
       method: 'popularity',
-      ...metrics(popularityRanks),
-      'top-10 share uncapped': concentrationOf(queries.map(() => popularity.slice(0, ROUTING_EXPERTS))),
+      ...metrics(ranks.popularity),
+      'top-10 share uncapped': concentrationOf(rankings.popularity),
     },
     {
       method: 'BM25 over answers',
-      ...metrics(bm25Ranks),
-      'top-10 share uncapped': concentrationOf(queries.map((q) => bm25(`${q.title}\n${q.text}`))),
+      ...metrics(ranks.bm25),
+      'top-10 share uncapped': concentrationOf(rankings.bm25),
     },
   ];
   report(
