@@ -111,6 +111,13 @@ test('limit and offset page through the same order; total stays', async () => {
   expect(second.total).toBe(4);
   expect(second._links.self.href).toBe('/api/v1/questions?limit=2&offset=2');
   expect((await list('?limit=0')).items).toEqual([]);
+  expect((await list('?limit=0')).total).toBe(4);
+  // Past the end: no items, and still the total (counted by the trigger's table, or row by row).
+  for (const query of ['?offset=4', '?offset=100&filter=unsolved', '?limit=2&offset=9999&sort=id.asc']) {
+    const past = await list(query);
+    expect(past.items).toEqual([]);
+    expect(past.total).toBe(query.includes('unsolved') ? (await list('?filter=unsolved')).total : 4);
+  }
 });
 
 test('sort: several criteria like ORDER BY, views as view_count, directions', async () => {

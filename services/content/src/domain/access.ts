@@ -1,7 +1,8 @@
 import { type Actor, conflict, notFound } from '@kn/contracts';
-import type { Executor } from '@kn/db';
+import { type Executor, sql } from '@kn/db';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import { type QuestionRowWithRelations, questionsWithRelations } from './question-presenters.ts';
 
 /**
  * Who may see and change what in the content service: the one place of these rules. "Admin" for
@@ -81,6 +82,21 @@ export async function visibleQuestion(
   let query = db.selectFrom('questions').selectAll().where('id', '=', id);
   if (options.lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
+  if (!row || !(await canView(db, row, actor))) throw notFound('question');
+  return row;
+}
+
+/**
+ * `visibleQuestion` with its tags and category, read in the same statement: for answers that show
+ * the question (each statement is a round trip, and its socket writes cost more CPU than its work).
+ */
+export async function visibleQuestionWithRelations(
+  db: Executor<ContentSchema>,
+  id: number,
+  actor: Actor | null,
+): Promise<QuestionRowWithRelations> {
+  const { rows } = await sql<QuestionRowWithRelations>`${questionsWithRelations(sql`q.id = ${id}`)}`.execute(db);
+  const row = rows[0];
   if (!row || !(await canView(db, row, actor))) throw notFound('question');
   return row;
 }

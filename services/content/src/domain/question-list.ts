@@ -3,7 +3,7 @@ import { type Db, sql } from '@kn/db';
 import type { RawBuilder } from 'kysely';
 import type { ContentSchema } from '../db/schema.ts';
 import { hiddenSpaces, isContentAdmin } from './access.ts';
-import { presentQuestions, type QuestionRowWithRelations, tagListOf } from './question-presenters.ts';
+import { presentQuestions, type QuestionRowWithRelations, questionsWithRelations } from './question-presenters.ts';
 import type { SearchClient } from './search.ts';
 
 export interface ListQuestionsQuery {
@@ -68,7 +68,9 @@ function orderBy(sort: string[] | undefined, trending: boolean, relevance?: numb
 
 /**
  * What limits a user's lists, in one round trip: the closed knowledge spaces they are not a member
- * of, and the languages they read when language_id is not given (null: every language).
+ * of, and the languages they read when language_id is not given (null: every language). Read
+ * before the list's statement, not inside it: there they were conditions Postgres evaluated on
+ * every row it passed (a deep page took twice its CPU); here they are constants, or nothing.
  */
 async function viewerScope(db: Db<ContentSchema>, actor: Actor): Promise<{ hidden: number[]; languages: string[] | null }> {
   const hidden = isContentAdmin(actor)
@@ -94,12 +96,6 @@ function searchFields(value: string | undefined): SearchField[] {
 
 /** How many of the best matches a search with filters or a sort of this service's own considers. */
 const SEARCH_WINDOW = 1000;
-
-/** Questions (from `source`, the table by default) that meet `condition`, each with its tags and category. */
-const pageQuery = (condition: RawBuilder<unknown>, source: RawBuilder<unknown> = sql`questions`) => sql`select q.*,
-    ${tagListOf(sql`q.id`)} as tag_list,
-    (select to_json(c) from categories c where c.id = q.category_id) as category_row
-  from ${source} q where ${condition}`;
 
 export async function listQuestions(
   db: Db<ContentSchema>,
@@ -213,7 +209,7 @@ export async function listQuestions(
     where.push(sql`q.id = any(${ranking.items.map((i) => i.id)}::int[])`);
     if (paged) {
       // The page as ranked; the conditions again, for a question changed since the index saw it.
-      const rows = await sql<QuestionRowWithRelations>`${pageQuery(sql.join(where, sql` and `))}
+      const rows = await sql<QuestionRowWithRelations>`${questionsWithRelations(sql.join(where, sql` and `))}
         order by array_position(${ranking.items.map((i) => i.id)}::int[], q.id)`.execute(db);
       const items = await presentQuestions(db, rows.rows, { translations: query.translations ?? languages ?? [] });
       const ranked = new Map(ranking.items.map((i) => [i.id, i]));
@@ -233,25 +229,32 @@ export async function listQuestions(
   ];
   const countQuery =
     countable && !ranking
-      ? sql<{
-          total: number;
-        }>`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
-      : sql<{ total: number }>`select count(*)::int as total from questions q where ${condition}`;
+      ? sql`select coalesce(sum(c.n), 0)::int as total from question_counts c where ${sql.join(spaceCondition, sql` and `)}`
+      : sql`select count(*)::int as total from questions q where ${condition}`;
   const order = orderBy(
     query.sort,
     filters.has('trending'),
     ranking?.items.map((i) => i.id),
   );
-  const [countResult, rowsResult] = await Promise.all([
-    countQuery.execute(db),
-    // The page first, then its tags and category per row (the outer select runs only for the rows
-    // of the page, not for the ones OFFSET skips): one round trip instead of three.
-    sql<QuestionRowWithRelations>`${pageQuery(sql`true`, sql`(select q.* from questions q where ${condition} order by ${order} limit ${query.limit} offset ${query.offset})`)}
-      order by ${order}`.execute(db),
-  ]);
+  // The count and the page in one statement, one round trip (the page first, then its rows' tags
+  // and category: the outer select runs only for the rows of the page, not for the ones OFFSET
+  // skips); an empty page is one row without a question. The LIMIT is written into the text (a
+  // validated integer), and so is the first page's missing OFFSET: as parameters, Postgres's plan
+  // for any value (it assumes a tenth of the table) costs more than one for the values given, so
+  // it planned the statement anew on every run, which cost it more than running it. A later page's
+  // OFFSET stays a parameter: an offset in the text would make a text (parsed and planned) of each.
+  const paging = query.offset ? sql`limit ${sql.lit(query.limit)} offset ${query.offset}` : sql`limit ${sql.lit(query.limit)}`;
+  const { rows } = await sql<QuestionRowWithRelations & { list_total: number }>`select counted.total as list_total, q.*
+    from (${countQuery}) counted
+    left join lateral (${questionsWithRelations(sql`true`, sql`(select q.* from questions q where ${condition} order by ${order} ${paging})`)}) q on true
+    order by ${order}`.execute(db);
   const translations = query.translations ?? languages ?? [];
-  const items: Question[] = await presentQuestions(db, rowsResult.rows, { translations });
-  const total = countResult.rows[0]?.total ?? 0;
+  const items: Question[] = await presentQuestions(
+    db,
+    rows.filter((r) => r.id !== null),
+    { translations },
+  );
+  const total = rows[0]?.list_total ?? 0;
   if (!ranking || searchText === undefined) return { total, _links: { self: { href: url } }, items };
 
   const scores = new Map(ranking.items.map((i) => [i.id, i]));
@@ -292,7 +295,7 @@ export async function presentRanked(
   const shown = ranked.filter((r) => allowed.has(r.id));
   const pageIds = shown.slice(page.offset, page.offset + page.limit).map((r) => r.id);
   if (!pageIds.length) return { total: shown.length, items: [] };
-  const rows = await sql<QuestionRowWithRelations>`${pageQuery(sql`q.id = any(${pageIds}::int[])`)}
+  const rows = await sql<QuestionRowWithRelations>`${questionsWithRelations(sql`q.id = any(${pageIds}::int[])`)}
     order by array_position(${pageIds}::int[], q.id)`.execute(db);
   const score = new Map(shown.map((r) => [r.id, r.score]));
   const items = await presentQuestions(db, rows.rows, { translations: [] });

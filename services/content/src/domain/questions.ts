@@ -4,7 +4,7 @@ import { type Db, type Executor, json, sql, type Tx } from '@kn/db';
 import { detectLanguage } from '@kn/similarity';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
-import { canEdit, canSeeSpace, visibleQuestion } from './access.ts';
+import { canEdit, canSeeSpace, visibleQuestion, visibleQuestionWithRelations } from './access.ts';
 import { findCategory } from './categories.ts';
 import { sanitizeDescription } from './html.ts';
 import { getNetworkSettings } from './network.ts';
@@ -123,7 +123,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
 
     /** GET /questions/:id: counts a view of a published question (no event per view: see docs/content.md). */
     async view(id: number, actor: Actor): Promise<Question> {
-      let row = await visibleQuestion(db, id, actor);
+      let row = await visibleQuestionWithRelations(db, id, actor);
       if (row.is_published && !row.is_deleted) {
         const counted = await db
           .updateTable('questions')
@@ -137,7 +137,7 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
     },
 
     async get(id: number, actor: Actor): Promise<Question> {
-      return (await presentQuestions(db, [await visibleQuestion(db, id, actor)]))[0];
+      return (await presentQuestions(db, [await visibleQuestionWithRelations(db, id, actor)]))[0];
     },
 
     async update(id: number, input: UpdateQuestionInput, actor: Actor): Promise<Question> {

@@ -1,5 +1,5 @@
 import type { attachmentsOperations, commentsOperations, Handlers, sharingOperations, solutionsOperations } from '@kn/contracts';
-import { visibleQuestion } from '../domain/access.ts';
+import { visibleQuestionWithRelations } from '../domain/access.ts';
 import { attachmentsDomain } from '../domain/attachments.ts';
 import { commentsDomain } from '../domain/comments.ts';
 import { presentQuestions } from '../domain/question-presenters.ts';
@@ -22,7 +22,7 @@ export function solutionHandlers(
     createSolution: async ({ actor, params, body }) => solutions.create(actor, params.id, body.description),
     getSolutionDraft: async ({ actor, params }) => solutions.getDraft(actor, params.id),
     getCompleteQuestion: async ({ actor, params }) => {
-      const question = await visibleQuestion(db, params.id, actor);
+      const question = await visibleQuestionWithRelations(db, params.id, actor);
       const [[presented], solutionRows, commentItems, attachmentRows] = await Promise.all([
         presentQuestions(db, [question]),
         db
