@@ -150,16 +150,15 @@ export class TopicModel {
     const v = new Float32Array(dimensions);
     // Each question's first vector, from its words' random vectors.
     const firsts = new ByteRows(dimensions, slots);
-    for (let slot = 0; slot < slots; slot++) {
-      if (!index.holds(slot)) continue;
+    yield* eachSlot(index, slots, (slot) => {
+      if (!index.holds(slot)) return;
       v.fill(0);
       index.forEachUnitWeight(slot, (id, w) => {
         randomEntries(index.term(id), dimensions, seedLength, entries);
         for (const e of entries) v[Math.abs(e) - 1]! += e > 0 ? w : -w;
       });
       firsts.set(slot, normalise(v) ? v : null);
-      if (slot % 256 === 255) yield;
-    }
+    });
     // Each word's vector: the sum of its questions' first vectors, summed in floats a block of words at a time (bounded memory).
     const words = new ByteRows(dimensions, index.termCount);
     const block = Math.max(1, Math.min(index.termCount, wordBlock));
@@ -167,9 +166,9 @@ export class TopicModel {
     for (let low = 0; low < index.termCount; low += block) {
       const high = Math.min(index.termCount, low + block);
       sums.fill(0);
-      for (let slot = 0; slot < slots; slot++) {
+      yield* eachSlot(index, slots, (slot) => {
         const scale = firsts.scales[slot]!;
-        if (scale === 0) continue;
+        if (scale === 0) return;
         const at = slot * dimensions;
         index.forEachUnitWeight(slot, (id, w) => {
           if (id < low || id >= high) return;
@@ -177,18 +176,14 @@ export class TopicModel {
           const f = w * scale;
           for (let i = 0; i < dimensions; i++) sums[into + i]! += f * firsts.bytes[at + i]!;
         });
-        if (slot % 256 === 255) yield;
-      }
+      });
       for (let id = low; id < high; id++) {
         const sum = sums.subarray((id - low) * dimensions, (id - low + 1) * dimensions);
         if (normalise(sum)) words.set(id, sum);
       }
     }
     const model = new TopicModel(index, words, new ByteRows(dimensions, slots), trainedOn);
-    for (let slot = 0; slot < slots; slot++) {
-      model.update(slot);
-      if (slot % 256 === 255) yield;
-    }
+    yield* eachSlot(index, slots, (slot) => model.update(slot));
     return model;
   }
 
@@ -221,6 +216,25 @@ export class TopicModel {
   /** Cosine of a unit topic vector with a question's, in [0, 1]. */
   cosine(v: Float32Array, slot: number): number {
     return Math.min(1, Math.max(0, this.questions.dot(slot, v)));
+  }
+}
+
+/** Slots at a time between two steps of a training, and whose words are read in one statement. */
+const SLOTS_PER_STEP = 256;
+
+/**
+ * Calls `visit` for the first `slots` slots of the index (those the training began with), a step of
+ * SLOTS_PER_STEP slots at a time, with the step's words read ahead: one statement for the step's
+ * questions instead of one per question (a training reads every question's words in three or more
+ * passes).
+ */
+function* eachSlot(index: TermIndex, slots: number, visit: (slot: number) => void): Generator<void, void> {
+  for (let start = 0; start < slots; start += SLOTS_PER_STEP) {
+    const step = Array.from({ length: Math.min(SLOTS_PER_STEP, slots - start) }, (_, k) => start + k);
+    index.withWordsOf(step, () => {
+      for (const slot of step) visit(slot);
+    });
+    yield;
   }
 }
 
