@@ -113,10 +113,12 @@ test('limit and offset page through the same order; total stays', async () => {
   expect((await list('?limit=0')).items).toEqual([]);
   expect((await list('?limit=0')).total).toBe(4);
   // Past the end: no items, and still the total (counted by the trigger's table, or row by row).
+  const unsolved = (await list('?filter=unsolved&limit=100')).items.length;
+  expect(unsolved).toBeGreaterThan(0);
   for (const query of ['?offset=4', '?offset=100&filter=unsolved', '?limit=2&offset=9999&sort=id.asc']) {
     const past = await list(query);
     expect(past.items).toEqual([]);
-    expect(past.total).toBe(query.includes('unsolved') ? (await list('?filter=unsolved')).total : 4);
+    expect(past.total).toBe(query.includes('unsolved') ? unsolved : 4);
   }
 });
 

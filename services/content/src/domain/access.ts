@@ -81,9 +81,7 @@ export async function visibleQuestion(
 ): Promise<QuestionRow> {
   let query = db.selectFrom('questions').selectAll().where('id', '=', id);
   if (options.lock) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
-  if (!row || !(await canView(db, row, actor))) throw notFound('question');
-  return row;
+  return visibleOrNotFound(db, await query.executeTakeFirst(), actor);
 }
 
 /**
@@ -96,7 +94,11 @@ export async function visibleQuestionWithRelations(
   actor: Actor | null,
 ): Promise<QuestionRowWithRelations> {
   const { rows } = await sql<QuestionRowWithRelations>`${questionsWithRelations(sql`q.id = ${id}`)}`.execute(db);
-  const row = rows[0];
+  return visibleOrNotFound(db, rows[0], actor);
+}
+
+/** The row if the caller may see its question, else 404: an invisible question does not exist for them. */
+async function visibleOrNotFound<R extends QuestionRow>(db: Executor<ContentSchema>, row: R | undefined, actor: Actor | null): Promise<R> {
   if (!row || !(await canView(db, row, actor))) throw notFound('question');
   return row;
 }
