@@ -2,7 +2,8 @@
  * Question search's ranking in one process, over an index a `KEEP_INDEX=1 pnpm bench:search` kept:
  * the same queries (words of the network's titles, as bench:search asks them) ranked question at a
  * time with skipping (as served) and by scoring every posting, alternated, with the results
- * compared. No HTTP, no other process: the CPU per query of the ranking alone.
+ * compared, and the page's highlighting after the ranking as served. No HTTP, no other process:
+ * the CPU per query of the ranking and of the highlighting alone.
  *
  *   node bench/text-ranking.ts /tmp/kn-bench-search-<id>/index.sqlite [queries per size, 300]
  *
@@ -13,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { SearchFieldNames } from '@kn/contracts';
 import { tokenize } from '@kn/similarity';
+import { highlight } from '../services/search/src/domain/highlight.ts';
 import { matchQuestions } from '../services/search/src/domain/match.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 
@@ -46,20 +48,31 @@ if (profiler) {
 const rows: Array<Record<string, string | number>> = [];
 for (const n of (process.env.SIZES ?? '1,2,4').split(',').map(Number)) {
   const queries = Array.from({ length: Number(count) }, () => Array.from({ length: n }, pick).join(' '));
-  const time = { skipping: 0, every: 0 };
+  const time = { skipping: 0, every: 0, highlighting: 0 };
   let differing = 0;
   let skipped = 0;
   for (const [i, query] of queries.entries()) {
     // Alternate which goes first, so neither gets the warmer caches.
-    const order: Array<keyof typeof time> = i % 2 ? ['skipping', 'every'] : ['every', 'skipping'];
+    const order: Array<'skipping' | 'every'> = i % 2 ? ['skipping', 'every'] : ['every', 'skipping'];
     const results: Record<string, unknown> = {};
-    for (const way of order) {
-      started = performance.now();
-      const result = matchQuestions(store, request(query), way === 'skipping');
-      time[way] += performance.now() - started;
-      results[way] = result;
-      if (way === 'skipping' && result.words.every((w) => !w.forms.length)) skipped++;
-    }
+    // One read-ahead for the ranking and the page's highlighting, as a query search answers.
+    for (const way of order)
+      store.index.withWordsOf([], () => {
+        started = performance.now();
+        const result = matchQuestions(store, request(query), way === 'skipping');
+        time[way] += performance.now() - started;
+        results[way] = result;
+        if (way !== 'skipping') return;
+        if (result.words.every((w) => !w.forms.length)) skipped++;
+        started = performance.now();
+        highlight(
+          store,
+          result.items.map((item) => item.id),
+          request(query),
+          result.words,
+        );
+        time.highlighting += performance.now() - started;
+      });
     if (JSON.stringify(results.skipping) !== JSON.stringify(results.every)) differing++;
   }
   rows.push({
@@ -68,6 +81,7 @@ for (const n of (process.env.SIZES ?? '1,2,4').split(',').map(Number)) {
     'whole words only': skipped,
     'ms per query, skipping': (time.skipping / queries.length).toFixed(2),
     'ms per query, every posting': (time.every / queries.length).toFixed(2),
+    'ms per page, highlighting': (time.highlighting / queries.length).toFixed(3),
     'results differing': differing,
   });
 }

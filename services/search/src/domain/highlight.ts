@@ -153,12 +153,13 @@ export function highlight(
   const allowed = FIELDS.reduce((mask, f, i) => (query.fields.includes(f) ? mask | (1 << i) : mask), 0);
   const inFields = (mask: number) => order.filter((f) => mask & allowed & (1 << FIELDS.indexOf(f)));
   const slots = ids.map((id) => index.slotOf(id));
+  const texts = words.terms.length ? store.texts(ids.filter((_, i) => slots[i]! >= 0)) : new Map();
   return index.withWordsOf(
     slots.filter((slot) => slot >= 0),
     () =>
       ids.map((id, i) => {
         const slot = slots[i]!;
-        const q = slot >= 0 && words.terms.length ? store.question(id) : undefined;
+        const q = slot >= 0 ? texts.get(id) : undefined;
         if (!q) return null;
         const candidates = [...new Set([...inFields(index.fieldsWith(slot, strong)), ...inFields(index.fieldsWith(slot, prefixed))])];
         return highlightFields({ ...q, parts: (kind) => store.parts(id, kind) }, candidates, match);

@@ -85,8 +85,7 @@ export function autocomplete(store: SearchStore, text: string, limit: number): {
     else titles.score[slot] = -1;
   }
   const best = topSlots(index, titles, limit, () => true);
-  return {
-    total: Math.min(total, MAX_TOTAL),
-    items: best.map((b) => store.question(index.questionId(b.slot))!.title),
-  };
+  const ids = best.map((b) => index.questionId(b.slot));
+  const stored = store.titles(ids);
+  return { total: Math.min(total, MAX_TOTAL), items: ids.map((id) => stored.get(id)!) };
 }

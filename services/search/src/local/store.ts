@@ -472,6 +472,22 @@ export class SearchStore implements IndexWriter {
     return row && toQuestion(row);
   }
 
+  /**
+   * What highlighting reads of these questions (title, description, tags), by id, in one
+   * statement: a page read a whole row a statement, a tenth of the search process's CPU per
+   * query search (a profile at 20,000 questions).
+   */
+  texts(ids: readonly number[]): Map<number, Pick<IndexedQuestion, 'id' | 'title' | 'description' | 'tags'>> {
+    const out = new Map<number, Pick<IndexedQuestion, 'id' | 'title' | 'description' | 'tags'>>();
+    if (!ids.length) return out;
+    for (const row of this.all<{ id: number; title: string; description: string; tags: string }>(
+      'select id, title, description, tags from questions where id in (select value from json_each(?))',
+      JSON.stringify(ids),
+    ))
+      out.set(row.id, { id: row.id, title: row.title, description: row.description, tags: JSON.parse(row.tags) as string[] });
+    return out;
+  }
+
   /** Titles of questions by id, in one statement. */
   titles(ids: readonly number[]): Map<number, string> {
     if (!ids.length) return new Map();
