@@ -3,7 +3,7 @@
 // gateway and the content service as separate processes, 32 connections. Run: pnpm bench:content
 import type autocannon from 'autocannon';
 import { seedContent } from './content-seed.ts';
-import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 32;
@@ -65,7 +65,7 @@ try {
   );
   const p99 = rows.slice(0, 2).map((r) => `${r.p99_ms} ms`);
   console.log(
-    `headline: ${QUESTIONS} questions, ${CONNECTIONS} connections: GET /questions p99 ${p99[0]}, /complete p99 ${p99[1]} (target < 50 ms; < 60 ms at 1,000,000 questions)`,
+    `headline: ${QUESTIONS} questions, ${CONNECTIONS} connections: GET /questions p99 ${p99[0]}, /complete p99 ${p99[1]} (target < 50 ms; < 60 ms at 1,000,000 questions); ${referenceText()}`,
   );
 } finally {
   await stopProcess(gateway);

@@ -1,7 +1,10 @@
 // Shared helpers of the benchmarks: start the system as separate processes, drive load, print.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
 import { KnClient } from '@kn/client';
 import { DEFAULT_TEST_DATABASE_URL, isolation } from '@kn/testing';
 import autocannon from 'autocannon';
@@ -153,7 +156,79 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
  * A database and NATS namespace of the benchmark's own (`isolation()` of @kn/testing): `drop()`
  * removes both, and an interrupted benchmark (Ctrl-C, SIGTERM) drops them before it exits.
  */
+/**
+ * How fast this machine is now, by two fixed workloads: `js_ms`, the milliseconds one core takes
+ * for what a service does with a page of questions (JSON out and back, a SHA-256, its words), 2,000
+ * times, the best of three; `ipc_us`, the microseconds of one round trip of a small message with
+ * another process over a Unix socket (what every hop of a request pays: a write, a wakeup, a
+ * read), the median of 5,000. The same code has measured twice as slow on one day as on another
+ * on this kind of machine: compare figures of different runs through these, not by their dates.
+ */
+async function machineReference(): Promise<{ js_ms: number; ipc_us: number }> {
+  const words = 'hop yeast malt barrel stout lager ferment bottle pressure gravity'.split(' ');
+  const page = Array.from({ length: 10 }, (_, i) => ({
+    id: i,
+    title: `How long does a ${words[i]} take?`,
+    description: Array.from({ length: 150 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' '),
+    created: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
+    tags: [words[i], words[(i + 3) % words.length]],
+  }));
+  let best = Infinity;
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    let sink = 0;
+    for (let k = 0; k < 2000; k++) {
+      const text = JSON.stringify(page);
+      sink += (JSON.parse(text) as unknown[]).length + createHash('sha256').update(text).digest()[0]! + text.split(/\W+/).length;
+    }
+    best = Math.min(best, performance.now() - started);
+    if (sink < 0) console.log(sink);
+  }
+  const socket = path.join(tmpdir(), `kn-bench-reference-${process.pid}.sock`);
+  rmSync(socket, { force: true });
+  const echo = spawn(
+    process.execPath,
+    ['-e', `require('node:net').createServer((s) => s.pipe(s)).listen(${JSON.stringify(socket)}, () => console.log('ready'))`],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    await new Promise((resolve) => echo.stdout!.once('data', resolve));
+    const client = connect(socket);
+    await new Promise((resolve) => client.once('connect', resolve));
+    const message = Buffer.alloc(64, 1);
+    const times: number[] = [];
+    for (let i = 0; i < 5000; i++) {
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        let received = 0;
+        const onData = (chunk: Buffer) => {
+          received += chunk.length;
+          if (received < message.length) return;
+          client.off('data', onData);
+          resolve();
+        };
+        client.on('data', onData);
+        client.write(message);
+      });
+      times.push(performance.now() - started);
+    }
+    client.destroy();
+    times.sort((a, b) => a - b);
+    return { js_ms: Math.round(best), ipc_us: Math.round(times[times.length >> 1]! * 1000) };
+  } finally {
+    echo.kill();
+    rmSync(socket, { force: true });
+  }
+}
+
+let reference: { js_ms: number; ipc_us: number } | null = null;
+
+/** The machine's reference figures (machineReference) as the reports and headlines print them. */
+export const referenceText = () => (reference ? `machine reference: js ${reference.js_ms} ms, ipc ${reference.ipc_us} µs` : '');
+
 export async function benchSpace() {
+  // Measured first, on a machine the benchmark does not load yet.
+  reference = await machineReference();
   // Postgres as up.ts reaches it on this machine: over its Unix socket when it has one
   // (TEST_DATABASE_URL names another server, or the TCP address itself).
   process.env.TEST_DATABASE_URL ??= await overLocalSocket(DEFAULT_TEST_DATABASE_URL);
@@ -179,7 +254,7 @@ export const stopProcess = (child: ChildProcess) =>
 
 export function report(title: string, command: string, rows: Record<string, unknown>[]) {
   const reached = postgres ? `, Postgres at ${postgres}` : '';
-  console.log(`\n${title}\ncommand: ${command}\nmachine: ${cpus().length} cores, node ${process.version}${reached}\n`);
+  console.log(`\n${title}\ncommand: ${command}\nmachine: ${cpus().length} cores, node ${process.version}${reached}; ${referenceText()}\n`);
   console.table(rows);
 }
 

@@ -15,7 +15,7 @@ import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
-import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -190,7 +190,7 @@ try {
   const [one, two, four, list, expert] = rows;
   console.log(`search RSS peak ${peakRss()}${FIT ? ' (the fits included)' : ''}, ${rssOf('VmRSS')} now`);
   console.log(
-    `headline: ${QUESTIONS} questions: query p99 ${one!.p99_ms}/${two!.p99_ms}/${four!.p99_ms} ms (1/2/4 words), machine CPU ${machine(one!)}/${machine(two!)}/${machine(four!)} ms per query; experts p99 ${expert!.p99_ms} ms; list p99 ${list!.p99_ms} ms; catch-up ${catchUp.toFixed(0)} s, rebuild ${rebuild.toFixed(0)} s, topic vectors ${topicsAfterRebuild.toFixed(0)} s after it; search RSS ${afterRebuild} after the rebuild, ${rssOf('VmRSS')} after the loads (targets at 100,000: query p99 < 60 ms, ≤ 3.5 ms CPU, experts p99 < 100 ms, RSS ≤ 400 MiB; at 1,000,000: catch-up and rebuild < 10 min, query p99 < 100 ms, RSS < 3 GiB, list p99 < 60 ms)`,
+    `headline: ${QUESTIONS} questions: query p99 ${one!.p99_ms}/${two!.p99_ms}/${four!.p99_ms} ms (1/2/4 words), machine CPU ${machine(one!)}/${machine(two!)}/${machine(four!)} ms per query; experts p99 ${expert!.p99_ms} ms; list p99 ${list!.p99_ms} ms; catch-up ${catchUp.toFixed(0)} s, rebuild ${rebuild.toFixed(0)} s, topic vectors ${topicsAfterRebuild.toFixed(0)} s after it; search RSS ${afterRebuild} after the rebuild, ${rssOf('VmRSS')} after the loads (targets at 100,000: query p99 < 60 ms, ≤ 3.5 ms CPU, experts p99 < 100 ms, RSS ≤ 400 MiB; at 1,000,000: catch-up and rebuild < 10 min, query p99 < 100 ms, RSS < 3 GiB, list p99 < 60 ms); ${referenceText()}`,
   );
 } finally {
   await stopProcess(gateway);

@@ -6,7 +6,7 @@ import { turnBatched } from '@kn/db';
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
-import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -78,7 +78,7 @@ try {
     { path: 'single express process → Postgres', ...baseline },
   ]);
   console.log(
-    `headline: GET /users/:id split/single throughput ${(split.requests_per_second / baseline.requests_per_second).toFixed(2)} (target ≥ 0.6); split p99 ${split.p99_ms} ms`,
+    `headline: GET /users/:id split/single throughput ${(split.requests_per_second / baseline.requests_per_second).toFixed(2)} (target ≥ 0.6); split p99 ${split.p99_ms} ms; ${referenceText()}`,
   );
 } finally {
   await stopProcess(gateway);
