@@ -153,10 +153,6 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
 }
 
 /**
- * A database and NATS namespace of the benchmark's own (`isolation()` of @kn/testing): `drop()`
- * removes both, and an interrupted benchmark (Ctrl-C, SIGTERM) drops them before it exits.
- */
-/**
  * How fast this machine is now, by two fixed workloads: `js_ms`, the milliseconds one core takes
  * for what a service does with a page of questions (JSON out and back, a SHA-256, its words), 2,000
  * times, the best of three; `ipc_us`, the microseconds of one round trip of a small message with
@@ -182,6 +178,7 @@ async function machineReference(): Promise<{ js_ms: number; ipc_us: number }> {
       sink += (JSON.parse(text) as unknown[]).length + createHash('sha256').update(text).digest()[0]! + text.split(/\W+/).length;
     }
     best = Math.min(best, performance.now() - started);
+    // Used, so that the compiler cannot leave the work out.
     if (sink < 0) console.log(sink);
   }
   const socket = path.join(tmpdir(), `kn-bench-reference-${process.pid}.sock`);
@@ -226,6 +223,10 @@ let reference: { js_ms: number; ipc_us: number } | null = null;
 /** The machine's reference figures (machineReference) as the reports and headlines print them. */
 export const referenceText = () => (reference ? `machine reference: js ${reference.js_ms} ms, ipc ${reference.ipc_us} µs` : '');
 
+/**
+ * A database and NATS namespace of the benchmark's own (`isolation()` of @kn/testing): `drop()`
+ * removes both, and an interrupted benchmark (Ctrl-C, SIGTERM) drops them before it exits.
+ */
 export async function benchSpace() {
   // Measured first, on a machine the benchmark does not load yet.
   reference = await machineReference();
