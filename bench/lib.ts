@@ -238,8 +238,14 @@ export async function benchSpace() {
   benchmarkSpace = space;
   const interrupted = (signal: NodeJS.Signals) => {
     console.error(`${signal}: stopping its processes, dropping ${space.namespace} and its database`);
+    // Dropped once they are gone: a service still connected could make a stream again.
+    const gone = [...started].map((child) =>
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)),
+    );
     for (const child of started) child.kill('SIGKILL');
-    void space.drop().finally(() => process.exit(130));
+    void Promise.all(gone)
+      .then(() => space.drop())
+      .finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);

@@ -189,11 +189,27 @@ export async function dropNamespace(jsm: JetStreamManager, namespace: string): P
   for await (const name of jsm.streams.names())
     if ([prefix, `KV_${prefix}`, `OBJ_${prefix}`].some((p) => name.startsWith(p))) names.push(name);
   const removed: string[] = [];
+  const failed: Error[] = [];
   for (const name of names) {
-    await jsm.streams.delete(name).catch((err) => {
-      if (!String((err as Error).message).includes('not found')) throw err;
-    });
-    removed.push(name);
+    // A stream of a million messages can take the server longer to delete than a request waits:
+    // the next attempt finds it gone. A failure does not leave the other streams behind.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await jsm.streams.delete(name);
+        removed.push(name);
+        break;
+      } catch (err) {
+        if (String((err as Error).message).includes('not found')) {
+          removed.push(name);
+          break;
+        }
+        if (attempt === 3) {
+          failed.push(err as Error);
+          break;
+        }
+      }
+    }
   }
+  if (failed.length) throw new AggregateError(failed, `could not remove every stream of namespace ${namespace}`);
   return removed;
 }
