@@ -193,22 +193,16 @@ export async function dropNamespace(jsm: JetStreamManager, namespace: string): P
   for (const name of names) {
     // A stream of a million messages can take the server longer to delete than a request waits:
     // the next attempt finds it gone. A failure does not leave the other streams behind.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await jsm.streams.delete(name);
-        removed.push(name);
-        break;
-      } catch (err) {
-        if (String((err as Error).message).includes('not found')) {
-          removed.push(name);
-          break;
-        }
-        if (attempt === 3) {
-          failed.push(err as Error);
-          break;
-        }
-      }
+    let error: Error | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      error = await jsm.streams.delete(name).then(
+        () => undefined,
+        (err: Error) => (String(err.message).includes('not found') ? undefined : err),
+      );
+      if (!error) break;
     }
+    if (error) failed.push(error);
+    else removed.push(name);
   }
   if (failed.length) throw new AggregateError(failed, `could not remove every stream of namespace ${namespace}`);
   return removed;

@@ -1,6 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { FIELDS } from '../local/postings.ts';
-import type { SearchStore } from '../local/store.ts';
+import type { QuestionTexts, SearchStore } from '../local/store.ts';
 import { fieldPart, type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
 import { fieldWeights, formWeights, rankedWords } from './match.ts';
 
@@ -153,7 +153,7 @@ export function highlight(
   const allowed = FIELDS.reduce((mask, f, i) => (query.fields.includes(f) ? mask | (1 << i) : mask), 0);
   const inFields = (mask: number) => order.filter((f) => mask & allowed & (1 << FIELDS.indexOf(f)));
   const slots = ids.map((id) => index.slotOf(id));
-  const texts = words.terms.length ? store.texts(ids.filter((_, i) => slots[i]! >= 0)) : new Map();
+  const texts = words.terms.length ? store.texts(ids.filter((_, i) => slots[i]! >= 0)) : new Map<number, QuestionTexts>();
   return index.withWordsOf(
     slots.filter((slot) => slot >= 0),
     () =>
