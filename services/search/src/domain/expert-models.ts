@@ -46,9 +46,8 @@ export class ExpertModels {
 
   async start() {
     await this.load();
-    this.timer = setInterval(() => {
-      this.checking = this.checking.then(() => this.check()).catch((err) => this.options.logger.warn({ err }, 'expert model check failed'));
-    }, this.options.checkMs);
+    // Its failures are logged by check().
+    this.timer = setInterval(() => void this.check().catch(() => {}), this.options.checkMs);
     this.timer.unref();
   }
 
@@ -77,8 +76,18 @@ export class ExpertModels {
     this.answeredAtFit = answered;
   }
 
-  /** One round of the schedule: the latest model, and a fit when one is due. */
-  async check(now = Date.now()) {
+  /**
+   * One round of the schedule: the latest model, and a fit when one is due. An instance's rounds
+   * run one after another: a round asked for while the timer's is fitting waits for that fit, then
+   * finds the model fitted (it returned at once before, with the model not fitted yet).
+   */
+  check(now = Date.now()): Promise<void> {
+    const round = this.checking.then(() => this.round(now));
+    this.checking = round.catch((err) => this.options.logger.warn({ err }, 'expert model check failed'));
+    return round;
+  }
+
+  private async round(now: number) {
     await this.load();
     if (this.stopped || !this.options.backend.ready || this.fitting) return;
     const answered = await this.options.backend.acceptedAnswers();
