@@ -55,6 +55,25 @@ function machineCpuMs(): number {
 /** The servers under the system, by process name, whose CPU per request the loads report too. */
 const SERVERS = ['postgres', 'nats-server'];
 
+/**
+ * CPU (ms) used from now on by each process named (name → pid), the servers, the benchmark itself
+ * (`load`, unless it is one of those named) and the whole machine: each figure as of the call of
+ * the function it returns.
+ */
+export function cpuMeter(processes: Record<string, number>): () => Array<[name: string, ms: number]> {
+  const named = Object.entries(processes);
+  const before = named.map(([, pid]) => processCpuMs(pid));
+  const serversBefore = SERVERS.map(serverCpuMs);
+  const clientBefore = processCpuMs(process.pid);
+  const machineBefore = machineCpuMs();
+  return () => [
+    ...named.map(([name, pid], i): [string, number] => [name, processCpuMs(pid) - before[i]!]),
+    ...SERVERS.map((name, i): [string, number] => [name, serverCpuSince(name, serversBefore[i]!)]),
+    ...(named.some(([, pid]) => pid === process.pid) ? [] : [['load', processCpuMs(process.pid) - clientBefore] as [string, number]]),
+    ['machine', machineCpuMs() - machineBefore],
+  ];
+}
+
 export async function load(options: {
   url: string;
   connections: number;
@@ -68,12 +87,8 @@ export async function load(options: {
   /** Names the load in the profile window it prints with PROFILE_DIR. */
   label?: string;
 }): Promise<LoadResult & { cpu_ms_per_request?: string }> {
-  const processes = Object.entries(options.processes ?? {});
-  const before = processes.map(([, pid]) => processCpuMs(pid));
-  const serversBefore = SERVERS.map(serverCpuMs);
-  const clientBefore = processCpuMs(process.pid);
-  const machineBefore = machineCpuMs();
-  const from = monotonicMicroseconds();
+  const cpu = options.processes && cpuMeter(options.processes);
+  const window = profileWindow(options.label ?? 'load');
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -89,27 +104,32 @@ export async function load(options: {
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
   };
-  // With PROFILE_DIR, the load's window on the profiles' clock: `node bench/profile.ts <profile> <from> <to>` reads it.
-  if (process.env.PROFILE_DIR) console.log(`profile window ${options.label ?? 'load'}: ${from} ${monotonicMicroseconds()}`);
-  if (!processes.length) return measured;
+  window.end();
+  if (!cpu) return measured;
   // Two decimals below a millisecond: a users request costs tenths of one.
   const perRequest = (ms: number) => {
     const value = ms / Math.max(1, result.requests.total);
     return value.toFixed(value < 1 ? 2 : 1);
   };
-  const own = processes.map(([name, pid], i) => `${name} ${perRequest(processCpuMs(pid) - before[i]!)}`);
-  // The rest of the machine's: the database, the bus and the load generator (this process).
-  const servers = SERVERS.map((name, i) => `${name} ${perRequest(serverCpuSince(name, serversBefore[i]!))}`);
-  // The load generator on its own, unless it is one of the processes named (a server in this process).
-  const client = processes.some(([, pid]) => pid === process.pid) ? [] : [`load ${perRequest(processCpuMs(process.pid) - clientBefore)}`];
   return {
     ...measured,
-    cpu_ms_per_request: [...own, ...servers, ...client, `machine ${perRequest(machineCpuMs() - machineBefore)}`].join(', '),
+    cpu_ms_per_request: cpu()
+      .map(([name, ms]) => `${name} ${perRequest(ms)}`)
+      .join(', '),
   };
 }
 
 /** CPU profiles (`--cpu-prof`) time their samples in microseconds of the machine's monotonic clock, as this does. */
 const monotonicMicroseconds = () => process.hrtime.bigint() / 1000n;
+
+/**
+ * A phase's window on the profiles' clock, printed when it ends with PROFILE_DIR:
+ * `node bench/profile.ts <profile> <from> <to>` reads it.
+ */
+export function profileWindow(label: string) {
+  const from = monotonicMicroseconds();
+  return { end: () => process.env.PROFILE_DIR && console.log(`profile window ${label}: ${from} ${monotonicMicroseconds()}`) };
+}
 
 /** Processes a benchmark started and has not stopped: they end with it, however it ends. */
 const started = new Set<ChildProcess>();

@@ -15,7 +15,7 @@ import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
-import { bearer, benchSpace, load, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, cpuMeter, load, login, profileWindow, referenceText, report, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -74,6 +74,12 @@ const rssOf = (field: 'VmHWM' | 'VmRSS') => {
   return line ? `${Math.round(Number(line[1]) / 1024)} MiB` : '?';
 };
 const peakRss = () => rssOf('VmHWM');
+const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
+/** What a phase cost each process, in CPU seconds: where a catch-up or a rebuild is bound. */
+const cpuSeconds = (cpu: ReturnType<typeof cpuMeter>) =>
+  `CPU s: ${cpu()
+    .map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)}`)
+    .join(', ')}`;
 
 try {
   let started = Date.now();
@@ -86,21 +92,29 @@ try {
   await writeImportEvents(databaseUrl);
   console.log(`wrote ${QUESTIONS} import events to the outbox in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   started = Date.now();
+  let cpu = cpuMeter(processes);
+  let window = profileWindow('catch-up');
   await waitForIndex(QUESTIONS);
+  window.end();
   const catchUp = (Date.now() - started) / 1000;
+  const catchUpCpu = cpuSeconds(cpu);
   const topicsAfterCatchUp = await waitForTopics();
   started = Date.now();
+  cpu = cpuMeter(processes);
+  window = profileWindow('rebuild');
   bus.nc.publish(bus.subject(SEARCH_REBUILD_SUBJECT), '{}');
   await new Promise((r) => setTimeout(r, 500));
   await waitForIndex(QUESTIONS);
+  window.end();
   const rebuild = (Date.now() - started) / 1000;
+  const rebuildCpu = cpuSeconds(cpu);
   const topicsAfterRebuild = await waitForTopics();
   const afterRebuild = rssOf('VmRSS');
   console.log(
-    `catch-up (relay publishing + indexing): ${catchUp.toFixed(1)} s, ${Math.round(QUESTIONS / catchUp)} events/s; topic vectors trained ${topicsAfterCatchUp.toFixed(1)} s after it`,
+    `catch-up (relay publishing + indexing): ${catchUp.toFixed(1)} s, ${Math.round(QUESTIONS / catchUp)} events/s; topic vectors trained ${topicsAfterCatchUp.toFixed(1)} s after it; ${catchUpCpu}`,
   );
   console.log(
-    `full rebuild from the stream: ${rebuild.toFixed(1)} s, ${Math.round(QUESTIONS / rebuild)} events/s, topic vectors ${topicsAfterRebuild.toFixed(1)} s after it; search RSS peak ${peakRss()}, ${afterRebuild} after it`,
+    `full rebuild from the stream: ${rebuild.toFixed(1)} s, ${Math.round(QUESTIONS / rebuild)} events/s, topic vectors ${topicsAfterRebuild.toFixed(1)} s after it; search RSS peak ${peakRss()}, ${afterRebuild} after it; ${rebuildCpu}`,
   );
 
   // Query words: content words of the seeded titles, as users would type them.
@@ -158,7 +172,6 @@ try {
       `expert model fit: ${first.seconds.toFixed(1)} s, ${first.model.status} on ${first.model.questions} answered questions, validation ${JSON.stringify(first.model.validation)}`,
     );
   }
-  const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
   const rows: Array<{ request: string; p99_ms: number; cpu_ms_per_request?: string }> = [];
   /** One load of the table: its row, and its window in the profiles with PROFILE_DIR. */
   const measure = async (request: string, label: string, requests: autocannon.Request[], connections = CONNECTIONS) => ({

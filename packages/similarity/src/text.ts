@@ -122,6 +122,40 @@ const COMPOUND_PARTS = 4;
 const COMPOUND_LENGTH = 30;
 const hasLetter = /\p{L}/u;
 
+/** A word without its apostrophe: `driver's` → `driver`, `o'clock` → `oclock`. */
+const wordOf = (raw: string) => (raw.endsWith("'s") ? raw.slice(0, -2) : raw.includes("'") ? raw.replace(/'/g, '') : raw);
+const isDigit = (c: number) => c >= 48 && c <= 57;
+/** A number of one or two digits (a word has two characters or more here). */
+const isShortNumber = (word: string) => word.length === 2 && isDigit(word.charCodeAt(0)) && isDigit(word.charCodeAt(1));
+const ascii = /^[\0-\x7f]*$/;
+const isLetter = (c: number) => c >= 97 && c <= 122;
+const isLetterOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+
+/**
+ * The words tokenPattern finds in a lower-case ASCII text, found without the regular expression
+ * (which, with its Unicode classes, cost most of the time of analysing a text: a search index
+ * analyses every question it is sent). In ASCII a letter is a-z, a digit 0-9 and the only
+ * apostrophe is '; ASCII is already in NFC.
+ */
+function scanAscii(text: string, add: (raw: string) => void) {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isLetterOrDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isLetterOrDigit(text.charCodeAt(i))) i++;
+    // An apostrophe's ending: the apostrophe and the letters after it (none after it: not a part of the word).
+    if (i + 1 < n && text.charCodeAt(i) === 39 && isLetter(text.charCodeAt(i + 1))) {
+      i += 2;
+      while (i < n && isLetter(text.charCodeAt(i))) i++;
+    }
+    add(text.slice(start, i));
+  }
+}
+
 /**
  * Lower-cased word tokens of `text` without the language's stop words, optionally stemmed.
  * Letters and digits of every script count; single characters and pure numbers of one or two digits
@@ -136,15 +170,19 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const stop = stopWords[language];
   const stemming = options.stem !== false;
   const tokens: string[] = [];
-  const wordOf = (raw: string) => (raw.endsWith("'s") ? raw.slice(0, -2) : raw.replace(/'/g, ''));
   const add = (raw: string) => {
     if (stop.has(raw)) return;
     const word = wordOf(raw);
-    if (word.length < 2 || stop.has(word) || /^\d{1,2}$/.test(word)) return;
+    if (word.length < 2 || stop.has(word) || isShortNumber(word)) return;
     const token = options.fold ? foldDiacritics(word) : word;
     tokens.push(stemming ? stem(token, language) : token);
   };
-  const lower = text.toLowerCase().normalize('NFC');
+  const lowered = text.toLowerCase();
+  if (!options.compounds && ascii.test(lowered)) {
+    scanAscii(lowered, add);
+    return tokens;
+  }
+  const lower = lowered.normalize('NFC');
   if (!options.compounds) {
     for (const match of lower.matchAll(tokenPattern)) add(match[0].replace('’', "'"));
     return tokens;

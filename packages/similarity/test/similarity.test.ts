@@ -48,6 +48,30 @@ describe('tokenize', () => {
     expect(tokenize("the driver's licence isn't valid", { stem: false })).toEqual(['driver', 'licence', 'valid']);
   });
 
+  it('finds the same words in a text of ASCII only as in one with other characters', () => {
+    // A text of ASCII only is scanned without the regular expression; one more character of
+    // another script (a single letter: no word of its own) sends it through the expression.
+    const texts = [
+      "o'clock rock'n'roll y'all ab' 'quoted' it's 99's 5's 12 123 x1 a1b2 KELVIN-\u212A o''k don't",
+      'MAX_LENGTH e-mail 3.14',
+    ];
+    for (const text of texts)
+      for (const options of [{ stem: false }, { stem: true, fold: true }, { language: 'de' as const }])
+        expect(tokenize(text, options)).toEqual(tokenize(`${text} é`, options));
+    expect(tokenize(texts[0]!, { stem: false })).toEqual([
+      'oclock',
+      'rockn',
+      'roll',
+      'yall',
+      'ab',
+      'quoted',
+      '123',
+      'x1',
+      'a1b2',
+      'kelvin',
+    ]);
+  });
+
   it('stems with Snowball when asked: inflections and derivations share a stem', () => {
     expect(tokenize('cars companies company boxes renting rented visas fermenting fermentation', { stem: true })).toEqual([
       'car',
