@@ -157,6 +157,8 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
     let buffer = '';
     let ready = false;
     child.stdout?.on('data', (chunk: Buffer) => {
+      // Read until the line: a long benchmark's logs after it are not kept.
+      if (ready) return;
       buffer += chunk.toString();
       if (!ready && buffer.includes(readyText)) {
         ready = true;

@@ -378,6 +378,14 @@ describe('SearchStore', () => {
     expect(store.topicStatus().training).toBe(true);
     await store.refreshTopics();
     expect(store.topicStatus()).toEqual({ trained_on: corpus.length + 13, training: false });
+    // Grown by a quarter again while many events wait to be applied (an import): trained once they are.
+    store.transaction(() => {
+      for (let i = 0; i < 13; i++) store.upsertQuestion(q(300 + i, `Circuits simulator question ${i}`));
+    });
+    await store.refreshTopics(1000);
+    expect(store.topicStatus()).toEqual({ trained_on: corpus.length + 13, training: false });
+    await store.refreshTopics(0);
+    expect(store.topicStatus()).toEqual({ trained_on: corpus.length + 26, training: false });
     for (const s of stores) s.close();
   });
 

@@ -34,7 +34,8 @@ export async function startProjector(options: {
   const log = bus.logger.child({ component: 'search-projector' });
   let stopped = false;
   let trimmed = false;
-  const state = new Map<ServiceName, { applied: number; target: number; stop: () => void; run: Promise<void> }>();
+  /** Per stream: the last position applied, the catch-up's target, and how many events were waiting after it. */
+  const state = new Map<ServiceName, { applied: number; target: number; waiting: number; stop: () => void; run: Promise<void> }>();
   const ready = () => [...state.values()].every((s) => s.applied >= s.target);
   let waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
   const settle = () => {
@@ -58,7 +59,9 @@ export async function startProjector(options: {
       }
       store.setPosition(bus.streamName(stream), last);
     });
-    state.get(stream)!.applied = last;
+    const entry = state.get(stream)!;
+    entry.applied = last;
+    entry.waiting = messages[messages.length - 1]!.info.pending;
     afterApplied();
     settle();
   }
@@ -69,9 +72,12 @@ export async function startProjector(options: {
       trimmed = true;
       store.index.trim();
     }
-    // Topic vectors are trained once caught up, and again as the network grows (in slices, between events).
+    // Topic vectors are trained once caught up, and again as the network grows (in slices, between
+    // events), not while many events wait (store.refreshTopics).
     if (trimmed)
-      store.refreshTopics().catch((err) => log.error({ err }, 'topic vectors could not be trained; searches go on without them'));
+      store
+        .refreshTopics([...state.values()].reduce((sum, s) => sum + s.waiting, 0))
+        .catch((err) => log.error({ err }, 'topic vectors could not be trained; searches go on without them'));
   }
 
   async function follow(stream: ServiceName) {
@@ -111,7 +117,7 @@ export async function startProjector(options: {
     const applied = store.position(bus.streamName(stream));
     if (applied > info.state.last_seq)
       throw new Error(`the search index is ahead of stream ${stream} (${applied} > ${info.state.last_seq}): rebuild it`);
-    state.set(stream, { applied, target: info.state.last_seq, stop: () => {}, run: Promise.resolve() });
+    state.set(stream, { applied, target: info.state.last_seq, waiting: 0, stop: () => {}, run: Promise.resolve() });
   }
   for (const stream of options.streams) state.get(stream)!.run = follow(stream);
   // An index that was already up to date (a restart) gets its topic vectors now, not at the next event.

@@ -23,6 +23,8 @@ export const topicParameters = {
   seedLength: 10,
   /** A new training when the indexed questions have grown by this share since the last one. */
   retrainGrowth: 0.25,
+  /** No training while more events than this share of the indexed questions wait to be applied. */
+  backlogShare: 0.05,
   /** Words whose vectors are summed in one pass of the training (4 bytes a dimension each while summed). */
   wordBlock: 1 << 17,
 };
