@@ -128,7 +128,11 @@ const monotonicMicroseconds = () => process.hrtime.bigint() / 1000n;
  */
 export function profileWindow(label: string) {
   const from = monotonicMicroseconds();
-  return { end: () => process.env.PROFILE_DIR && console.log(`profile window ${label}: ${from} ${monotonicMicroseconds()}`) };
+  return {
+    end: () => {
+      if (process.env.PROFILE_DIR) console.log(`profile window ${label}: ${from} ${monotonicMicroseconds()}`);
+    },
+  };
 }
 
 /** Processes a benchmark started and has not stopped: they end with it, however it ends. */
@@ -160,7 +164,7 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
       // Read until the line: a long benchmark's logs after it are not kept.
       if (ready) return;
       buffer += chunk.toString();
-      if (!ready && buffer.includes(readyText)) {
+      if (buffer.includes(readyText)) {
         ready = true;
         resolve(child);
       }

@@ -319,8 +319,8 @@ export async function workload(actors: Actor[], options: { ms: number; workers: 
       const recipient = pick(actors.filter((a) => a.id !== me.id))!;
       const shared = await me.client.send('shareQuestion', { params: { id: questionId }, body: { recipients: [recipient.id] } });
       // A share carried out before (its answer lost) notified its recipient too: what it did is known without its answer.
-      if (expect('share', shared, 200) || carriedOutBefore(shared))
-        ack.shares.set(`${questionId}:${recipient.id}`, (ack.shares.get(`${questionId}:${recipient.id}`) ?? 0) + 1);
+      const key = `${questionId}:${recipient.id}`;
+      if (expect('share', shared, 200) || carriedOutBefore(shared)) ack.shares.set(key, (ack.shares.get(key) ?? 0) + 1);
     } else {
       const found = await me.client.send('listQuestions', { query: { query: `${question.tag} brew` } });
       // 503 SearchIndexLoading while a restarted search instance catches up is retried by send.

@@ -129,7 +129,7 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
 const isShortNumber = (word: string) => word.length === 2 && isDigit(word.charCodeAt(0)) && isDigit(word.charCodeAt(1));
 const ascii = /^[\0-\x7f]*$/;
 const isLetter = (c: number) => c >= 97 && c <= 122;
-const isLetterOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+const isLetterOrDigit = (c: number) => isLetter(c) || isDigit(c);
 
 /**
  * The words tokenPattern finds in a lower-case ASCII text, found without the regular expression
