@@ -74,6 +74,42 @@ export function cpuMeter(processes: Record<string, number>): () => Array<[name: 
   ];
 }
 
+/** Where each started process serves its Prometheus metrics (from its log line before the ready one), by pid. */
+const metricsUrls = new Map<number, string>();
+
+/** The event loop's longest delay and the full collections since the last call (prom-client's nodejs_ metrics: the delay's histogram restarts at each scrape). */
+async function pauses(pid: number): Promise<{ lag_ms: number; full_gcs: number; full_gc_ms: number } | null> {
+  const url = metricsUrls.get(pid);
+  if (!url) return null;
+  const text = await (await fetch(url)).text();
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+  return {
+    lag_ms: value(/^kn_nodejs_eventloop_lag_max_seconds\{[^}]*\} (\S+)$/m) * 1000,
+    full_gcs: value(/^kn_nodejs_gc_duration_seconds_count\{[^}]*kind="major"[^}]*\} (\S+)$/m),
+    full_gc_ms: value(/^kn_nodejs_gc_duration_seconds_sum\{[^}]*kind="major"[^}]*\} (\S+)$/m) * 1000,
+  };
+}
+
+/**
+ * What stopped each named process during a phase: its event loop's longest delay, and its full
+ * garbage collections (count and time). A request waits out any pause of its process, so one
+ * pause of a few hundred ms shows in the p99 of every load that ran through it.
+ */
+export async function pauseMeter(processes: Record<string, number>): Promise<() => Promise<string>> {
+  const named = Object.entries(processes).filter(([, pid]) => metricsUrls.has(pid));
+  const before = await Promise.all(named.map(([, pid]) => pauses(pid)));
+  return async () => {
+    const after = await Promise.all(named.map(([, pid]) => pauses(pid)));
+    return named
+      .map(([name], i) => {
+        const gcs = after[i]!.full_gcs - before[i]!.full_gcs;
+        const gcMs = after[i]!.full_gc_ms - before[i]!.full_gc_ms;
+        return `${name} ${Math.round(after[i]!.lag_ms)} ms${gcs ? ` (${gcs} full GC, ${Math.round(gcMs)} ms)` : ''}`;
+      })
+      .join(', ');
+  };
+}
+
 export async function load(options: {
   url: string;
   connections: number;
@@ -86,8 +122,9 @@ export async function load(options: {
   processes?: Record<string, number>;
   /** Names the load in the profile window it prints with PROFILE_DIR. */
   label?: string;
-}): Promise<LoadResult & { cpu_ms_per_request?: string }> {
+}): Promise<LoadResult & { cpu_ms_per_request?: string; longest_pause?: string }> {
   const cpu = options.processes && cpuMeter(options.processes);
+  const pause = options.processes && (await pauseMeter(options.processes));
   const window = profileWindow(options.label ?? 'load');
   const result = await autocannon({
     url: options.url,
@@ -116,6 +153,7 @@ export async function load(options: {
     cpu_ms_per_request: cpu()
       .map(([name, ms]) => `${name} ${perRequest(ms)}`)
       .join(', '),
+    longest_pause: await pause!(),
   };
 }
 
@@ -166,6 +204,8 @@ export function startProcess(entry: string, env: Record<string, string>, readyTe
       buffer += chunk.toString();
       if (buffer.includes(readyText)) {
         ready = true;
+        const metrics = /"metrics":"([^"]+)"/.exec(buffer)?.[1];
+        if (metrics && child.pid) metricsUrls.set(child.pid, metrics);
         resolve(child);
       }
     });
