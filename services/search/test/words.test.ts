@@ -52,14 +52,20 @@ describe('the word rules of both backends', () => {
     for (const [i, w] of words.slice(0, 2000).entries()) vocabulary.add(w, i);
     vocabulary.merge();
     for (const [i, w] of words.slice(2000).entries()) vocabulary.add(w, 2000 + i);
-    for (const term of ['abcde', 'eeeee', 'badcaé', 'aaaaaaaaa', 'cab']) {
-      for (const max of [1, 2]) {
-        for (const keep of [0, 1]) {
-          const near = (w: string) => w.startsWith(term.slice(0, keep)) && editDistance(term, w, max) <= max;
-          const expected = words.flatMap((w, i) => (near(w) ? [i] : [])).sort((a, b) => a - b);
-          expect(vocabulary.within(term, max, keep, editDistance).sort((a, b) => a - b)).toEqual(expected);
+    // Read with the newest words waiting, then with them merged into the sorted ones.
+    for (const merged of [false, true]) {
+      if (merged) vocabulary.merge();
+      for (const term of ['abcde', 'eeeee', 'badcaé', 'aaaaaaaaa', 'cab']) {
+        for (const max of [1, 2]) {
+          for (const keep of [0, 1]) {
+            const near = (w: string) => w.startsWith(term.slice(0, keep)) && editDistance(term, w, max) <= max;
+            const expected = words.flatMap((w, i) => (near(w) ? [i] : [])).sort((a, b) => a - b);
+            expect(vocabulary.within(term, max, keep, editDistance).sort((a, b) => a - b)).toEqual(expected);
+          }
         }
       }
+      for (const prefix of ['a', 'ab', 'éa', 'cde', 'b'])
+        expect(vocabulary.beginning(prefix)).toEqual(words.flatMap((w, i) => (w.startsWith(prefix) ? [i] : [])));
     }
   });
 });

@@ -836,9 +836,11 @@ export class TermIndex {
 
   /**
    * Gives back the room posting lists grew into, once a catch-up is done (live changes come one
-   * question at a time, and a list that must grow again grows by half).
+   * question at a time, and a list that must grow again grows by half), and sorts the catch-up's
+   * words into the vocabulary, so that no query waits for that.
    */
   trim() {
+    this.vocabulary.merge();
     for (let id = 0; id < this.termTexts.length; id++) {
       const used = this.sizes[id]! * STRIDE;
       if (this.arena.ownsBlock(id) && this.arena.room(id) - used > Math.max(8 * STRIDE, used >>> 3)) this.arena.resize(id, used, used);
