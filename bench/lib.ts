@@ -78,9 +78,7 @@ export function cpuMeter(processes: Record<string, number>): () => Array<[name: 
 const metricsUrls = new Map<number, string>();
 
 /** The event loop's longest delay and the full collections since the last call (prom-client's nodejs_ metrics: the delay's histogram restarts at each scrape). */
-async function pauses(pid: number): Promise<{ lag_ms: number; full_gcs: number; full_gc_ms: number } | null> {
-  const url = metricsUrls.get(pid);
-  if (!url) return null;
+async function pauses(url: string): Promise<{ lag_ms: number; full_gcs: number; full_gc_ms: number }> {
   const text = await (await fetch(url)).text();
   const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
   return {
@@ -96,12 +94,15 @@ async function pauses(pid: number): Promise<{ lag_ms: number; full_gcs: number; 
  * pause of a few hundred ms shows in the p99 of every load that ran through it.
  */
 export async function pauseMeter(processes: Record<string, number>): Promise<() => Promise<string>> {
-  const named = Object.entries(processes).filter(([, pid]) => metricsUrls.has(pid));
-  const before = await Promise.all(named.map(([, pid]) => pauses(pid)));
+  const named = Object.entries(processes).flatMap(([name, pid]) => {
+    const url = metricsUrls.get(pid);
+    return url ? [{ name, url }] : [];
+  });
+  const before = await Promise.all(named.map((p) => pauses(p.url)));
   return async () => {
-    const after = await Promise.all(named.map(([, pid]) => pauses(pid)));
+    const after = await Promise.all(named.map((p) => pauses(p.url)));
     return named
-      .map(([name], i) => {
+      .map(({ name }, i) => {
         const gcs = after[i]!.full_gcs - before[i]!.full_gcs;
         const gcMs = after[i]!.full_gc_ms - before[i]!.full_gc_ms;
         return `${name} ${Math.round(after[i]!.lag_ms)} ms${gcs ? ` (${gcs} full GC, ${Math.round(gcMs)} ms)` : ''}`;

@@ -377,8 +377,6 @@ export class TermIndex {
   private ids = new Int32Array(1024);
   private lengths = new Uint32Array(1024);
   private lengthClasses = new Uint8Array(1024);
-  /** Slots ever allocated. */
-  private slotTotal = 0;
   /** 1: the slot holds an indexed question. */
   private held = new Uint8Array(1024);
   // A slot's facets, in arrays instead of an object each (100,000 objects were 10 MiB of heap).
@@ -418,7 +416,7 @@ export class TermIndex {
 
   /** Slots ever allocated (accumulators must cover them). */
   get slotCount() {
-    return this.slotTotal;
+    return this.slots.size;
   }
 
   get averageLength() {
@@ -657,7 +655,7 @@ export class TermIndex {
   private slotFor(questionId: number): number {
     let slot = this.slots.get(questionId);
     if (slot !== undefined) return slot;
-    slot = this.slotTotal++;
+    slot = this.slots.size;
     this.slots.set(questionId, slot);
     if (!this.readWords) this.forward.push(null);
     this.languageNames.push('');
@@ -1199,7 +1197,6 @@ export class TermIndex {
 
   /** The ids of the words of what a question asked (title, description, tags). */
   askedTerms(slot: number): Set<number> {
-    const from = this.asked.start(slot);
-    return new Set(this.asked.ids.subarray(from, from + this.asked.count(slot)));
+    return new Set(this.asked.of(slot));
   }
 }
