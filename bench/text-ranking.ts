@@ -9,6 +9,8 @@
  *
  * PROFILE=<file.cpuprofile> writes a CPU profile of the queries (not of opening the index), for
  * `node bench/profile.ts`; WAYS=skipping ranks only as served (a profile of the served path alone).
+ * The queries are the same in every run over one index (SEED=<n> for others), so that two versions
+ * of the code compare on the same queries.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -26,9 +28,17 @@ if (!path) {
 let started = performance.now();
 const store = new SearchStore(path);
 console.log(`opened ${store.documentCount} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-const titles = store.db.prepare('select title from questions order by random() limit 2000').all() as Array<{ title: string }>;
+let seed = Number(process.env.SEED ?? 1);
+const random = () => {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+  return seed / 2 ** 32;
+};
+// 2,000 titles spread over the network, the same ones in every run with this seed.
+const titles = store.db.prepare('select title from questions order by (id * 2654435761 + ?) % 4294967296 limit 2000').all(seed) as Array<{
+  title: string;
+}>;
 const words = [...new Set(titles.flatMap((t) => tokenize(t.title, { stem: false })).filter((w) => w.length >= 4 && !/\d/.test(w)))];
-const pick = () => words[Math.floor(Math.random() * words.length)]!;
+const pick = () => words[Math.floor(random() * words.length)]!;
 const request = (query: string) => ({
   query,
   operator: 'OR' as const,

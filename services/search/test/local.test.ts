@@ -40,11 +40,66 @@ describe('TermIndex', () => {
     index.put(1, words(index, [['malt', counts]]), 1, facets);
     expect(askedCounts(packCounts(counts))).toEqual(counts.slice(0, 3));
     FIELDS.forEach((field, i) => {
-      const acc = new Accumulator();
-      acc.reset(index.slotCount);
-      index.sumFrequencies(index.termId('malt'), fieldWeights({ [field]: 1 }), acc);
-      expect([field, acc.score[acc.touched[0]!]]).toEqual([field, counts[i]]);
+      const { sums } = index.phraseFrequencies([index.termId('malt')], fieldWeights({ [field]: 1 }), new Accumulator());
+      expect([field, sums[0]]).toEqual([field, counts[i]]);
     });
+  });
+
+  test("a phrase's frequencies: every question with one of its words, in slot order, the words' frequencies summed in their order", () => {
+    const index = new TermIndex();
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const vocabulary = Array.from({ length: 40 }, (_, w) => `hop${w}`);
+    // Changed and removed questions leave dead postings behind; some words are in no title.
+    const said = new Map<number, Map<string, number[]>>();
+    for (let round = 0; round < 2; round++)
+      for (let q = 1; q <= 400; q++) {
+        // A word of a question is in one field at least (a Forward's 0 would be a dead posting).
+        const counts = () => [random() < 0.5 ? 1 : 0, 1 + Math.floor(random() * 2), 0, 0, random() < 0.2 ? 2 : 0, 0];
+        said.set(q, new Map(vocabulary.filter(() => random() < 0.1).map((w) => [w, counts()])));
+        index.put(q, words(index, [...said.get(q)!]), 10, facets);
+      }
+    for (let q = 1; q <= 400; q += 7) {
+      index.remove(q);
+      said.delete(q);
+    }
+    // Weights whose sums depend on their order (0.1 + 0.7 + 0.1 is not 0.1 + 0.1 + 0.7).
+    const weights = fieldWeights({ title: 10, description: 0.1, comments: 0.7 });
+    const titleOnly = fieldWeights({ title: 10 });
+    for (const [n, w] of [
+      [1, weights],
+      [3, weights],
+      [16, weights],
+      [17, weights],
+      [40, weights],
+      [40, titleOnly],
+    ] as const) {
+      const phrase = vocabulary.slice(0, n);
+      const expected = new Map<number, number>();
+      for (const [q, counts] of said) {
+        let sum = 0;
+        for (const word of phrase) {
+          const f = (counts.get(word) ?? []).reduce((total, c, field) => total + c * w[field]!, 0);
+          if (f > 0) sum += f;
+        }
+        if (sum > 0) expected.set(index.slotOf(q), sum);
+      }
+      const ordered = [...expected].sort((a, b) => a[0] - b[0]);
+      const { slots, sums } = index.phraseFrequencies(
+        phrase.map((word) => index.termId(word)),
+        w,
+        new Accumulator(),
+      );
+      expect(ordered.length).toBeGreaterThan(n === 1 ? 10 : 50);
+      expect({ n, slots: [...slots], sums: [...sums] }).toEqual({
+        n,
+        slots: ordered.map(([slot]) => slot),
+        sums: ordered.map(([, sum]) => sum),
+      });
+    }
   });
 
   test('what each question asked stays its own through re-indexing, removal and the compaction of its arrays', () => {
@@ -389,11 +444,13 @@ describe('SearchStore', () => {
     for (const s of stores) s.close();
   });
 
-  test('whole words ranked question at a time (skipping what cannot reach the window) give what scoring every posting gives', () => {
-    // Words with no other forms in the index (no shared stems, none begins another, none a typo of
-    // another), of very different frequencies, so that a query of them takes the skipping path.
-    const vocabulary = ['amber', 'barley', 'cider', 'dunkel', 'ester', 'fining', 'gravity', 'kettle', 'lupulin', 'mash'];
-    const chance = [0.6, 0.45, 0.3, 0.2, 0.12, 0.08, 0.05, 0.03, 0.02, 0.01];
+  /**
+   * A store of 3,000 questions made of the vocabulary's words, the i-th in about `chance[i]` of the
+   * titles, with descriptions of very different lengths, tags, languages, categories, deleted
+   * questions and solutions; and random query requests of its words (`extra`: a word a tenth of
+   * the queries add).
+   */
+  function rankingCorpus(vocabulary: string[], chance: number[], extra: string) {
     let seed = 42;
     const random = () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
@@ -404,7 +461,7 @@ describe('SearchStore', () => {
     store.transaction(() => {
       for (let id = 1; id <= 3_000; id++) {
         store.upsertQuestion(
-          q(id, some(1) || 'mash', {
+          q(id, some(1) || vocabulary.at(-1)!, {
             // Words said once or again, in descriptions of very different lengths: scores spread out.
             description: `${some(2)} ${some(1)} ${'xylophone '.repeat(Math.floor(random() * 40))}`,
             tags: random() < 0.3 ? ['Kegs'] : [],
@@ -418,12 +475,10 @@ describe('SearchStore', () => {
         if (random() < 0.3) store.setPart('solution', id, id, 8, some(1.5));
       }
     });
-    let capped = 0;
-    for (let n = 0; n < 300; n++) {
-      const words = vocabulary.filter(() => random() < 0.25);
-      if (random() < 0.1) words.push('qwxyz');
-      const request = {
-        query: words.join(' ') || 'amber',
+    const request = (words: string[]) => {
+      if (random() < 0.1) words.push(extra);
+      return {
+        query: words.join(' ') || vocabulary[0]!,
         operator: random() < 0.3 ? ('AND' as const) : ('OR' as const),
         fields:
           random() < 0.7 ? [...SearchFieldNames] : random() < 0.5 ? ['title' as const] : ['description' as const, 'solutions' as const],
@@ -439,6 +494,20 @@ describe('SearchStore', () => {
         offset: random() < 0.2 ? 990 : 0,
         limit: random() < 0.5 ? 10 : 100,
       };
+    };
+    return { store, random, request };
+  }
+
+  test('whole words ranked question at a time (skipping what cannot reach the window) give what scoring every posting gives', () => {
+    // Words with no other forms in the index (no shared stems, none begins another, none a typo of
+    // another), of very different frequencies.
+    const vocabulary = ['amber', 'barley', 'cider', 'dunkel', 'ester', 'fining', 'gravity', 'kettle', 'lupulin', 'mash'];
+    const chance = [0.6, 0.45, 0.3, 0.2, 0.12, 0.08, 0.05, 0.03, 0.02, 0.01];
+    const { store, random, request: requestOf } = rankingCorpus(vocabulary, chance, 'qwxyz');
+    let capped = 0;
+    for (let n = 0; n < 300; n++) {
+      const words = vocabulary.filter(() => random() < 0.25);
+      const request = requestOf(words);
       const skipping = matchQuestions(store, request);
       expect(skipping.words.every((w) => !w.forms.length)).toBe(true);
       expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, false) });
@@ -468,6 +537,29 @@ describe('SearchStore', () => {
     }
     // Enough queries had more matches than the window for the skipping to have mattered.
     expect(capped).toBeGreaterThan(50);
+    store.close();
+  });
+
+  test('rare words with other forms, ranked question at a time beside common words, give what scoring every posting gives', () => {
+    // Common words; rare words with words of the same stem (brewers/brewer), words they begin
+    // (hopp: hopping, hoppy), typos a query makes (fermentaton); and a query word only its forms
+    // have (sparg: sparging).
+    const vocabulary = ['amber', 'barley', 'cider', 'dunkel', 'brewer', 'brewers', 'hopping', 'hoppy', 'fermentation', 'sparging', 'mash'];
+    const chance = [0.6, 0.45, 0.3, 0.2, 0.04, 0.03, 0.02, 0.2, 0.1, 0.03, 0.01];
+    const { store, random, request: requestOf } = rankingCorpus(vocabulary, chance, 'fermentaton');
+    const queried = [...vocabulary, 'hopp', 'sparg', 'brewing'];
+    let withForms = 0;
+    let capped = 0;
+    for (let n = 0; n < 400; n++) {
+      const request = requestOf(queried.filter(() => random() < 0.25));
+      const skipping = matchQuestions(store, request);
+      if (skipping.words.some((w) => w.forms.length)) withForms++;
+      expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, false) });
+      if (skipping.total === 1000) capped++;
+    }
+    // Most queries had a word with other forms, and enough filled the window for the skipping to have mattered.
+    expect(withForms).toBeGreaterThan(200);
+    expect(capped).toBeGreaterThan(30);
     store.close();
   });
 

@@ -1,8 +1,8 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import { Accumulator, type FieldWeights, type TermIndex, fieldWeights as weightsOf } from '../local/postings.ts';
+import { Accumulator, type FieldWeights, type ScoredWord, type TermIndex, fieldWeights as weightsOf } from '../local/postings.ts';
 import type { SearchStore } from '../local/store.ts';
 import { isRare, queryWords, typoEdits } from '../words.ts';
-import { bm25Idf, scorePhrase, topSlots } from './ranking.ts';
+import { bm25Idf, phraseIdf, topSlots } from './ranking.ts';
 import { cosines, similarTo, textVector, withFeedback } from './similarity.ts';
 
 /**
@@ -131,7 +131,8 @@ function facetFilter(index: TermIndex, filter: MatchFilter): ((slot: number) => 
 }
 
 const matches = new Accumulator();
-const formMatches = new Accumulator();
+/** Where a phrase of many words is summed (phraseFrequencies). */
+const scratch = new Accumulator();
 
 /** A query word as the ranking reads it: its id (-1: unknown), document frequency and idf, and its other forms in the index. */
 export interface RankedWord {
@@ -168,35 +169,63 @@ export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWord
 }
 
 /**
- * Scores every question that has a query word in the weighted fields into `matches.score`,
- * divided by `reference`; questions without the word but with another form of it get that form
- * (one phrase of all its words, as FTS5 scores `"hop"*`) at its weight into `matches.extra`, the
- * best form only.
+ * A query word with its other forms, scored: the questions that have the word in the weighted
+ * fields get its BM25, divided by `reference`; questions without it but with another form of it
+ * get that form (one phrase of all its words, as FTS5 scores `"hop"*`) at its weight: the first
+ * of the word's forms, in their order, that the question has. In slot order, for both rankings.
  */
-function scoreWords(index: TermIndex, words: RankedWord[], weights: FieldWeights, reference: number) {
-  matches.reset(index.slotCount);
-  words.forEach(({ id, frequency, idf, forms }, i) => {
-    const bit = (1 << i) >>> 0;
-    if (frequency > 0) index.scoreTerm(id, idf / reference, weights, bit, matches);
-    // Each form's idf counts the questions of the word and of the forms before it too.
-    let counted = frequency;
-    for (const form of forms) {
-      const weight = formWeights[form.kind] / reference;
-      counted += scorePhrase(
-        index,
-        form.ids,
-        weights,
-        formMatches,
-        (slot, formScore) => {
-          matches.touch(slot);
-          if (matches.any[slot]! & bit) return;
-          matches.extra[slot]! += weight * formScore;
-          matches.any[slot]! |= bit;
-        },
-        counted,
-      );
+function scoredWord(index: TermIndex, { id, frequency, idf, forms }: RankedWord, weights: FieldWeights, reference: number): ScoredWord {
+  // What the word itself adds, then each form: in slot order each.
+  const parts: Array<{ slots: Int32Array; adds: Float64Array }> = [];
+  if (frequency > 0) {
+    const { slots, sums } = index.phraseFrequencies([id], weights, scratch);
+    const adds = new Float64Array(slots.length);
+    for (let e = 0; e < slots.length; e++) adds[e] = index.wordScore(slots[e]!, idf / reference, sums[e]!);
+    parts.push({ slots, adds });
+  }
+  const whole = parts.length;
+  // Each form's idf counts the questions of the word and of the forms before it too.
+  let counted = frequency;
+  for (const form of forms) {
+    const weight = formWeights[form.kind] / reference;
+    const { slots, sums } = index.phraseFrequencies(form.ids, weights, scratch);
+    counted += slots.length;
+    const formIdf = phraseIdf(index, counted);
+    const adds = new Float64Array(slots.length);
+    for (let e = 0; e < slots.length; e++) adds[e] = weight * (formIdf * index.saturate(slots[e]!, sums[e]!));
+    parts.push({ slots, adds });
+  }
+  if (parts.length === 1) {
+    const [{ slots, adds }] = parts as [(typeof parts)[number]];
+    return { slots, adds, whole: new Uint8Array(slots.length).fill(whole), most: adds.reduce((m, a) => Math.max(m, a), 0) };
+  }
+  // The first part that has a question gives what the word adds to it.
+  const size = parts.reduce((n, part) => n + part.slots.length, 0);
+  const word: ScoredWord = { slots: new Int32Array(size), adds: new Float64Array(size), whole: new Uint8Array(size), most: 0 };
+  const at = new Int32Array(parts.length);
+  let e = 0;
+  for (; ; e++) {
+    let slot = 0x7fffffff;
+    let from = -1;
+    for (let p = 0; p < parts.length; p++) {
+      const { slots } = parts[p]!;
+      if (at[p]! < slots.length && slots[at[p]!]! < slot) {
+        slot = slots[at[p]!]!;
+        from = p;
+      }
     }
-  });
+    if (from < 0) break;
+    const add = parts[from]!.adds[at[from]!]!;
+    word.slots[e] = slot;
+    word.adds[e] = add;
+    word.whole[e] = from < whole ? 1 : 0;
+    if (add > word.most) word.most = add;
+    for (let p = from; p < parts.length; p++) if (parts[p]!.slots[at[p]!] === slot) at[p]!++;
+  }
+  word.slots = word.slots.subarray(0, e);
+  word.adds = word.adds.subarray(0, e);
+  word.whole = word.whole.subarray(0, e);
+  return word;
 }
 
 /**
@@ -229,18 +258,22 @@ interface TextRanking {
 }
 
 /**
- * The text ranking when every query word counts only as itself (a common word has no other forms:
- * the usual case in a large network), question at a time (TermIndex.bestOfWords). The floor a
- * question must reach to be looked at stays at nothing until WINDOW matches are counted, then at
- * WEAK_SCORE until WINDOW of them reach it, and is the k-th best score from then on: the counts
- * are those of scoring every posting, up to where `total` stops counting.
+ * The text ranking question at a time (TermIndex.bestOfWords): whole words from their postings,
+ * a word with other forms (a rare word) scored beforehand with them. The floor a question must
+ * reach to be looked at stays at nothing until WINDOW matches are counted, then at WEAK_SCORE
+ * until WINDOW of them reach it, and is the k-th best score from then on: the counts are those of
+ * scoring every posting, up to where `total` stops counting.
  */
-function bestOfWholeWords({ index, words, weights, reference, and, accept, k }: TextQuery): TextRanking {
+function bestAtATime({ index, words, weights, reference, and, accept, k }: TextQuery): TextRanking {
   const heap = index.slotHeap(k);
   let found = 0;
   let aboveWeak = 0;
   index.bestOfWords(
-    words.map((w) => ({ id: w.frequency > 0 ? w.id : -1, idf: w.idf / reference })),
+    words.map((w) => ({
+      id: w.frequency > 0 ? w.id : -1,
+      idf: w.idf / reference,
+      scored: w.forms.length ? scoredWord(index, w, weights, reference) : undefined,
+    })),
     weights,
     and,
     (slot, score) => {
@@ -260,7 +293,24 @@ function bestOfWholeWords({ index, words, weights, reference, and, accept, k }: 
 
 /** The text ranking over every posting of the words and their forms, into the accumulators: the best `k`. */
 function bestOfAllPostings({ index, words, weights, reference, and, accept, k }: TextQuery): TextRanking {
-  scoreWords(index, words, weights, reference);
+  matches.reset(index.slotCount);
+  words.forEach((word, i) => {
+    const bit = (1 << i) >>> 0;
+    if (!word.forms.length) {
+      if (word.frequency > 0) index.scoreTerm(word.id, word.idf / reference, weights, bit, matches);
+      return;
+    }
+    const { slots, adds, whole } = scoredWord(index, word, weights, reference);
+    for (let e = 0; e < slots.length; e++) {
+      const slot = slots[e]!;
+      matches.touch(slot);
+      if (whole[e]) {
+        matches.score[slot]! += adds[e]!;
+        matches.exact[slot]! |= bit;
+      } else matches.extra[slot]! += adds[e]!;
+      matches.any[slot]! |= bit;
+    }
+  });
   const every = words.length === 32 ? 0xffffffff : ((1 << words.length) >>> 0) - 1;
   // The final score of each match (negative: left out). AND: every word, whole or in another form; the
   // whole-word score counts only when every word is whole.
@@ -293,7 +343,7 @@ function bestOfAllPostings({ index, words, weights, reference, and, accept, k }:
 export function matchQuestions(
   store: SearchStore,
   request: MatchRequest,
-  wholeWordsAtATime = true,
+  atATimeAllowed = true,
 ): { total: number; items: Match[]; words: RankedWord[] } {
   const { index } = store;
   const query = queryWords(request.query, request.stop_languages);
@@ -312,9 +362,9 @@ export function matchQuestions(
   const accept = (slot: number) => !deleted?.[slot] && (!keep || keep(slot));
   // The best as many as the page and the blend read.
   const k = Math.min(WINDOW, Math.max(request.offset + request.limit, similarityBlend.depth));
-  const atATime = wholeWordsAtATime && words.length <= AT_A_TIME_WORDS && words.every((w) => !w.forms.length);
+  const atATime = atATimeAllowed && words.length <= AT_A_TIME_WORDS;
   const text: TextQuery = { index, words, weights, reference, and, accept, k };
-  const { found, aboveWeak, relevant, best: ranked } = atATime ? bestOfWholeWords(text) : bestOfAllPostings(text);
+  const { found, aboveWeak, relevant, best: ranked } = atATime ? bestAtATime(text) : bestOfAllPostings(text);
   // Weak matches are left out when a page of matches is relevant.
   const leaveOutWeak = relevant >= PAGE;
   let total = Math.min(WINDOW, leaveOutWeak ? aboveWeak : found);

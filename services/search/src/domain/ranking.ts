@@ -51,15 +51,14 @@ export function scorePhrase(
   add: (slot: number, score: number) => void,
   counted = 0,
 ): number {
-  scratch.reset(index.slotCount);
-  for (const word of words) index.sumFrequencies(word, weights, scratch);
-  const idf = bm25Idf(index.count, Math.min(index.count, counted + scratch.size));
-  for (let k = 0; k < scratch.size; k++) {
-    const slot = scratch.touched[k]!;
-    add(slot, idf * index.saturate(slot, scratch.score[slot]!));
-  }
-  return scratch.size;
+  const { slots, sums } = index.phraseFrequencies(words, weights, scratch);
+  const idf = phraseIdf(index, counted + slots.length);
+  for (let e = 0; e < slots.length; e++) add(slots[e]!, idf * index.saturate(slots[e]!, sums[e]!));
+  return slots.length;
 }
+
+/** The idf of a phrase (scorePhrase) in this many questions, with those of the forms counted before it. */
+export const phraseIdf = (index: TermIndex, questions: number) => bm25Idf(index.count, Math.min(index.count, questions));
 
 /**
  * The `k` best items by `compare` (positive: a is better than b), best first: a heap of k, not a

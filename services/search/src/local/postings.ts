@@ -122,6 +122,8 @@ const STRIDE = 3;
 const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
 const EMPTY_LIST = new Uint16Array(0);
 const NO_SLOT = 0x7fffffff;
+/** A phrase of up to this many words is merged from its lists; one of more is summed by slot (phraseFrequencies). */
+const MERGED_WORDS = 16;
 /** A bound is lifted by this hair, so that rounding (sums in another order) never makes it too low. */
 const ROUNDING = 1 + 1e-9;
 /**
@@ -156,6 +158,37 @@ function seek(list: Uint16Array, from: number, slot: number): number {
     else high = mid;
   }
   return low;
+}
+
+/** The first entry of slots from `from` on that is at least `slot`: galloping, then binary search. */
+function seekSlot(slots: Int32Array, from: number, slot: number): number {
+  const end = slots.length;
+  let low = from;
+  let high = from;
+  for (let step = 1; high < end && slots[high]! < slot; step *= 2) {
+    low = high + 1;
+    high += step;
+  }
+  if (high > end) high = end;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (slots[mid]! < slot) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * A query word scored beforehand with its other forms (a rare word): the questions that have it
+ * or a form of it, in slot order, what it adds to each (its BM25, or its best form's score), and
+ * whether that is the word itself. Question-at-a-time ranking takes it beside whole words.
+ */
+export interface ScoredWord {
+  slots: Int32Array;
+  adds: Float64Array;
+  whole: Uint8Array;
+  /** The most it adds to a question. */
+  most: number;
 }
 
 /**
@@ -884,21 +917,85 @@ export class TermIndex {
   }
 
   /**
-   * Adds the weighted frequency of each live posting of a word into the accumulator's score: the
-   * per-question frequency of a phrase that several words make up (a prefix), turned into a score
-   * by the caller.
+   * The questions that have any of the words in the weighted fields, in slot order, with the sum
+   * of the words' weighted frequencies in each, added in the words' order: a phrase several words
+   * make up (a word's other forms, a prefix), turned into a score by the caller. Few words' lists
+   * are merged in slot order (a heap of the lists), reading each once from start to end; many
+   * words' (a short prefix) are summed by slot in `scratch` and their slots sorted.
    */
-  sumFrequencies(termId: number, weights: FieldWeights, acc: Accumulator) {
-    const list = this.arena.view(termId, this.sizes[termId]! * STRIDE);
-    const end = list.length;
+  phraseFrequencies(termIds: readonly number[], weights: FieldWeights, scratch: Accumulator): { slots: Int32Array; sums: Float64Array } {
     const frequencies = this.counts.weightedBy(weights);
-    for (let i = 0; i < end; i += STRIDE) {
-      const f = frequencies[list[i + 2]!]!;
-      if (f <= 0) continue;
-      const slot = slotAt(list, i);
-      acc.touch(slot);
-      acc.score[slot]! += f;
+    const lists = termIds.map((id) => this.arena.view(id, this.sizes[id]! * STRIDE));
+    if (lists.length > MERGED_WORDS) {
+      scratch.reset(this.slotCount);
+      for (const list of lists)
+        for (let p = 0; p < list.length; p += STRIDE) {
+          const f = frequencies[list[p + 2]!]!;
+          if (f <= 0) continue;
+          const slot = slotAt(list, p);
+          scratch.touch(slot);
+          scratch.score[slot]! += f;
+        }
+      const slots = scratch.touched.slice(0, scratch.size).sort();
+      return { slots, sums: Float64Array.from(slots, (slot) => scratch.score[slot]!) };
     }
+    const k = lists.length;
+    const slots = new Int32Array(lists.reduce((n, list) => n + list.length / STRIDE, 0));
+    const sums = new Float64Array(slots.length);
+    let size = 0;
+    // Each list's next posting with the word in these fields (at: its offset, current: its slot),
+    // and a heap of the lists not at their end by (current slot, list): equal slots come out in the
+    // words' order.
+    const at = new Int32Array(k);
+    const current = new Int32Array(k);
+    const heap = new Int32Array(k);
+    let count = 0;
+    const next = (i: number, from: number) => {
+      const list = lists[i]!;
+      let p = from;
+      while (p < list.length && !(frequencies[list[p + 2]!]! > 0)) p += STRIDE;
+      at[i] = p;
+      current[i] = p < list.length ? slotAt(list, p) : NO_SLOT;
+    };
+    const before = (x: number, y: number) => current[x]! < current[y]! || (current[x] === current[y] && x < y);
+    const down = (from: number) => {
+      let h = from;
+      for (;;) {
+        const l = 2 * h + 1;
+        let least = h;
+        if (l < count && before(heap[l]!, heap[least]!)) least = l;
+        if (l + 1 < count && before(heap[l + 1]!, heap[least]!)) least = l + 1;
+        if (least === h) return;
+        const t = heap[h]!;
+        heap[h] = heap[least]!;
+        heap[least] = t;
+        h = least;
+      }
+    };
+    for (let i = 0; i < k; i++) {
+      next(i, 0);
+      if (current[i] !== NO_SLOT) heap[count++] = i;
+    }
+    for (let h = (count >> 1) - 1; h >= 0; h--) down(h);
+    while (count > 0) {
+      const i = heap[0]!;
+      const slot = current[i]!;
+      const f = frequencies[lists[i]![at[i]! + 2]!]!;
+      if (size > 0 && slots[size - 1] === slot) sums[size - 1]! += f;
+      else {
+        slots[size] = slot;
+        sums[size++] = f;
+      }
+      next(i, at[i]! + STRIDE);
+      if (current[i] === NO_SLOT) heap[0] = heap[--count]!;
+      down(0);
+    }
+    return { slots: slots.subarray(0, size), sums: sums.subarray(0, size) };
+  }
+
+  /** One word's BM25 in one question at weighted frequency `f`, times `idf`: what scoreTerm adds for it. */
+  wordScore(slot: number, idf: number, f: number, k1 = 1.2, b = 0.75): number {
+    return termScore(idf * (k1 + 1), f, k1 * (1 - b), (k1 * b) / this.averageLength, this.lengths[slot]!);
   }
 
   /**
@@ -946,10 +1043,15 @@ export class TermIndex {
   }
 
   /**
-   * Whole words (no other forms), question at a time: calls `visit(slot, score)` for each question
-   * with a word whose score reaches the floor, the score as scoreTerm scores each word, summed in
-   * word order (so exactly the accumulators' sums); `visit` answers the floor from then on (never
-   * lower: what it passed over is not looked at again). `all`: only questions with every word.
+   * Question at a time: calls `visit(slot, score)` for each question with a query word whose score
+   * reaches the floor, the score as scoreTerm scores each word, summed in word order (so exactly
+   * the accumulators' sums); `visit` answers the floor from then on (never lower: what it passed
+   * over is not looked at again). `all`: only questions with every word.
+   * A word is either whole (its postings are read here) or scored beforehand with its other forms
+   * (a rare word: `scored`, its few questions in slot order with what it adds to each). Such a
+   * word adds its whole-word score to one sum and its forms' to another, the score is their sum,
+   * and with `all` a question that has a word only in another form scores its forms alone: as
+   * match.ts's accumulators add them.
    * Over the slot-ordered lists with MaxScore (Turtle and Flood 1995): a list whose word's most,
    * with the most of the weaker words, stays under the floor no longer brings candidates; it is
    * only looked into (galloping search) for the candidates the others bring, and not even then
@@ -961,7 +1063,7 @@ export class TermIndex {
    * and only then is its length read.
    */
   bestOfWords(
-    words: ReadonlyArray<{ id: number; idf: number }>,
+    words: ReadonlyArray<{ id: number; idf: number; scored?: ScoredWord }>,
     weights: FieldWeights,
     all: boolean,
     visit: (slot: number, score: number) => number,
@@ -969,12 +1071,15 @@ export class TermIndex {
     b = 0.75,
   ) {
     const n = words.length;
-    const lists = words.map((w) => (w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
-    if (!n || (all && lists.some((l) => !l.length))) return;
+    const scored = words.map((w) => w.scored ?? null);
+    const lists = words.map((w) => (w.scored || w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
+    // How far each list runs (in units: a scored word's entries are one unit each).
+    const ends = scored.map((word, i) => word?.slots.length ?? lists[i]!.length);
+    if (!n || (all && ends.some((e) => !e))) return;
     const tops = words.map((w) => w.idf * (k1 + 1));
-    // A word adds at most idf · (k1 + 1) (ROUNDING more); a word without postings (not in the
-    // index) adds nothing.
-    const bounds = tops.map((top, i) => (lists[i]!.length ? top * ROUNDING : 0));
+    // A whole word adds at most idf · (k1 + 1), a scored one at most its highest (ROUNDING more);
+    // a word without postings (not in the index) adds nothing.
+    const bounds = tops.map((top, i) => (ends[i] ? (scored[i]?.most ?? top) * ROUNDING : 0));
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const lengths = this.lengths;
@@ -983,8 +1088,9 @@ export class TermIndex {
     // OR: the weakest bound first, lists order[bringing..] bring candidates and the others are
     // looked into, strongest first. AND: the shortest list first; it brings, the others are looked
     // into in order.
+    const lengthOf = (i: number) => (scored[i] ? ends[i]! * STRIDE : ends[i]!);
     const order = Array.from({ length: n }, (_, i) => i).sort((x, y) =>
-      all ? lists[x]!.length - lists[y]!.length || x - y : bounds[x]! - bounds[y]! || x - y,
+      all ? lengthOf(x) - lengthOf(y) || x - y : bounds[x]! - bounds[y]! || x - y,
     );
     // upTo[t]: the most the words order[0..t] add together.
     const upTo = new Float64Array(n);
@@ -993,9 +1099,11 @@ export class TermIndex {
     let bringing = all ? n - 1 : 0;
     const at = new Int32Array(n);
     // The slot of the posting each bringing list is at (-1: to be found, NO_SLOT: at its end), and
-    // the weighted frequency of each word found in the candidate (0: not found).
+    // what each word found in the candidate: a whole word's weighted frequency (0: not found), a
+    // scored word's entry (-1: not found).
     const current = new Int32Array(n).fill(-1);
     const found = new Float64Array(n);
+    const entries = new Int32Array(n).fill(-1);
     let floor = Number.NEGATIVE_INFINITY;
     for (;;) {
       const from = all ? 0 : bringing;
@@ -1011,16 +1119,23 @@ export class TermIndex {
         const i = order[t]!;
         let c = current[i]!;
         if (c < 0) {
-          const list = lists[i]!;
           const top = bounds[i]!;
           const needed = floor - (everyBound - top);
           let p = at[i]!;
-          for (; p < list.length; p += STRIDE) {
-            const f = frequencies[list[p + 2]!]!;
-            if (f > 0 && top * f >= needed * (f + base)) break;
+          const word = scored[i];
+          if (word) {
+            const { slots, adds } = word;
+            while (p < slots.length && adds[p]! < needed) p++;
+            current[i] = c = p < slots.length ? slots[p]! : NO_SLOT;
+          } else {
+            const list = lists[i]!;
+            for (; p < list.length; p += STRIDE) {
+              const f = frequencies[list[p + 2]!]!;
+              if (f > 0 && top * f >= needed * (f + base)) break;
+            }
+            current[i] = c = p < list.length ? slotAt(list, p) : NO_SLOT;
           }
           at[i] = p;
-          current[i] = c = p < list.length ? slotAt(list, p) : NO_SLOT;
         }
         if (c < slot) slot = c;
       }
@@ -1033,10 +1148,17 @@ export class TermIndex {
       for (let t = from; t < to; t++) {
         const i = order[t]!;
         if (current[i] !== slot) continue;
-        const f = frequencies[lists[i]![at[i]! + 2]!]!;
-        found[i] = f;
-        high += termScore(tops[i]!, f, base, lengthFactor, shortest);
-        at[i]! += STRIDE;
+        const word = scored[i];
+        if (word) {
+          entries[i] = at[i]!;
+          high += word.adds[at[i]!]!;
+          at[i]!++;
+        } else {
+          const f = frequencies[lists[i]![at[i]! + 2]!]!;
+          found[i] = f;
+          high += termScore(tops[i]!, f, base, lengthFactor, shortest);
+          at[i]! += STRIDE;
+        }
         current[i] = -1;
       }
       let kept = true;
@@ -1050,32 +1172,62 @@ export class TermIndex {
           break;
         }
         const i = order[t]!;
-        const list = lists[i]!;
-        const p = seek(list, at[i]!, slot);
-        at[i] = p;
-        const f = p < list.length && slotAt(list, p) === slot ? frequencies[list[p + 2]!]! : 0;
-        if (f > 0) {
-          found[i] = f;
-          high += termScore(tops[i]!, f, base, lengthFactor, shortest);
-        } else if (all) {
+        const word = scored[i];
+        let has: boolean;
+        if (word) {
+          const p = seekSlot(word.slots, at[i]!, slot);
+          at[i] = p;
+          has = p < word.slots.length && word.slots[p] === slot;
+          if (has) {
+            entries[i] = p;
+            high += word.adds[p]!;
+          }
+        } else {
+          const list = lists[i]!;
+          const p = seek(list, at[i]!, slot);
+          at[i] = p;
+          const f = p < list.length && slotAt(list, p) === slot ? frequencies[list[p + 2]!]! : 0;
+          has = f > 0;
+          if (has) {
+            found[i] = f;
+            high += termScore(tops[i]!, f, base, lengthFactor, shortest);
+          }
+        }
+        if (!has && all) {
           kept = false;
           break;
         }
       }
       if (!kept || high * ROUNDING < floor) {
-        for (let i = 0; i < n; i++) found[i] = 0;
+        for (let i = 0; i < n; i++) {
+          found[i] = 0;
+          entries[i] = -1;
+        }
         continue;
       }
-      // Its score: the sum in word order at its length, as the accumulators add it.
+      // Its score: the sums in word order at its length, as the accumulators add them.
       const length = lengths[slot]!;
-      let s = 0;
+      let whole = 0;
+      let forms = 0;
+      let allWhole = true;
       for (let i = 0; i < n; i++) {
         const f = found[i]!;
         if (f > 0) {
-          s += termScore(tops[i]!, f, base, lengthFactor, length);
+          whole += termScore(tops[i]!, f, base, lengthFactor, length);
           found[i] = 0;
         }
+        const e = entries[i]!;
+        if (e >= 0) {
+          const word = scored[i]!;
+          if (word.whole[e]) whole += word.adds[e]!;
+          else {
+            forms += word.adds[e]!;
+            allWhole = false;
+          }
+          entries[i] = -1;
+        }
       }
+      const s = (all && !allWhole ? 0 : whole) + forms;
       if (s < floor) continue;
       floor = visit(slot, s);
       if (all) continue;
@@ -1084,7 +1236,7 @@ export class TermIndex {
     }
   }
 
-  /** The BM25 saturation of a weighted frequency in a slot (for phrases summed with sumFrequencies). */
+  /** The BM25 saturation of a weighted frequency in a slot (for phrases: phraseFrequencies). */
   saturate(slot: number, f: number, k1 = 1.2, b = 0.75) {
     return (f * (k1 + 1)) / (f + k1 * (1 - b + (b * Math.min(this.lengths[slot]!, MAX_LENGTH)) / this.averageLength));
   }
