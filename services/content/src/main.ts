@@ -1,4 +1,7 @@
-import { runMain } from '@kn/service';
-import { loadConfig, start } from './index.ts';
+import { REQUEST_FLAGS, runWith } from '@kn/service/process';
 
+runWith(REQUEST_FLAGS);
+// Imported only now: the process that replaces itself loads nothing it would throw away.
+const { runMain } = await import('@kn/service');
+const { loadConfig, start } = await import('./index.ts');
 void runMain('content', () => start(loadConfig()));
