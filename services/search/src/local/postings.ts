@@ -180,8 +180,9 @@ function seekSlot(slots: Int32Array, from: number, slot: number): number {
 
 /**
  * A query word scored beforehand with its other forms (a rare word): the questions that have it
- * or a form of it, in slot order, what it adds to each (its BM25, or its best form's score), and
- * whether that is the word itself. Question-at-a-time ranking takes it beside whole words.
+ * or a form of it, in slot order, what it adds to each (its BM25, or the score of the first of its
+ * forms the question has), and whether that is the word itself. Question-at-a-time ranking takes
+ * it beside whole words.
  */
 export interface ScoredWord {
   slots: Int32Array;
