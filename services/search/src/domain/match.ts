@@ -195,10 +195,6 @@ function scoredWord(index: TermIndex, { id, frequency, idf, forms }: RankedWord,
     for (let e = 0; e < slots.length; e++) adds[e] = weight * (formIdf * index.saturate(slots[e]!, sums[e]!));
     parts.push({ slots, adds });
   }
-  if (parts.length === 1) {
-    const [{ slots, adds }] = parts as [(typeof parts)[number]];
-    return { slots, adds, whole: new Uint8Array(slots.length).fill(whole), most: adds.reduce((m, a) => Math.max(m, a), 0) };
-  }
   // The first part that has a question gives what the word adds to it.
   const size = parts.reduce((n, part) => n + part.slots.length, 0);
   const word: ScoredWord = { slots: new Int32Array(size), adds: new Float64Array(size), whole: new Uint8Array(size), most: 0 };

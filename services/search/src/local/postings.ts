@@ -1074,13 +1074,13 @@ export class TermIndex {
     const n = words.length;
     const scored = words.map((w) => w.scored ?? null);
     const lists = words.map((w) => (w.scored || w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
-    // How far each list runs (in units: a scored word's entries are one unit each).
-    const ends = scored.map((word, i) => word?.slots.length ?? lists[i]!.length);
-    if (!n || (all && ends.some((e) => !e))) return;
+    // How many questions each list has (postings or a scored word's entries).
+    const questions = scored.map((word, i) => word?.slots.length ?? lists[i]!.length / STRIDE);
+    if (!n || (all && questions.some((q) => !q))) return;
     const tops = words.map((w) => w.idf * (k1 + 1));
     // A whole word adds at most idf · (k1 + 1), a scored one at most its highest (ROUNDING more);
     // a word without postings (not in the index) adds nothing.
-    const bounds = tops.map((top, i) => (ends[i] ? (scored[i]?.most ?? top) * ROUNDING : 0));
+    const bounds = tops.map((top, i) => (questions[i] ? (scored[i]?.most ?? top) * ROUNDING : 0));
     const lengthFactor = (k1 * b) / this.averageLength;
     const base = k1 * (1 - b);
     const lengths = this.lengths;
@@ -1089,9 +1089,8 @@ export class TermIndex {
     // OR: the weakest bound first, lists order[bringing..] bring candidates and the others are
     // looked into, strongest first. AND: the shortest list first; it brings, the others are looked
     // into in order.
-    const lengthOf = (i: number) => (scored[i] ? ends[i]! * STRIDE : ends[i]!);
     const order = Array.from({ length: n }, (_, i) => i).sort((x, y) =>
-      all ? lengthOf(x) - lengthOf(y) || x - y : bounds[x]! - bounds[y]! || x - y,
+      all ? questions[x]! - questions[y]! || x - y : bounds[x]! - bounds[y]! || x - y,
     );
     // upTo[t]: the most the words order[0..t] add together.
     const upTo = new Float64Array(n);
