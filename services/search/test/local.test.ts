@@ -183,6 +183,30 @@ describe('TermIndex', () => {
     expect(index.documentFrequency(index.termId('malt'))).toBe(16);
   });
 
+  test('a word counted in no field is no posting: taking its question out later leaves the other questions’ postings', () => {
+    const index = new TermIndex();
+    // Question 1 lists 'malt' with no count (a Forward may carry such an entry); 2..21 have it.
+    index.put(
+      1,
+      words(index, [
+        ['malt', [0, 0, 0, 0, 0, 0]],
+        ['hops', [1, 0, 0, 0, 0, 0]],
+      ]),
+      1,
+      facets,
+    );
+    for (let id = 2; id <= 21; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);
+    // Most of them go: the list is compacted, then question 1 goes too.
+    for (let id = 2; id <= 12; id++) index.remove(id);
+    index.remove(1);
+    expect(
+      Object.keys(scores(index, 'malt'))
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 9 }, (_, i) => 13 + i));
+    expect(index.documentFrequency(index.termId('malt'))).toBe(9);
+  });
+
   test("trimming gives back the lists' growing room and keeps every posting", () => {
     const index = new TermIndex();
     for (let id = 1; id <= 100; id++) index.put(id, words(index, [['malt', [1, 0, 0, 0, 0, 0]]]), 1, facets);

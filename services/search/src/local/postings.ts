@@ -144,20 +144,21 @@ const termScore = (top: number, f: number, base: number, lengthFactor: number, l
 
 /** The first posting of a list from `from` on (a unit offset) whose slot is at least `slot`: galloping, then binary search. */
 function seek(list: Uint16Array, from: number, slot: number): number {
-  const end = list.length;
-  let low = from;
-  let high = from;
-  for (let step = STRIDE; high < end && slotAt(list, high) < slot; step *= 2) {
-    low = high + STRIDE;
+  // In postings, not units: the middle of a range is then a shift.
+  const end = list.length / STRIDE;
+  let low = from / STRIDE;
+  let high = low;
+  for (let step = 1; high < end && slotAt(list, high * STRIDE) < slot; step *= 2) {
+    low = high + 1;
     high += step;
   }
   if (high > end) high = end;
   while (low < high) {
-    const mid = low + Math.floor((high - low) / (2 * STRIDE)) * STRIDE;
-    if (slotAt(list, mid) < slot) low = mid + STRIDE;
+    const mid = (low + high) >>> 1;
+    if (slotAt(list, mid * STRIDE) < slot) low = mid + 1;
     else high = mid;
   }
-  return low;
+  return low * STRIDE;
 }
 
 /** The first entry of slots from `from` on that is at least `slot`: galloping, then binary search. */
@@ -721,6 +722,8 @@ export class TermIndex {
     for (let i = 0; i < words.length; i += FORWARD_STRIDE) {
       const id = words[i]!;
       const packed = words[i + 1]!;
+      // A word counted in no field is not in the question (its posting would read as dead).
+      if (packed === 0) continue;
       this.place(id, slot, packed);
       this.df[id]!++;
       if (weighted(packed, this.unitWeights) > 0) {
@@ -834,8 +837,14 @@ export class TermIndex {
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
       const packed = forward[j + 1]!;
-      this.arena.data(id)[this.arena.start(id) + this.find(id, slot) * STRIDE + 2] = 0;
-      this.dead[id]!++;
+      if (packed === 0) continue;
+      // Only this slot's own posting: `find` answers the next slot's where this one has none.
+      const at = this.arena.start(id) + this.find(id, slot) * STRIDE;
+      const list = this.arena.data(id);
+      if (at < this.arena.start(id) + this.sizes[id]! * STRIDE && slotAt(list, at) === slot && list[at + 2] !== 0) {
+        list[at + 2] = 0;
+        this.dead[id]!++;
+      }
       this.df[id]!--;
       if (weighted(packed, this.unitWeights) > 0) {
         this.unitDf[id]!--;
@@ -1115,6 +1124,9 @@ export class TermIndex {
       // posting it found until that is taken (the floor may have risen since: the candidate is
       // then dropped below, as it would have been passed over).
       let slot = NO_SLOT;
+      // The list at the candidate, and the next slot any other bringing list is at.
+      let lowest = -1;
+      let next = NO_SLOT;
       for (let t = from; t < to; t++) {
         const i = order[t]!;
         let c = current[i]!;
@@ -1137,9 +1149,45 @@ export class TermIndex {
           }
           at[i] = p;
         }
-        if (c < slot) slot = c;
+        if (c < slot) {
+          next = slot;
+          slot = c;
+          lowest = i;
+        } else if (c < next) next = c;
       }
       if (slot === NO_SLOT) return;
+      // OR with several bringing lists, and none but this one brings this candidate or the slots up
+      // to the next one they are at: a question there has only this list's word of the bringing
+      // ones, and what that adds, with the lists not bringing at their most, must reach the floor
+      // (the test the candidate would fail below). Postings that cannot are passed over here, one
+      // comparison each: with common words most of a bringing list is such postings (at a million
+      // questions, four common words made 150,000–260,000 candidates a query, and fewer than 2,000
+      // came through). A list that brings alone is tested so already, at any length, as it is found.
+      if (!all && bringing < n - 1 && slot < next) {
+        const rest = bringing > 0 ? upTo[bringing - 1]! : 0;
+        const i = lowest;
+        let p = at[i]!;
+        const word = scored[i];
+        if (word) {
+          const { slots, adds } = word;
+          while (p < slots.length && slots[p]! < next && adds[p]! * ROUNDING + rest < floor) p++;
+        } else {
+          const list = lists[i]!;
+          const top = tops[i]!;
+          for (; p < list.length; p += STRIDE) {
+            const s = slotAt(list, p);
+            if (s >= next) break;
+            const f = frequencies[list[p + 2]!]!;
+            if (f > 0 && termScore(top, f, base, lengthFactor, CLASS_LENGTHS[classes[s]!]!) * ROUNDING + rest >= floor) break;
+          }
+        }
+        if (p !== at[i]) {
+          // Found again from here, as any list's next posting is.
+          at[i] = p;
+          current[i] = -1;
+          continue;
+        }
+      }
       // The candidate is scored at the shortest length of its class (lengthClass) until it has come
       // through: most fall short even so, and their length, a read from a large array at random
       // (at a million questions most of what a candidate cost), is never read.
