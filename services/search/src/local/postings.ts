@@ -839,9 +839,10 @@ export class TermIndex {
       const packed = forward[j + 1]!;
       if (packed === 0) continue;
       // Only this slot's own posting: `find` answers the next slot's where this one has none.
-      const at = this.arena.start(id) + this.find(id, slot) * STRIDE;
+      const position = this.find(id, slot);
+      const at = this.arena.start(id) + position * STRIDE;
       const list = this.arena.data(id);
-      if (at < this.arena.start(id) + this.sizes[id]! * STRIDE && slotAt(list, at) === slot && list[at + 2] !== 0) {
+      if (position < this.sizes[id]! && slotAt(list, at) === slot && list[at + 2] !== 0) {
         list[at + 2] = 0;
         this.dead[id]!++;
       }
