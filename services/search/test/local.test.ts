@@ -40,7 +40,7 @@ describe('TermIndex', () => {
     index.put(1, words(index, [['malt', counts]]), 1, facets);
     expect(askedCounts(packCounts(counts))).toEqual(counts.slice(0, 3));
     FIELDS.forEach((field, i) => {
-      const { sums } = index.phraseFrequencies([index.termId('malt')], fieldWeights({ [field]: 1 }), new Accumulator());
+      const { sums } = index.phraseFrequencies([[index.termId('malt')]], fieldWeights({ [field]: 1 }));
       expect([field, sums[0]]).toEqual([field, counts[i]]);
     });
   });
@@ -88,16 +88,43 @@ describe('TermIndex', () => {
         if (sum > 0) expected.set(index.slotOf(q), sum);
       }
       const ordered = [...expected].sort((a, b) => a[0] - b[0]);
-      const { slots, sums } = index.phraseFrequencies(
-        phrase.map((word) => index.termId(word)),
-        w,
-        new Accumulator(),
-      );
+      const { slots, sums } = index.phraseFrequencies([phrase.map((word) => index.termId(word))], w);
       expect(ordered.length).toBeGreaterThan(n === 1 ? 10 : 50);
       expect({ n, slots: [...slots], sums: [...sums] }).toEqual({
         n,
         slots: ordered.map(([slot]) => slot),
         sums: ordered.map(([, sum]) => sum),
+      });
+    }
+
+    // Several phrases at once (a word and its forms): a question gets the first phrase it has, that
+    // phrase's sum; each phrase counts every question it has. Phrases share words, and each call
+    // finds the index's sums clear.
+    for (const phrases of [
+      [vocabulary.slice(0, 1), vocabulary.slice(0, 4), vocabulary.slice(20, 40)],
+      [vocabulary.slice(5, 6), vocabulary.slice(6, 7)],
+      [[], vocabulary.slice(30, 33), vocabulary.slice(1, 2)],
+    ]) {
+      const expected = new Map<number, { phrase: number; sum: number }>();
+      const counts = phrases.map(() => 0);
+      for (const [q, told] of said)
+        phrases.forEach((phrase, p) => {
+          const fs = phrase.map((word) => (told.get(word) ?? []).reduce((total, c, field) => total + c * weights[field]!, 0));
+          if (!fs.some((f) => f > 0)) return;
+          counts[p]!++;
+          if (!expected.has(q)) expected.set(q, { phrase: p, sum: fs.reduce((sum, f) => (f > 0 ? sum + f : sum), 0) });
+        });
+      const ordered = [...expected].map(([q, e]) => ({ slot: index.slotOf(q), ...e })).sort((a, b) => a.slot - b.slot);
+      const found = index.phraseFrequencies(
+        phrases.map((phrase) => phrase.map((word) => index.termId(word))),
+        weights,
+      );
+      expect(ordered.length).toBeGreaterThan(30);
+      expect({ slots: [...found.slots], phrase: [...found.phrase], sums: [...found.sums], counts: found.counts }).toEqual({
+        slots: ordered.map((o) => o.slot),
+        phrase: ordered.map((o) => o.phrase),
+        sums: ordered.map((o) => o.sum),
+        counts,
       });
     }
   });

@@ -131,8 +131,6 @@ function facetFilter(index: TermIndex, filter: MatchFilter): ((slot: number) => 
 }
 
 const matches = new Accumulator();
-/** Where a phrase of many words is summed (phraseFrequencies). */
-const scratch = new Accumulator();
 
 /** A query word as the ranking reads it: its id (-1: unknown), document frequency and idf, and its other forms in the index. */
 export interface RankedWord {
@@ -175,52 +173,29 @@ export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWord
  * of the word's forms, in their order, that the question has. In slot order, for both rankings.
  */
 function scoredWord(index: TermIndex, { id, frequency, idf, forms }: RankedWord, weights: FieldWeights, reference: number): ScoredWord {
-  // What the word itself adds, then each form: in slot order each.
-  const parts: Array<{ slots: Int32Array; adds: Float64Array }> = [];
-  if (frequency > 0) {
-    const { slots, sums } = index.phraseFrequencies([id], weights, scratch);
-    const adds = new Float64Array(slots.length);
-    for (let e = 0; e < slots.length; e++) adds[e] = index.wordScore(slots[e]!, idf / reference, sums[e]!);
-    parts.push({ slots, adds });
-  }
-  const whole = parts.length;
+  // The word itself (when the index has it), then each form; the first a question has gives what the word adds to it.
+  const whole = frequency > 0 ? 1 : 0;
+  const { slots, phrase, sums, counts } = index.phraseFrequencies([...(whole ? [[id]] : []), ...forms.map((form) => form.ids)], weights);
   // Each form's idf counts the questions of the word and of the forms before it too.
   let counted = frequency;
-  for (const form of forms) {
-    const weight = formWeights[form.kind] / reference;
-    const { slots, sums } = index.phraseFrequencies(form.ids, weights, scratch);
-    counted += slots.length;
-    const formIdf = phraseIdf(index, counted);
-    const adds = new Float64Array(slots.length);
-    for (let e = 0; e < slots.length; e++) adds[e] = weight * (formIdf * index.saturate(slots[e]!, sums[e]!));
-    parts.push({ slots, adds });
-  }
-  // The first part that has a question gives what the word adds to it.
-  const size = parts.reduce((n, part) => n + part.slots.length, 0);
-  const word: ScoredWord = { slots: new Int32Array(size), adds: new Float64Array(size), whole: new Uint8Array(size), most: 0 };
-  const at = new Int32Array(parts.length);
-  let e = 0;
-  for (; ; e++) {
-    let slot = 0x7fffffff;
-    let from = -1;
-    for (let p = 0; p < parts.length; p++) {
-      const { slots } = parts[p]!;
-      if (at[p]! < slots.length && slots[at[p]!]! < slot) {
-        slot = slots[at[p]!]!;
-        from = p;
-      }
+  const formScales = forms.map((form, f) => {
+    counted += counts[whole + f]!;
+    return { weight: formWeights[form.kind] / reference, idf: phraseIdf(index, counted) };
+  });
+  const word: ScoredWord = { slots, adds: new Float64Array(slots.length), whole: new Uint8Array(slots.length), most: 0 };
+  for (let e = 0; e < slots.length; e++) {
+    const p = phrase[e]!;
+    let add: number;
+    if (p < whole) {
+      add = index.wordScore(slots[e]!, idf / reference, sums[e]!);
+      word.whole[e] = 1;
+    } else {
+      const { weight, idf: formIdf } = formScales[p - whole]!;
+      add = weight * (formIdf * index.saturate(slots[e]!, sums[e]!));
     }
-    if (from < 0) break;
-    const add = parts[from]!.adds[at[from]!]!;
-    word.slots[e] = slot;
     word.adds[e] = add;
-    word.whole[e] = from < whole ? 1 : 0;
     if (add > word.most) word.most = add;
-    for (let p = from; p < parts.length; p++) if (parts[p]!.slots[at[p]!] === slot) at[p]!++;
   }
-  word.slots = word.slots.subarray(0, e);
-  word.adds = word.adds.subarray(0, e);
-  word.whole = word.whole.subarray(0, e);
   return word;
 }
 

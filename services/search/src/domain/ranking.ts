@@ -47,11 +47,10 @@ export function scorePhrase(
   index: TermIndex,
   words: readonly number[],
   weights: FieldWeights,
-  scratch: Accumulator,
   add: (slot: number, score: number) => void,
   counted = 0,
 ): number {
-  const { slots, sums } = index.phraseFrequencies(words, weights, scratch);
+  const { slots, sums } = index.phraseFrequencies([words], weights);
   const idf = phraseIdf(index, counted + slots.length);
   for (let e = 0; e < slots.length; e++) add(slots[e]!, idf * index.saturate(slots[e]!, sums[e]!));
   return slots.length;

@@ -51,7 +51,6 @@ export function rankSuggestedTags(options: {
 }
 
 const titles = new Accumulator();
-const lastWord = new Accumulator();
 const titleOnly = fieldWeights({ title: 1 });
 /** Autocomplete counts at most this many titles. */
 const MAX_TOTAL = 1000;
@@ -69,7 +68,7 @@ export function autocomplete(store: SearchStore, text: string, limit: number): {
       const id = index.termId(term);
       if (id >= 0) index.scoreTerm(id, bm25Idf(index.count, index.countMatches(id, titleOnly)), titleOnly, bit, titles);
     } else
-      scorePhrase(index, index.expand(term), titleOnly, lastWord, (slot, score) => {
+      scorePhrase(index, index.expand(term), titleOnly, (slot, score) => {
         titles.touch(slot);
         titles.score[slot]! += score;
         titles.exact[slot]! |= bit;

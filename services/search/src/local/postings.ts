@@ -122,8 +122,6 @@ const STRIDE = 3;
 const slotAt = (list: Uint16Array, at: number) => list[at]! | (list[at + 1]! << 16);
 const EMPTY_LIST = new Uint16Array(0);
 const NO_SLOT = 0x7fffffff;
-/** A phrase of up to this many words is merged from its lists; one of more is summed by slot (phraseFrequencies). */
-const MERGED_WORDS = 16;
 /** A bound is lifted by this hair, so that rounding (sums in another order) never makes it too low. */
 const ROUNDING = 1 + 1e-9;
 /**
@@ -443,6 +441,11 @@ export class TermIndex {
   private unitNorms = new Float64Array(1024);
   private unitNormFresh = new Uint8Array(1024);
   private idfDocuments = -1;
+  /** phraseFrequencies' sums by slot (each all zero between calls; 10 bytes and a bit a slot). */
+  private phraseClaims = new Uint8Array(0);
+  private phraseSeen = new Uint8Array(0);
+  private phraseSums = new Float64Array(0);
+  private slotBits = new Int32Array(0);
 
   /** Indexed questions. */
   get count() {
@@ -928,80 +931,78 @@ export class TermIndex {
   }
 
   /**
-   * The questions that have any of the words in the weighted fields, in slot order, with the sum
-   * of the words' weighted frequencies in each, added in the words' order: a phrase several words
-   * make up (a word's other forms, a prefix), turned into a score by the caller. Few words' lists
-   * are merged in slot order (a heap of the lists), reading each once from start to end; many
-   * words' (a short prefix) are summed by slot in `scratch` and their slots sorted.
+   * Phrases of words (a word's other forms, a prefix's words), scored as FTS5 scores `"hop"*`: the
+   * questions that have a word of any phrase in the weighted fields, in slot order, each with the
+   * first phrase it has (`phrase`, an index into `phrases`) and the sum of that phrase's words'
+   * weighted frequencies in it, added in the words' order; and how many questions each phrase has
+   * (`counts`), whether or not an earlier phrase has them too. One pass over each list, summed by
+   * slot and read out in slot order from a bitset: merging common words' lists posting by posting,
+   * then the phrases, cost most of a query that had such a word.
    */
-  phraseFrequencies(termIds: readonly number[], weights: FieldWeights, scratch: Accumulator): { slots: Int32Array; sums: Float64Array } {
+  phraseFrequencies(
+    phrases: ReadonlyArray<readonly number[]>,
+    weights: FieldWeights,
+  ): { slots: Int32Array; phrase: Uint8Array; sums: Float64Array; counts: number[] } {
     const frequencies = this.counts.weightedBy(weights);
-    const lists = termIds.map((id) => this.arena.view(id, this.sizes[id]! * STRIDE));
-    if (lists.length > MERGED_WORDS) {
-      scratch.reset(this.slotCount);
-      for (const list of lists)
-        for (let p = 0; p < list.length; p += STRIDE) {
-          const f = frequencies[list[p + 2]!]!;
-          if (f <= 0) continue;
-          const slot = slotAt(list, p);
-          scratch.touch(slot);
-          scratch.score[slot]! += f;
-        }
-      const slots = scratch.touched.slice(0, scratch.size).sort();
-      return { slots, sums: Float64Array.from(slots, (slot) => scratch.score[slot]!) };
+    if (this.phraseClaims.length < this.slotCount) {
+      // A quarter more than now: the index grows.
+      const words = Math.ceil((this.slotCount * 1.25) / 32);
+      this.phraseClaims = new Uint8Array(words * 32);
+      this.phraseSeen = new Uint8Array(words * 32);
+      this.phraseSums = new Float64Array(words * 32);
+      this.slotBits = new Int32Array(words);
     }
-    const k = lists.length;
-    const slots = new Int32Array(lists.reduce((n, list) => n + list.length / STRIDE, 0));
-    const sums = new Float64Array(slots.length);
+    // All zero between calls: claims (1 + the first phrase a slot has), seen (bit p: the slot has
+    // phrase p), sums (the claiming phrase's), bits (a slot's bit once claimed).
+    const { phraseClaims: claims, phraseSeen: seen, phraseSums: sums, slotBits: bits } = this;
+    const counts: number[] = [];
     let size = 0;
-    // Each list's next posting with the word in these fields (at: its offset, current: its slot),
-    // and a heap of the lists not at their end by (current slot, list): equal slots come out in the
-    // words' order.
-    const at = new Int32Array(k);
-    const current = new Int32Array(k);
-    const heap = new Int32Array(k);
-    let count = 0;
-    const next = (i: number, from: number) => {
-      const list = lists[i]!;
-      let p = from;
-      while (p < list.length && !(frequencies[list[p + 2]!]! > 0)) p += STRIDE;
-      at[i] = p;
-      current[i] = p < list.length ? slotAt(list, p) : NO_SLOT;
-    };
-    const before = (x: number, y: number) => current[x]! < current[y]! || (current[x] === current[y] && x < y);
-    const down = (from: number) => {
-      let h = from;
-      for (;;) {
-        const l = 2 * h + 1;
-        let least = h;
-        if (l < count && before(heap[l]!, heap[least]!)) least = l;
-        if (l + 1 < count && before(heap[l + 1]!, heap[least]!)) least = l + 1;
-        if (least === h) return;
-        const t = heap[h]!;
-        heap[h] = heap[least]!;
-        heap[least] = t;
-        h = least;
+    for (let p = 0; p < phrases.length; p++) {
+      const mark = p + 1;
+      const bit = 1 << p;
+      let count = 0;
+      for (const id of phrases[p]!) {
+        const list = this.arena.view(id, this.sizes[id]! * STRIDE);
+        for (let q = 0; q < list.length; q += STRIDE) {
+          const f = frequencies[list[q + 2]!]!;
+          if (f <= 0) continue;
+          const slot = slotAt(list, q);
+          if ((seen[slot]! & bit) === 0) {
+            seen[slot]! |= bit;
+            count++;
+          }
+          const claim = claims[slot]!;
+          if (claim === 0) {
+            claims[slot] = mark;
+            sums[slot] = f;
+            bits[slot >>> 5]! |= 1 << (slot & 31);
+            size++;
+          } else if (claim === mark) sums[slot]! += f;
+        }
       }
-    };
-    for (let i = 0; i < k; i++) {
-      next(i, 0);
-      if (current[i] !== NO_SLOT) heap[count++] = i;
+      counts.push(count);
     }
-    for (let h = (count >> 1) - 1; h >= 0; h--) down(h);
-    while (count > 0) {
-      const i = heap[0]!;
-      const slot = current[i]!;
-      const f = frequencies[lists[i]![at[i]! + 2]!]!;
-      if (size > 0 && slots[size - 1] === slot) sums[size - 1]! += f;
-      else {
-        slots[size] = slot;
-        sums[size++] = f;
+    const slots = new Int32Array(size);
+    const phrase = new Uint8Array(size);
+    const frequencySums = new Float64Array(size);
+    let e = 0;
+    for (let w = 0; e < size; w++) {
+      let word = bits[w]!;
+      if (word === 0) continue;
+      bits[w] = 0;
+      while (word !== 0) {
+        const lowest = word & -word;
+        word ^= lowest;
+        const slot = (w << 5) | (31 - Math.clz32(lowest));
+        slots[e] = slot;
+        phrase[e] = claims[slot]! - 1;
+        frequencySums[e++] = sums[slot]!;
+        claims[slot] = 0;
+        seen[slot] = 0;
+        sums[slot] = 0;
       }
-      next(i, at[i]! + STRIDE);
-      if (current[i] === NO_SLOT) heap[0] = heap[--count]!;
-      down(0);
     }
-    return { slots: slots.subarray(0, size), sums: sums.subarray(0, size) };
+    return { slots, phrase, sums: frequencySums, counts };
   }
 
   /** One word's BM25 in one question at weighted frequency `f`, times `idf`: what scoreTerm adds for it. */
@@ -1329,24 +1330,6 @@ export class TermIndex {
     return false;
   }
 
-  /** The length of a question's unit vector (its words weighted log(1 + tf) · unitIdf). */
-  private unitNorm(slot: number, words?: Forward | null): number {
-    this.refreshWeights();
-    if (!this.unitNormFresh[slot]) {
-      let norm = 0;
-      this.forEachUnitWeight(
-        slot,
-        (_, w) => {
-          norm += w * w;
-        },
-        words,
-      );
-      this.unitNorms[slot] = Math.sqrt(norm);
-      this.unitNormFresh[slot] = 1;
-    }
-    return this.unitNorms[slot]!;
-  }
-
   /**
    * Cosine of a question's unit with a query vector whose weights (unit length) sit at their word
    * ids in `dense` (0 elsewhere), each word of the unit weighted log(1 + tf) · unitIdf.
@@ -1354,16 +1337,27 @@ export class TermIndex {
   unitCosine(slot: number, dense: Float64Array): number {
     const forward = this.wordsOf(slot);
     if (!forward) return 0;
+    this.refreshWeights();
+    const known = this.unitNormFresh[slot] === 1;
     let dot = 0;
+    let squares = 0;
     for (let j = 0; j < forward.length; j += FORWARD_STRIDE) {
       const id = forward[j]!;
       const q = id < dense.length ? dense[id]! : 0;
-      if (q === 0) continue;
+      // With its norm known, only the words of the query vector are weighed.
+      if (q === 0 && known) continue;
       const u = weighted(forward[j + 1]!, this.unitWeights);
-      if (u > 0) dot += Math.log1p(u) * this.unitIdf(id) * q;
+      if (u <= 0) continue;
+      const w = Math.log1p(u) * this.unitIdf(id);
+      if (q !== 0) dot += w * q;
+      if (w > 0) squares += w * w;
     }
-    // The words just read serve the norm too (each read is a row of the file).
-    const norm = this.unitNorm(slot, forward);
+    // The norm as unitNorm computes it, from the same loop (each word weighed once).
+    if (!known) {
+      this.unitNorms[slot] = Math.sqrt(squares);
+      this.unitNormFresh[slot] = 1;
+    }
+    const norm = this.unitNorms[slot]!;
     return norm > 0 ? Math.min(1, Math.max(0, dot / norm)) : 0;
   }
 
