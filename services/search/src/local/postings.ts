@@ -943,6 +943,8 @@ export class TermIndex {
     phrases: ReadonlyArray<readonly number[]>,
     weights: FieldWeights,
   ): { slots: Int32Array; phrase: Uint8Array; sums: Float64Array; counts: number[] } {
+    // A word and its three kinds of forms are four; a slot keeps which phrases it has in a byte.
+    if (phrases.length > 8) throw new RangeError(`phraseFrequencies takes up to 8 phrases, not ${phrases.length}`);
     const frequencies = this.counts.weightedBy(weights);
     if (this.phraseClaims.length < this.slotCount) {
       // A quarter more than now: the index grows.
