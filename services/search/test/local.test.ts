@@ -40,8 +40,9 @@ describe('TermIndex', () => {
     index.put(1, words(index, [['malt', counts]]), 1, facets);
     expect(askedCounts(packCounts(counts))).toEqual(counts.slice(0, 3));
     FIELDS.forEach((field, i) => {
-      const { sums } = index.phraseFrequencies([[index.termId('malt')]], fieldWeights({ [field]: 1 }));
-      expect([field, sums[0]]).toEqual([field, counts[i]]);
+      const scored = index.scoredWord([[index.termId('malt')]], fieldWeights({ [field]: 1 }), [{ idf: 1, weight: null }], 1);
+      scored.fill(Number.POSITIVE_INFINITY);
+      expect([field, scored.size, scored.adds[0]]).toEqual([field, 1, index.wordScore(index.slotOf(1), 1, counts[i]!)]);
     });
   });
 
@@ -56,13 +57,13 @@ describe('TermIndex', () => {
     // Changed and removed questions leave dead postings behind; some words are in no title.
     const said = new Map<number, Map<string, number[]>>();
     for (let round = 0; round < 2; round++)
-      for (let q = 1; q <= 400; q++) {
+      for (let q = 1; q <= 3000; q++) {
         // A word of a question is in one field at least (a Forward's 0 would be a dead posting).
         const counts = () => [random() < 0.5 ? 1 : 0, 1 + Math.floor(random() * 2), 0, 0, random() < 0.2 ? 2 : 0, 0];
         said.set(q, new Map(vocabulary.filter(() => random() < 0.1).map((w) => [w, counts()])));
         index.put(q, words(index, [...said.get(q)!]), 10, facets);
       }
-    for (let q = 1; q <= 400; q += 7) {
+    for (let q = 1; q <= 3000; q += 7) {
       index.remove(q);
       said.delete(q);
     }
@@ -88,18 +89,35 @@ describe('TermIndex', () => {
         if (sum > 0) expected.set(index.slotOf(q), sum);
       }
       const ordered = [...expected].sort((a, b) => a[0] - b[0]);
-      const { slots, sums } = index.phraseFrequencies([phrase.map((word) => index.termId(word))], w);
+      const ids = phrase.map((word) => index.termId(word));
+      const scored = index.scoredWord([ids], w, [{ idf: 1, weight: 1 }], 0);
+      scored.fill(Number.POSITIVE_INFINITY);
       expect(ordered.length).toBeGreaterThan(n === 1 ? 10 : 50);
-      expect({ n, slots: [...slots], sums: [...sums] }).toEqual({
+      expect({
+        n,
+        slots: [...scored.slots.subarray(0, scored.size)],
+        adds: [...scored.adds.subarray(0, scored.size)],
+        counts: index.phraseCounts([ids], w),
+      }).toEqual({
         n,
         slots: ordered.map(([slot]) => slot),
-        sums: ordered.map(([, sum]) => sum),
+        adds: ordered.map(([slot, sum]) => index.saturate(slot, sum)),
+        counts: [ordered.length],
       });
     }
 
-    // Several phrases at once (a word and its forms): a question gets the first phrase it has, that
-    // phrase's sum; each phrase counts every question it has. Phrases share words, and each call
-    // finds the index's sums clear.
+    // Several phrases at once (a word and its forms): a question gets the first phrase it has, at
+    // that phrase's sum and scale; each phrase counts every question it has. Phrases share words.
+    // As a word's phrases are: each later one adds less at most.
+    const scales = [
+      { idf: 2, weight: null },
+      { idf: 1.5, weight: 0.7 },
+      { idf: 3, weight: 0.1 },
+    ];
+    const scaled = (slot: number, p: number, sum: number) =>
+      scales[p]!.weight === null
+        ? index.wordScore(slot, scales[p]!.idf, sum)
+        : scales[p]!.weight! * (scales[p]!.idf * index.saturate(slot, sum));
     for (const phrases of [
       [vocabulary.slice(0, 1), vocabulary.slice(0, 4), vocabulary.slice(20, 40)],
       [vocabulary.slice(5, 6), vocabulary.slice(6, 7)],
@@ -115,17 +133,35 @@ describe('TermIndex', () => {
           if (!expected.has(q)) expected.set(q, { phrase: p, sum: fs.reduce((sum, f) => (f > 0 ? sum + f : sum), 0) });
         });
       const ordered = [...expected].map(([q, e]) => ({ slot: index.slotOf(q), ...e })).sort((a, b) => a.slot - b.slot);
-      const found = index.phraseFrequencies(
-        phrases.map((phrase) => phrase.map((word) => index.termId(word))),
-        weights,
-      );
-      expect(ordered.length).toBeGreaterThan(30);
-      expect({ slots: [...found.slots], phrase: [...found.phrase], sums: [...found.sums], counts: found.counts }).toEqual({
+      const ids = phrases.map((phrase) => phrase.map((word) => index.termId(word)));
+      const found = index.scoredWord(ids, weights, scales, 1);
+      found.fill(Number.POSITIVE_INFINITY);
+      const read = { slots: found.slots, adds: found.adds, whole: found.whole };
+      expect(ordered.length).toBeGreaterThan(300);
+      expect({
+        ...Object.fromEntries(Object.entries(read).map(([name, values]) => [name, [...values.subarray(0, found.size)]])),
+        counts: index.phraseCounts(ids, weights),
+      }).toEqual({
         slots: ordered.map((o) => o.slot),
-        phrase: ordered.map((o) => o.phrase),
-        sums: ordered.map((o) => o.sum),
+        adds: ordered.map((o) => scaled(o.slot, o.phrase, o.sum)),
+        whole: ordered.map((o) => (o.phrase === 0 ? 1 : 0)),
         counts,
       });
+
+      // Read a chunk at a time: once what the later phrases add at most is under what is needed,
+      // their questions are left out from there on, and the first phrase's still come.
+      const chunked = index.scoredWord(ids, weights, scales, 1);
+      chunked.more(Number.NEGATIVE_INFINITY);
+      const first = chunked.reached;
+      expect(first).toBeLessThan(ordered.at(-1)!.slot);
+      const laterMost = Math.max(
+        ...phrases.slice(1).map((phrase, p) => (phrase.length ? scales[p + 1]!.weight! * scales[p + 1]!.idf * 2.2 : 0)),
+      );
+      chunked.fill(Number.POSITIVE_INFINITY, laterMost * 1.01);
+      const kept = ordered.filter((o) => o.slot < first || o.phrase === 0);
+      expect(kept.length).toBeLessThan(ordered.length);
+      expect([...chunked.slots.subarray(0, chunked.size)]).toEqual(kept.map((o) => o.slot));
+      expect([...chunked.adds.subarray(0, chunked.size)]).toEqual(kept.map((o) => scaled(o.slot, o.phrase, o.sum)));
     }
   });
 

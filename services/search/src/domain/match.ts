@@ -1,5 +1,12 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import { Accumulator, type FieldWeights, type ScoredWord, type TermIndex, fieldWeights as weightsOf } from '../local/postings.ts';
+import {
+  Accumulator,
+  type FieldWeights,
+  type PhraseScale,
+  type ScoredWord,
+  type TermIndex,
+  fieldWeights as weightsOf,
+} from '../local/postings.ts';
 import type { SearchStore } from '../local/store.ts';
 import { isRare, queryWords, typoEdits } from '../words.ts';
 import { bm25Idf, phraseIdf, topSlots } from './ranking.ts';
@@ -173,30 +180,24 @@ export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWord
  * of the word's forms, in their order, that the question has. In slot order, for both rankings.
  */
 function scoredWord(index: TermIndex, { id, frequency, idf, forms }: RankedWord, weights: FieldWeights, reference: number): ScoredWord {
-  // The word itself (when the index has it), then each form; the first a question has gives what the word adds to it.
-  const whole = frequency > 0 ? 1 : 0;
-  const { slots, phrase, sums, counts } = index.phraseFrequencies([...(whole ? [[id]] : []), ...forms.map((form) => form.ids)], weights);
   // Each form's idf counts the questions of the word and of the forms before it too.
+  const counts = index.phraseCounts(
+    forms.map((form) => form.ids),
+    weights,
+  );
   let counted = frequency;
-  const formScales = forms.map((form, f) => {
-    counted += counts[whole + f]!;
-    return { weight: formWeights[form.kind] / reference, idf: phraseIdf(index, counted) };
+  const scales: PhraseScale[] = forms.map((form, f) => {
+    counted += counts[f]!;
+    return { idf: phraseIdf(index, counted), weight: formWeights[form.kind] / reference };
   });
-  const word: ScoredWord = { slots, adds: new Float64Array(slots.length), whole: new Uint8Array(slots.length), most: 0 };
-  for (let e = 0; e < slots.length; e++) {
-    const p = phrase[e]!;
-    let add: number;
-    if (p < whole) {
-      add = index.wordScore(slots[e]!, idf / reference, sums[e]!);
-      word.whole[e] = 1;
-    } else {
-      const { weight, idf: formIdf } = formScales[p - whole]!;
-      add = weight * (formIdf * index.saturate(slots[e]!, sums[e]!));
-    }
-    word.adds[e] = add;
-    if (add > word.most) word.most = add;
-  }
-  return word;
+  // The word itself first, when the index has it.
+  const whole = frequency > 0;
+  return index.scoredWord(
+    [...(whole ? [[id]] : []), ...forms.map((form) => form.ids)],
+    weights,
+    [...(whole ? [{ idf: idf / reference, weight: null }] : []), ...scales],
+    counted,
+  );
 }
 
 /**
@@ -271,8 +272,10 @@ function bestOfAllPostings({ index, words, weights, reference, and, accept, k }:
       if (word.frequency > 0) index.scoreTerm(word.id, word.idf / reference, weights, bit, matches);
       return;
     }
-    const { slots, adds, whole } = scoredWord(index, word, weights, reference);
-    for (let e = 0; e < slots.length; e++) {
+    const scored = scoredWord(index, word, weights, reference);
+    scored.fill(Number.POSITIVE_INFINITY);
+    const { slots, adds, whole } = scored;
+    for (let e = 0; e < scored.size; e++) {
       const slot = slots[e]!;
       matches.touch(slot);
       if (whole[e]) {

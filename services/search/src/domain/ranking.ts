@@ -50,10 +50,11 @@ export function scorePhrase(
   add: (slot: number, score: number) => void,
   counted = 0,
 ): number {
-  const { slots, sums } = index.phraseFrequencies([words], weights);
-  const idf = phraseIdf(index, counted + slots.length);
-  for (let e = 0; e < slots.length; e++) add(slots[e]!, idf * index.saturate(slots[e]!, sums[e]!));
-  return slots.length;
+  const [count = 0] = index.phraseCounts([words], weights);
+  const phrase = index.scoredWord([words], weights, [{ idf: phraseIdf(index, counted + count), weight: 1 }], count);
+  phrase.fill(Number.POSITIVE_INFINITY);
+  for (let e = 0; e < phrase.size; e++) add(phrase.slots[e]!, phrase.adds[e]!);
+  return count;
 }
 
 /** The idf of a phrase (scorePhrase) in this many questions, with those of the forms counted before it. */

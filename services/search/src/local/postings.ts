@@ -159,9 +159,8 @@ function seek(list: Uint16Array, from: number, slot: number): number {
   return low * STRIDE;
 }
 
-/** The first entry of slots from `from` on that is at least `slot`: galloping, then binary search. */
-function seekSlot(slots: Int32Array, from: number, slot: number): number {
-  const end = slots.length;
+/** The first of the first `end` entries of slots from `from` on that is at least `slot`: galloping, then binary search. */
+function seekSlot(slots: Int32Array, end: number, from: number, slot: number): number {
   let low = from;
   let high = from;
   for (let step = 1; high < end && slots[high]! < slot; step *= 2) {
@@ -178,17 +177,204 @@ function seekSlot(slots: Int32Array, from: number, slot: number): number {
 }
 
 /**
- * A query word scored beforehand with its other forms (a rare word): the questions that have it
- * or a form of it, in slot order, what it adds to each (its BM25, or the score of the first of its
- * forms the question has), and whether that is the word itself. Question-at-a-time ranking takes
- * it beside whole words.
+ * What a phrase adds to a question that has it as the first of a word's phrases: with `weight`
+ * null the word's own BM25 at `idf` (wordScore), else weight · idf · the saturation of the phrase's
+ * summed frequency (a form, scored as FTS5 scores `"hop"*`).
  */
-export interface ScoredWord {
-  slots: Int32Array;
-  adds: Float64Array;
-  whole: Uint8Array;
-  /** The most it adds to a question. */
-  most: number;
+export interface PhraseScale {
+  idf: number;
+  weight: number | null;
+}
+
+/**
+ * A word with other forms is read this many slots at a time (ScoredWord.fill), times one for every
+ * 16 of its words' lists: each list is looked at once a chunk (a short prefix has thousands).
+ */
+const CHUNK = 1024;
+/** phraseCounts keeps up to this many answers. */
+const KEPT_PHRASE_COUNTS = 4096;
+// One chunk's sums, all zero between chunks: 1 + the first phrase a slot has, that phrase's sum,
+// and a bit for each slot claimed. A read of all the questions at once takes the index's size.
+let chunkClaims = new Uint8Array(CHUNK);
+let chunkSums = new Float64Array(CHUNK);
+let chunkBits = new Int32Array(CHUNK / 32);
+
+/**
+ * A query word with its other forms (a rare word; match.ts scoredWord), as phrases in their order
+ * (the word itself, then its forms): the questions that have any, in slot order, what the word
+ * adds to each (the scale of the first phrase the question has, at that phrase's summed weighted
+ * frequency, added in the words' order), and whether that phrase is the word itself.
+ * Read a chunk of slots at a time, as far as the ranking asks (`fill`), so that phrases that can
+ * no longer matter are never read: once the ranking's floor leaves no room for what the remaining
+ * phrases add at most, their questions are left out from there on. A common form (`example` for
+ * `exam`) was read and scored whole before, though after the first thousand matches none of its
+ * questions could reach the floor.
+ */
+export class ScoredWord {
+  /** The entries read so far (`size` of them), in slot order. */
+  slots = new Int32Array(256);
+  adds = new Float64Array(256);
+  whole = new Uint8Array(256);
+  size = 0;
+  /** Every question before this slot has been read (NO_SLOT: all of them). */
+  reached = 0;
+  /** The most the word adds to a question (an upper bound: the forms' scales at saturation). */
+  readonly most: number;
+  /** The most each phrase and those after it add. */
+  private readonly later: Float64Array;
+  /** How many questions have a phrase, summed over the phrases: 0 when none has any. */
+  readonly questions: number;
+  /** The phrases still read: those before this one. */
+  private active: number;
+  private readonly index: TermIndex;
+  /** Each phrase's words' lists, and where each is read to. */
+  private readonly lists: ReadonlyArray<readonly Uint16Array[]>;
+  private readonly at: Int32Array[];
+  private readonly frequencies: Float64Array;
+  private readonly scales: readonly PhraseScale[];
+  private readonly chunk: number;
+
+  constructor(
+    index: TermIndex,
+    lists: ReadonlyArray<readonly Uint16Array[]>,
+    frequencies: Float64Array,
+    scales: readonly PhraseScale[],
+    questions: number,
+    k1 = 1.2,
+  ) {
+    this.index = index;
+    this.lists = lists;
+    this.frequencies = frequencies;
+    this.scales = scales;
+    this.questions = questions;
+    this.at = lists.map((phrase) => new Int32Array(phrase.length));
+    this.chunk = CHUNK * Math.max(1, Math.ceil(lists.reduce((n, phrase) => n + phrase.length, 0) / 16));
+    const mosts = lists.map((words, p) => {
+      const scale = scales[p]!;
+      if (!words.length) return 0;
+      if (scale.weight !== null || words.length > 1) return (scale.weight ?? 1) * scale.idf * (k1 + 1);
+      // The word itself: a rare word, whose few postings give its most exactly (a tighter bound
+      // lets the other words' lists stop bringing candidates sooner).
+      const list = words[0]!;
+      let most = 0;
+      for (let q = 0; q < list.length; q += STRIDE) {
+        const f = frequencies[list[q + 2]!]!;
+        if (f > 0) most = Math.max(most, index.wordScore(slotAt(list, q), scale.idf, f));
+      }
+      return most;
+    });
+    this.later = new Float64Array(mosts.length);
+    for (let p = mosts.length - 1, most = 0; p >= 0; p--) this.later[p] = most = Math.max(most, mosts[p]!);
+    this.most = this.later[0] ?? 0;
+    this.active = lists.length;
+  }
+
+  /**
+   * Reads on until the questions before `slot` are read (or all of them), leaving out from now on
+   * the last phrases while what they add at most stays under `needed` (which never falls).
+   */
+  fill(slot: number, needed = Number.NEGATIVE_INFINITY) {
+    while (this.active > 0 && this.later[this.active - 1]! * ROUNDING < needed) this.active--;
+    // Asked for all of them (scoring every posting), in one chunk.
+    const chunk = slot >= NO_SLOT ? Math.max(this.chunk, this.index.slotCount) : this.chunk;
+    while (this.reached !== NO_SLOT && this.reached <= slot) this.readChunk(chunk);
+  }
+
+  /** Reads on until at least one more entry is read, or all are. */
+  more(needed: number) {
+    const size = this.size;
+    while (this.size === size && this.reached !== NO_SLOT) this.fill(this.reached, needed);
+  }
+
+  /** Whether an entry from `p` is read, reading on as far as needed. */
+  has(p: number, needed: number) {
+    while (p >= this.size && this.reached !== NO_SLOT) this.more(needed);
+    return p < this.size;
+  }
+
+  private readChunk(chunk: number) {
+    const { lists, at, frequencies } = this;
+    if (chunkClaims.length < chunk) {
+      const room = 32 * Math.ceil(chunk / 32);
+      chunkClaims = new Uint8Array(room);
+      chunkSums = new Float64Array(room);
+      chunkBits = new Int32Array(room / 32);
+    }
+    // From the next question any phrase still read has.
+    let start = NO_SLOT;
+    for (let p = 0; p < this.active; p++)
+      lists[p]!.forEach((list, l) => {
+        if (at[p]![l]! < list.length) start = Math.min(start, slotAt(list, at[p]![l]!));
+      });
+    if (start === NO_SLOT) {
+      this.reached = NO_SLOT;
+      return;
+    }
+    const end = start + chunk;
+    let claimed = 0;
+    for (let p = 0; p < this.active; p++) {
+      const mark = p + 1;
+      const phrase = lists[p]!;
+      for (let l = 0; l < phrase.length; l++) {
+        const list = phrase[l]!;
+        let q = at[p]![l]!;
+        for (; q < list.length; q += STRIDE) {
+          const slot = slotAt(list, q);
+          if (slot >= end) break;
+          const f = frequencies[list[q + 2]!]!;
+          if (f <= 0) continue;
+          const offset = slot - start;
+          const claim = chunkClaims[offset]!;
+          if (claim === 0) {
+            chunkClaims[offset] = mark;
+            chunkSums[offset] = f;
+            chunkBits[offset >>> 5]! |= 1 << (offset & 31);
+            claimed++;
+          } else if (claim === mark) chunkSums[offset]! += f;
+        }
+        at[p]![l] = q;
+      }
+    }
+    if (this.size + claimed > this.slots.length) {
+      const room = Math.max(2 * this.slots.length, this.size + claimed);
+      const slots = new Int32Array(room);
+      const adds = new Float64Array(room);
+      const whole = new Uint8Array(room);
+      slots.set(this.slots.subarray(0, this.size));
+      adds.set(this.adds.subarray(0, this.size));
+      whole.set(this.whole.subarray(0, this.size));
+      this.slots = slots;
+      this.adds = adds;
+      this.whole = whole;
+    }
+    const { index, scales, slots, adds, whole } = this;
+    let e = this.size;
+    for (let w = 0; e < this.size + claimed; w++) {
+      let bits = chunkBits[w]!;
+      if (bits === 0) continue;
+      chunkBits[w] = 0;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        bits ^= lowest;
+        const offset = (w << 5) | (31 - Math.clz32(lowest));
+        const slot = start + offset;
+        const scale = scales[chunkClaims[offset]! - 1]!;
+        const f = chunkSums[offset]!;
+        chunkClaims[offset] = 0;
+        chunkSums[offset] = 0;
+        slots[e] = slot;
+        if (scale.weight === null) {
+          adds[e] = index.wordScore(slot, scale.idf, f);
+          whole[e++] = 1;
+        } else {
+          adds[e] = scale.weight * (scale.idf * index.saturate(slot, f));
+          whole[e++] = 0;
+        }
+      }
+    }
+    this.size = e;
+    this.reached = end;
+  }
 }
 
 /**
@@ -441,11 +627,10 @@ export class TermIndex {
   private unitNorms = new Float64Array(1024);
   private unitNormFresh = new Uint8Array(1024);
   private idfDocuments = -1;
-  /** phraseFrequencies' sums by slot (each all zero between calls; 10 bytes and a bit a slot). */
-  private phraseClaims = new Uint8Array(0);
-  private phraseSeen = new Uint8Array(0);
-  private phraseSums = new Float64Array(0);
+  /** A bit a slot, all clear between calls: the questions phraseCounts has counted. */
   private slotBits = new Int32Array(0);
+  /** phraseCounts' answers since the index last changed, by weights and phrases. */
+  private readonly phraseCountsKept = new Map<string, readonly number[]>();
 
   /** Indexed questions. */
   get count() {
@@ -718,6 +903,7 @@ export class TermIndex {
    * length in words, its facets; with `readWords`, `previous` are the words it was indexed with.
    */
   put(questionId: number, words: Forward, length: number, facets: Facets, previous?: Forward | null) {
+    this.phraseCountsKept.clear();
     const slot = this.slotFor(questionId);
     this.unindex(slot, previous);
     const askedIds: number[] = [];
@@ -818,6 +1004,7 @@ export class TermIndex {
 
   /** Takes a question out of the index; with `readWords`, `previous` are the words it was indexed with. */
   remove(questionId: number, previous?: Forward | null) {
+    this.phraseCountsKept.clear();
     const slot = this.slots.get(questionId);
     if (slot !== undefined) this.unindex(slot, previous);
     this.settle();
@@ -931,80 +1118,53 @@ export class TermIndex {
   }
 
   /**
-   * Phrases of words (a word's other forms, a prefix's words), scored as FTS5 scores `"hop"*`: the
-   * questions that have a word of any phrase in the weighted fields, in slot order, each with the
-   * first phrase it has (`phrase`, an index into `phrases`) and the sum of that phrase's words'
-   * weighted frequencies in it, added in the words' order; and how many questions each phrase has
-   * (`counts`), whether or not an earlier phrase has them too. One pass over each list, summed by
-   * slot and read out in slot order from a bitset: merging common words' lists posting by posting,
-   * then the phrases, cost most of a query that had such a word.
+   * How many questions have each phrase of words (a word's other forms, a prefix's words): a word
+   * of it in the weighted fields. A phrase of one word counts its postings; one of more, the
+   * questions of all its words once each, in a bitset of the slots. Kept until the index changes:
+   * a query's rare words come again, and the count reads every posting of their forms.
    */
-  phraseFrequencies(
-    phrases: ReadonlyArray<readonly number[]>,
-    weights: FieldWeights,
-  ): { slots: Int32Array; phrase: Uint8Array; sums: Float64Array; counts: number[] } {
-    // A word and its three kinds of forms are four; a slot keeps which phrases it has in a byte.
-    if (phrases.length > 8) throw new RangeError(`phraseFrequencies takes up to 8 phrases, not ${phrases.length}`);
+  phraseCounts(phrases: ReadonlyArray<readonly number[]>, weights: FieldWeights): readonly number[] {
+    const key = `${weights.join(' ')}|${phrases.map((ids) => ids.join(' ')).join('|')}`;
+    const known = this.phraseCountsKept.get(key);
+    if (known) return known;
+    if (this.phraseCountsKept.size >= KEPT_PHRASE_COUNTS) this.phraseCountsKept.clear();
     const frequencies = this.counts.weightedBy(weights);
-    if (this.phraseClaims.length < this.slotCount) {
-      // A quarter more than now: the index grows.
-      const words = Math.ceil((this.slotCount * 1.25) / 32);
-      this.phraseClaims = new Uint8Array(words * 32);
-      this.phraseSeen = new Uint8Array(words * 32);
-      this.phraseSums = new Float64Array(words * 32);
-      this.slotBits = new Int32Array(words);
-    }
-    // All zero between calls: claims (1 + the first phrase a slot has), seen (bit p: the slot has
-    // phrase p), sums (the claiming phrase's), bits (a slot's bit once claimed).
-    const { phraseClaims: claims, phraseSeen: seen, phraseSums: sums, slotBits: bits } = this;
-    const counts: number[] = [];
-    let size = 0;
-    for (let p = 0; p < phrases.length; p++) {
-      const mark = p + 1;
-      const bit = 1 << p;
+    const words = (this.slotCount + 31) >>> 5;
+    if (this.slotBits.length < words) this.slotBits = new Int32Array(Math.ceil(words * 1.25));
+    const bits = this.slotBits;
+    const counts = phrases.map((ids) => {
       let count = 0;
-      for (const id of phrases[p]!) {
+      for (const id of ids) {
         const list = this.arena.view(id, this.sizes[id]! * STRIDE);
         for (let q = 0; q < list.length; q += STRIDE) {
-          const f = frequencies[list[q + 2]!]!;
-          if (f <= 0) continue;
-          const slot = slotAt(list, q);
-          if ((seen[slot]! & bit) === 0) {
-            seen[slot]! |= bit;
+          if (frequencies[list[q + 2]!]! <= 0) continue;
+          if (ids.length === 1) {
             count++;
+            continue;
           }
-          const claim = claims[slot]!;
-          if (claim === 0) {
-            claims[slot] = mark;
-            sums[slot] = f;
-            bits[slot >>> 5]! |= 1 << (slot & 31);
-            size++;
-          } else if (claim === mark) sums[slot]! += f;
+          const slot = slotAt(list, q);
+          const bit = 1 << (slot & 31);
+          if (bits[slot >>> 5]! & bit) continue;
+          bits[slot >>> 5]! |= bit;
+          count++;
         }
       }
-      counts.push(count);
-    }
-    const slots = new Int32Array(size);
-    const phrase = new Uint8Array(size);
-    const frequencySums = new Float64Array(size);
-    let e = 0;
-    for (let w = 0; e < size; w++) {
-      let word = bits[w]!;
-      if (word === 0) continue;
-      bits[w] = 0;
-      while (word !== 0) {
-        const lowest = word & -word;
-        word ^= lowest;
-        const slot = (w << 5) | (31 - Math.clz32(lowest));
-        slots[e] = slot;
-        phrase[e] = claims[slot]! - 1;
-        frequencySums[e++] = sums[slot]!;
-        claims[slot] = 0;
-        seen[slot] = 0;
-        sums[slot] = 0;
-      }
-    }
-    return { slots, phrase, sums: frequencySums, counts };
+      if (ids.length > 1) bits.fill(0, 0, words);
+      return count;
+    });
+    this.phraseCountsKept.set(key, counts);
+    return counts;
+  }
+
+  /** A word's phrases, scaled, to be read as far as question-at-a-time ranking asks (ScoredWord). */
+  scoredWord(
+    phrases: ReadonlyArray<readonly number[]>,
+    weights: FieldWeights,
+    scales: readonly PhraseScale[],
+    questions: number,
+  ): ScoredWord {
+    const lists = phrases.map((ids) => ids.map((id) => this.arena.view(id, this.sizes[id]! * STRIDE)));
+    return new ScoredWord(this, lists, this.counts.weightedBy(weights), scales, questions);
   }
 
   /** One word's BM25 in one question at weighted frequency `f`, times `idf`: what scoreTerm adds for it. */
@@ -1087,11 +1247,11 @@ export class TermIndex {
     const n = words.length;
     const scored = words.map((w) => w.scored ?? null);
     const lists = words.map((w) => (w.scored || w.id < 0 ? EMPTY_LIST : this.arena.view(w.id, this.sizes[w.id]! * STRIDE)));
-    // How many questions each list has (postings or a scored word's entries).
-    const questions = scored.map((word, i) => word?.slots.length ?? lists[i]!.length / STRIDE);
+    // How many questions each list has (postings, or a scored word's phrases' questions).
+    const questions = scored.map((word, i) => word?.questions ?? lists[i]!.length / STRIDE);
     if (!n || (all && questions.some((q) => !q))) return;
     const tops = words.map((w) => w.idf * (k1 + 1));
-    // A whole word adds at most idf · (k1 + 1), a scored one at most its highest (ROUNDING more);
+    // A whole word adds at most idf · (k1 + 1), a scored one at most its phrases' most (ROUNDING more);
     // a word without postings (not in the index) adds nothing.
     const bounds = tops.map((top, i) => (questions[i] ? (scored[i]?.most ?? top) * ROUNDING : 0));
     const lengthFactor = (k1 * b) / this.averageLength;
@@ -1140,9 +1300,12 @@ export class TermIndex {
           let p = at[i]!;
           const word = scored[i];
           if (word) {
-            const { slots, adds } = word;
-            while (p < slots.length && adds[p]! < needed) p++;
-            current[i] = c = p < slots.length ? slots[p]! : NO_SLOT;
+            for (;;) {
+              const { adds, size } = word;
+              while (p < size && adds[p]! < needed) p++;
+              if (p < size || !word.has(p, needed)) break;
+            }
+            current[i] = c = p < word.size ? word.slots[p]! : NO_SLOT;
           } else {
             const list = lists[i]!;
             for (; p < list.length; p += STRIDE) {
@@ -1173,8 +1336,8 @@ export class TermIndex {
         let p = at[i]!;
         const word = scored[i];
         if (word) {
-          const { slots, adds } = word;
-          while (p < slots.length && slots[p]! < next && adds[p]! * ROUNDING + rest < floor) p++;
+          const needed = floor - (everyBound - bounds[i]!);
+          while (word.has(p, needed) && word.slots[p]! < next && word.adds[p]! * ROUNDING + rest < floor) p++;
         } else {
           const list = lists[i]!;
           const top = tops[i]!;
@@ -1227,9 +1390,10 @@ export class TermIndex {
         const word = scored[i];
         let has: boolean;
         if (word) {
-          const p = seekSlot(word.slots, at[i]!, slot);
+          if (word.reached <= slot) word.fill(slot, floor - (everyBound - bounds[i]!));
+          const p = seekSlot(word.slots, word.size, at[i]!, slot);
           at[i] = p;
-          has = p < word.slots.length && word.slots[p] === slot;
+          has = p < word.size && word.slots[p] === slot;
           if (has) {
             entries[i] = p;
             high += word.adds[p]!;
@@ -1288,7 +1452,7 @@ export class TermIndex {
     }
   }
 
-  /** The BM25 saturation of a weighted frequency in a slot (for phrases: phraseFrequencies). */
+  /** The BM25 saturation of a weighted frequency in a slot (for phrases: ScoredWord). */
   saturate(slot: number, f: number, k1 = 1.2, b = 0.75) {
     return (f * (k1 + 1)) / (f + k1 * (1 - b + (b * Math.min(this.lengths[slot]!, MAX_LENGTH)) / this.averageLength));
   }
