@@ -34,6 +34,24 @@ describe('TermIndex', () => {
     expect(packCounts([0, 0, 0, 0, 0, 1])).not.toBe(0);
   });
 
+  test("a phrase's counts are kept only while the index holds what they counted", () => {
+    const index = new TermIndex();
+    const malt = (counts: number[]) =>
+      words(index, [
+        ['malt', counts],
+        ['malty', [0, 1, 0, 0, 0, 0]],
+      ]);
+    index.put(1, malt([1, 0, 0, 0, 0, 0]), 2, facets);
+    const phrases = [[index.termId('malt'), index.termId('malty')], [index.termId('malt')]];
+    const all = fieldWeights({ title: 1, description: 1 });
+    expect(index.phraseCounts(phrases, all)).toEqual([1, 1]);
+    index.put(2, malt([0, 2, 0, 0, 0, 0]), 3, facets);
+    expect(index.phraseCounts(phrases, all)).toEqual([2, 2]);
+    expect(index.phraseCounts(phrases, fieldWeights({ title: 1 }))).toEqual([1, 1]);
+    index.remove(1);
+    expect(index.phraseCounts(phrases, all)).toEqual([1, 1]);
+  });
+
   test('the scoring reads each field where the packing put it', () => {
     const index = new TermIndex();
     const counts = [9, 40, 5, 200, 33, 17];
@@ -151,7 +169,7 @@ describe('TermIndex', () => {
       // Read a chunk at a time: once what the later phrases add at most is under what is needed,
       // their questions are left out from there on, and the first phrase's still come.
       const chunked = index.scoredWord(ids, weights, scales, 1);
-      chunked.more(Number.NEGATIVE_INFINITY);
+      chunked.has(0, Number.NEGATIVE_INFINITY);
       const first = chunked.reached;
       expect(first).toBeLessThan(ordered.at(-1)!.slot);
       const laterMost = Math.max(

@@ -180,11 +180,9 @@ export function rankedWords(index: TermIndex, query: ReturnType<typeof queryWord
  * of the word's forms, in their order, that the question has. In slot order, for both rankings.
  */
 function scoredWord(index: TermIndex, { id, frequency, idf, forms }: RankedWord, weights: FieldWeights, reference: number): ScoredWord {
+  const formPhrases = forms.map((form) => form.ids);
   // Each form's idf counts the questions of the word and of the forms before it too.
-  const counts = index.phraseCounts(
-    forms.map((form) => form.ids),
-    weights,
-  );
+  const counts = index.phraseCounts(formPhrases, weights);
   let counted = frequency;
   const scales: PhraseScale[] = forms.map((form, f) => {
     counted += counts[f]!;
@@ -193,7 +191,7 @@ function scoredWord(index: TermIndex, { id, frequency, idf, forms }: RankedWord,
   // The word itself first, when the index has it.
   const whole = frequency > 0;
   return index.scoredWord(
-    [...(whole ? [[id]] : []), ...forms.map((form) => form.ids)],
+    [...(whole ? [[id]] : []), ...formPhrases],
     weights,
     [...(whole ? [{ idf: idf / reference, weight: null }] : []), ...scales],
     counted,

@@ -191,8 +191,9 @@ export interface PhraseScale {
  * 16 of its words' lists: each list is looked at once a chunk (a short prefix has thousands).
  */
 const CHUNK = 1024;
-/** phraseCounts keeps up to this many answers. */
+/** phraseCounts keeps up to this many answers, each of phrases of up to KEPT_PHRASE_WORDS words (a short prefix's thousands would make keys of kilobytes). */
 const KEPT_PHRASE_COUNTS = 4096;
+const KEPT_PHRASE_WORDS = 64;
 // One chunk's sums, all zero between chunks: 1 + the first phrase a slot has, that phrase's sum,
 // and a bit for each slot claimed. A read of all the questions at once takes the index's size.
 let chunkClaims = new Uint8Array(CHUNK);
@@ -280,15 +281,9 @@ export class ScoredWord {
     while (this.reached !== NO_SLOT && this.reached <= slot) this.readChunk(chunk);
   }
 
-  /** Reads on until at least one more entry is read, or all are. */
-  more(needed: number) {
-    const size = this.size;
-    while (this.size === size && this.reached !== NO_SLOT) this.fill(this.reached, needed);
-  }
-
-  /** Whether an entry from `p` is read, reading on as far as needed. */
+  /** Whether entry `p` is read, reading on a chunk at a time as far as needed. */
   has(p: number, needed: number) {
-    while (p >= this.size && this.reached !== NO_SLOT) this.more(needed);
+    while (p >= this.size && this.reached !== NO_SLOT) this.fill(this.reached, needed);
     return p < this.size;
   }
 
@@ -1124,10 +1119,10 @@ export class TermIndex {
    * a query's rare words come again, and the count reads every posting of their forms.
    */
   phraseCounts(phrases: ReadonlyArray<readonly number[]>, weights: FieldWeights): readonly number[] {
-    const key = `${weights.join(' ')}|${phrases.map((ids) => ids.join(' ')).join('|')}`;
-    const known = this.phraseCountsKept.get(key);
+    const kept = phrases.reduce((n, ids) => n + ids.length, 0) <= KEPT_PHRASE_WORDS;
+    const key = kept ? `${weights.join(' ')}|${phrases.map((ids) => ids.join(' ')).join('|')}` : '';
+    const known = kept ? this.phraseCountsKept.get(key) : undefined;
     if (known) return known;
-    if (this.phraseCountsKept.size >= KEPT_PHRASE_COUNTS) this.phraseCountsKept.clear();
     const frequencies = this.counts.weightedBy(weights);
     const words = (this.slotCount + 31) >>> 5;
     if (this.slotBits.length < words) this.slotBits = new Int32Array(Math.ceil(words * 1.25));
@@ -1152,7 +1147,10 @@ export class TermIndex {
       if (ids.length > 1) bits.fill(0, 0, words);
       return count;
     });
-    this.phraseCountsKept.set(key, counts);
+    if (kept) {
+      if (this.phraseCountsKept.size >= KEPT_PHRASE_COUNTS) this.phraseCountsKept.clear();
+      this.phraseCountsKept.set(key, counts);
+    }
     return counts;
   }
 
