@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { type Bus, callJson } from '@kn/bus';
 import {
   AppError,
@@ -177,7 +177,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
               const key = http.method === 'POST' ? idempotencyKey(req) : undefined;
               const scope = `${actor?.id ?? 'public'} ${http.method} ${http.path}`;
               // The service records the key with its change, so that a retry after a lost answer changes nothing.
-              const requestKey = key === undefined ? undefined : createHash('sha256').update(`${scope}\n${key}`).digest('hex');
+              const requestKey = key === undefined ? undefined : hash('sha256', `${scope}\n${key}`);
               const run = () =>
                 callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl, requestKey } as never, {
                   timeoutMs: Math.max(config.RPC_TIMEOUT_MS, http.timeoutMs ?? 0),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type Bus, call } from '@kn/bus';
 import {
   type Actor,
@@ -73,9 +73,7 @@ export function authenticator(bus: Bus, options: { ttlMs: number; clock: Clock; 
       const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
       if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
       // Keyed by a hash: the gateway's memory holds no usable token.
-      const key = createHash('sha256')
-        .update(`${match[1]}\n${JSON.stringify(onBehalf)}`)
-        .digest('base64');
+      const key = hash('sha256', `${match[1]}\n${JSON.stringify(onBehalf)}`, 'base64');
       const hit = cache.get(key);
       if (hit && hit.until > options.clock.now().getTime()) return hit.actor;
       const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {

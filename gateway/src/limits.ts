@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type Bus, call, type KV, keyValue } from '@kn/bus';
 import { AppError, conflict, NETWORK_SETTINGS_DEFAULTS, type NetworkSettings, serviceUnavailable, usersOperations } from '@kn/contracts';
 
@@ -106,7 +106,7 @@ export function rateLimiter(bus: Bus, decisionBudgetMs = 500) {
   };
 
   async function decide(name: string, limit: number): Promise<RateDecision | null> {
-    const key = createHash('sha256').update(name).digest('hex');
+    const key = hash('sha256', name);
     const interval = window / limit;
     let kv: KV;
     try {
@@ -190,10 +190,8 @@ export function idempotency(bus: Bus, options: { inFlightMs: number; waitMs: num
 
   async function claim(scope: string, key: string, body: unknown) {
     const kv = await bucket();
-    const name = createHash('sha256').update(`${scope}\n${key}`).digest('hex');
-    const fingerprint = createHash('sha256')
-      .update(JSON.stringify(body ?? null))
-      .digest('hex');
+    const name = hash('sha256', `${scope}\n${key}`);
+    const fingerprint = hash('sha256', JSON.stringify(body ?? null));
     const deadline = Date.now() + options.waitMs;
     for (;;) {
       const claimed: Remembered = { fingerprint, started: Date.now() };

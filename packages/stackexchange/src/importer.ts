@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -115,10 +115,7 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new DumpError(`${dir} is not a folder: give the folder of an unpacked Stack Exchange dump`);
   const print = fingerprint(dir);
-  const key = createHash('sha256')
-    .update(`${dir}\n${options.target ?? ''}`)
-    .digest('hex')
-    .slice(0, 16);
+  const key = hash('sha256', `${dir}\n${options.target ?? ''}`).slice(0, 16);
   const stateFile = path.join(options.stateDir ?? path.join(tmpdir(), 'kn-import'), `${site}-${key}.sqlite`);
   let db = openStage(stateFile);
   const resumed = getMeta(db, 'staged') === print;

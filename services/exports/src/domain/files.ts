@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type Bus, objectStore } from '@kn/bus';
 import { exportBucket } from '@kn/contracts';
@@ -38,7 +38,7 @@ export function exportFiles(bus: Bus, logger: Logger) {
     /** Stores the XSD (named by its hash, so a changed schema is a new object). */
     async ensureSchema() {
       const bytes = Buffer.from(CONTENT_EXPORT_XSD);
-      const object = `schema/content_export-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.xsd`;
+      const object = `schema/content_export-${hash('sha256', bytes).slice(0, 16)}.xsd`;
       const store = await files();
       if (!(await store.info(object))) await store.putBlob({ name: object }, bytes);
       return { object, size: bytes.length };

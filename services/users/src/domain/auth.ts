@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { type Actor, forbidden, notFound, Roles, unauthorized } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { Clock } from '@kn/service';
@@ -6,7 +6,7 @@ import type { UsersConfig } from '../config.ts';
 import type { UsersSchema } from '../db/schema.ts';
 import { verifyPassword } from './passwords.ts';
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string) => hash('sha256', token);
 const canActOnBehalf = (roles: readonly string[]) => roles.includes('on_behalf_user') || roles.includes('super_admin');
 /** super_admin holds every role ("Admin ... super_admin for everything"). */
 const effectiveRoles = (roles: readonly string[]) => (roles.includes('super_admin') ? [...Roles] : [...roles]) as Actor['roles'];
