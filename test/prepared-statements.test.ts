@@ -3,7 +3,10 @@ import { isolation } from '@kn/testing';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 
-/** Connections prepare the statements they run again (packages/db): reused, and still right when a table changes under them. */
+/**
+ * Connections of createDb (packages/db): they prepare the statements they run again (reused, and
+ * still right when a table changes under them), and their planner reads a small table by its key.
+ */
 const space = isolation();
 let db: Kysely<unknown>;
 
@@ -66,4 +69,15 @@ test('inside a transaction the refusal fails the transaction, and the statement 
   await migrateElsewhere('alter table probe.items alter column label type varchar(50)');
   await expect(db.transaction().execute((tx) => read(tx))).rejects.toMatchObject({ code: '0A000' });
   expect((await read(db)).rows).toEqual([{ id: 1, label: 'one' }]);
+});
+
+test('a row of a small table is read by its key, not by scanning the table (a page of questions reads each tag label so)', async () => {
+  await sql`create table labels (id uuid primary key default gen_random_uuid(), label text not null)`.execute(db);
+  await sql`insert into labels (label) select 'label ' || g from generate_series(1, 200) g`.execute(db);
+  await sql`analyze labels`.execute(db);
+  const { rows } = await sql<{
+    'QUERY PLAN': string;
+  }>`explain select label from labels where id = ${'00000000-0000-4000-8000-000000000001'}::uuid`.execute(db);
+  const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+  expect(plan).toMatch(/Index (Only )?Scan using labels_pkey/);
 });

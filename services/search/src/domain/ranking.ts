@@ -50,11 +50,13 @@ export function scorePhrase(
   add: (slot: number, score: number) => void,
   counted = 0,
 ): number {
-  const [count = 0] = index.phraseCounts([words], weights);
-  const phrase = index.scoredWord([words], weights, [{ idf: phraseIdf(index, counted + count), weight: 1 }], count);
+  // Read once at idf 1, then scaled: the phrase's idf needs its count, which is how many it reads
+  // (counting first read a short prefix's thousands of lists twice). `questions` serves ranking only.
+  const phrase = index.scoredWord([words], weights, [{ idf: 1, weight: 1 }], 0);
   phrase.fill(Number.POSITIVE_INFINITY);
-  for (let e = 0; e < phrase.size; e++) add(phrase.slots[e]!, phrase.adds[e]!);
-  return count;
+  const idf = phraseIdf(index, counted + phrase.size);
+  for (let e = 0; e < phrase.size; e++) add(phrase.slots[e]!, idf * phrase.adds[e]!);
+  return phrase.size;
 }
 
 /** The idf of a phrase (scorePhrase) in this many questions, with those of the forms counted before it. */

@@ -1516,7 +1516,7 @@ export class TermIndex {
       if (q !== 0) dot += w * q;
       if (w > 0) squares += w * w;
     }
-    // The norm as unitNorm computes it, from the same loop (each word weighed once).
+    // The norm (the unit's words weighted log(1 + tf) · unitIdf) from the same loop: each word weighed once.
     if (!known) {
       this.unitNorms[slot] = Math.sqrt(squares);
       this.unitNormFresh[slot] = 1;
