@@ -8,21 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need() {
-  command -v "$1" >/dev/null && return
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "installing $2 (for $1)" >&2
-    # apt's own chatter (debconf notes) goes to a log, shown only when the install fails.
-    local log
-    log=$(mktemp)
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq --no-install-recommends "$2" >"$log" 2>&1 ||
-      { apt-get update -qq >>"$log" 2>&1 && apt-get install -y -qq --no-install-recommends "$2" >>"$log" 2>&1; } ||
-      cat "$log" >&2
-    rm -f "$log"
-  fi
-  command -v "$1" >/dev/null || { echo "$1 is missing: apt-get install $2" >&2; exit 1; }
-}
+. infra/need.sh
 need docker-compose docker-compose
 need promtool prometheus
 need nats-server nats-server

@@ -10,7 +10,7 @@ import { undeclaredAnswers } from './answers.ts';
 export default async function globalTeardown() {
   const runId = process.env.KN_TEST_RUN;
   if (!runId) throw new Error('KN_TEST_RUN is not set: test/global-setup.ts did not run');
-  const left = await removeRun(runId, process.env.NATS_URL);
+  const left = await removeRun(runId);
   const undeclared = undeclaredAnswers(runId);
   const problems = [
     ...(left.length ? [`the test run left behind (removed now):\n  ${left.join('\n  ')}`] : []),

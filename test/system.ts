@@ -6,7 +6,7 @@ import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import * as notifications from '@kn/notifications';
 import * as search from '@kn/search';
-import { isolation, type NatsAuth, testClock, waitFor } from '@kn/testing';
+import { isolation, type NatsAuth, testClock, testNatsUrl, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
 import pg from 'pg';
 import supertest from 'supertest';
@@ -37,7 +37,7 @@ export async function startSystem(
   const indexDir = mkdtempSync(join(tmpdir(), 'kn-search-'));
   const env = {
     DATABASE_URL: databaseUrl,
-    NATS_URL: 'nats://127.0.0.1:4222',
+    NATS_URL: testNatsUrl(),
     NATS_NAMESPACE: namespace,
     LOG_LEVEL: 'silent',
     ADMIN_EMAIL: ADMIN.email,

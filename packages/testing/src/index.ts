@@ -34,6 +34,9 @@ export const runPrefixes = (runId: string) => ({ namespace: `t${runId}`, databas
 /** The Postgres server tests use unless TEST_DATABASE_URL names another (its database part is replaced). */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** The NATS server (with JetStream) tests use: TEST_NATS_URL, or this machine's. */
+export const testNatsUrl = () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
 /**
  * Everything a test file (or a benchmark) touches is its own: a database and a NATS namespace
  * (subjects, streams, consumers, buckets). `drop()` removes both; call it also when the file fails.
@@ -52,7 +55,7 @@ export function isolation() {
     databaseUrl,
     namespace,
     /** Drops the database and the namespace's streams and buckets from the NATS server at `natsUrl`. */
-    async drop(natsUrl = 'nats://127.0.0.1:4222', natsAuth?: NatsAuth) {
+    async drop(natsUrl = testNatsUrl(), natsAuth?: NatsAuth) {
       const results = await Promise.allSettled([dropDatabase(databaseUrl), dropNatsNamespace(natsUrl, namespace, natsAuth)]);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -77,7 +80,7 @@ export async function dropNatsNamespace(natsUrl: string, namespace: string, auth
  * Removes whatever a test run left on the NATS server and on Postgres (its namespaces' streams,
  * consumers and buckets, its databases) and answers what that was.
  */
-export async function removeRun(runId: string, natsUrl = 'nats://127.0.0.1:4222'): Promise<string[]> {
+export async function removeRun(runId: string, natsUrl = testNatsUrl()): Promise<string[]> {
   const { namespace, database } = runPrefixes(runId);
   const left: string[] = [];
   const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: 0 });
@@ -192,9 +195,10 @@ function listening(port: number) {
 /**
  * A NATS server of the test's own (the machine's nats-server binary, JetStream on, file store in a
  * temporary folder), so a test can stop and restart it without disturbing anything else; with a
- * configuration file's text and the environment it reads (passwords), when given.
+ * configuration file's text and the environment it reads (passwords), when given; `jetstream: false`
+ * for a server the system must refuse.
  */
-export async function startNatsServer(options: { config?: string; env?: Record<string, string> } = {}) {
+export async function startNatsServer(options: { config?: string; env?: Record<string, string>; jetstream?: boolean } = {}) {
   const port = await freePort();
   const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-'));
   const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -206,7 +210,11 @@ export async function startNatsServer(options: { config?: string; env?: Record<s
   async function up() {
     child = spawn(
       binary,
-      [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, '-l', path.join(storeDir, 'nats.log')],
+      [
+        ...config,
+        ...['-a', '127.0.0.1', '-p', String(port), '-l', path.join(storeDir, 'nats.log')],
+        ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir]),
+      ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...process.env, ...options.env },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Bus, connectBus } from '@kn/bus';
 import { createLogger } from '@kn/telemetry';
-import { isolation } from '@kn/testing';
+import { isolation, testNatsUrl } from '@kn/testing';
 import { indexHandlers } from '../src/local/events.ts';
 import { startProjector } from '../src/local/projector.ts';
 import { SearchStore } from '../src/local/store.ts';
@@ -16,7 +16,7 @@ let store: SearchStore;
 
 beforeAll(async () => {
   bus = await connectBus({
-    url: 'nats://127.0.0.1:4222',
+    url: testNatsUrl(),
     namespace: space.namespace,
     name: 'projector-test',
     logger: createLogger('test', 'silent'),
