@@ -82,8 +82,8 @@ export async function seedUsers(databaseUrl: string, count: number) {
   await client.connect();
   try {
     await client.query(`
-      insert into users.users (email, firstname, lastname, language, roles, search_text)
-      select 'user' || g || '@bench.invalid', 'User', 'Number ' || g, 'en', '{user,api_user}', ' user number ' || g || ' '
+      insert into users.users (email, firstname, lastname, language, roles, search_text, search_text_without_email)
+      select 'user' || g || '@bench.invalid', 'User', 'Number ' || g, 'en', '{user,api_user}', ' user number ' || g || ' ', ' user number ' || g || ' '
       from generate_series(1, ${count}) g`);
   } finally {
     await client.end();

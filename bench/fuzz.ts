@@ -6,6 +6,7 @@
 import {
   changedTables,
   describe,
+  FUZZ_SETTINGS,
   type FuzzResult,
   fuzzFixtures,
   generate,
@@ -22,7 +23,7 @@ const seed = Number(process.env.FUZZ_SEED ?? 20260101);
 const concurrency = Number(process.env.FUZZ_CONCURRENCY ?? 16);
 const CHUNK = 1000;
 
-const system = await startSystem();
+const system = await startSystem(FUZZ_SETTINGS);
 try {
   const { actors, ctx, protectedUserIds } = await fuzzFixtures(system);
   const ops = loadOperations();

@@ -48,6 +48,8 @@ const env = {
   PORT: '18091',
   HOST: '127.0.0.1',
   SCRYPT_COST: '1024',
+  // The webhook receiver is this process, on 127.0.0.1.
+  WEBHOOK_ALLOW_INTERNAL: 'true',
   SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
 };
 const base = 'http://127.0.0.1:18091/api/v1';

@@ -136,6 +136,7 @@ const scenarios: Record<string, Scenario[]> = {
       roles: ['user_admin'],
       request: () => ({ path: '/users', query: { include: 'deleted,hidden,system' } }),
     },
+    { variant: 'role=super_admin', roles: ['user_admin'], request: () => ({ path: '/users', query: { role: 'super_admin' } }) },
   ],
   getMe: [{ request: () => ({ path: '/users/me' }) }],
   getLanguageSettings: [{ request: () => ({ path: '/users/me/settings' }) }],
@@ -851,13 +852,20 @@ describe('secrets', () => {
   });
 
   test('no password or token ever reached the services’ logs', async () => {
-    // A failing login and a password change happen while the logs are captured, too.
+    // A failing login and password changes happen while the logs are captured, too.
     await system.api.post(`${API}/auth/login`).send({ email: owner.user.email, password: 'a-wrong-password-xyz' });
     await ok(
       system.api
         .put(`${API}/users/${answerer.user.id}`)
         .set(...admin)
         .send({ password: 'a-new-password-5678' }),
+    );
+    const own = await system.createUser();
+    await ok(
+      system.api
+        .put(`${API}/users/${own.user.id}`)
+        .set(...own.auth)
+        .send({ password: 'an-own-password-5678', current_password: PASSWORD }),
     );
     await system.flushLogs();
     expect(logLines.length).toBeGreaterThan(0);
@@ -867,6 +875,7 @@ describe('secrets', () => {
       ADMIN.password,
       'a-wrong-password-xyz',
       'a-new-password-5678',
+      'an-own-password-5678',
       system.adminToken,
       owner.token,
       answerer.token,

@@ -119,11 +119,36 @@ test('upload to a question: 201 Attachment, listed, downloaded with its content 
   expect(file.headers['content-type']).toMatch(/^text\/plain/);
   expect(file.headers['x-content-type-options']).toBe('nosniff');
   expect(file.text).toBe(bytes.toString());
-  expect(file.headers['content-disposition']).toBe("attachment; filename*=UTF-8''notes.txt");
+  expect(file.headers['content-disposition']).toBe(`attachment; filename="notes.txt"; filename*=UTF-8''notes.txt`);
 
   const event = (await contentEvents(system, 'content.attachment.added.v1')).find((e) => e.data.attachment.id === res.body.id);
   expect(event?.data.text).toBe('Kubernetes pod eviction explained in plain words.');
   expect(event?.data.question.id).toBe(q);
+});
+
+test('a UTF-8 file name round-trips: stored, listed, in the event, and in the download’s filename*', async () => {
+  const q = await publishedQuestion(system, poser.token);
+  const name = 'Übersicht (März) – 日本語.txt';
+  // As browsers and HTTP libraries send it: the name's UTF-8 bytes in filename="…".
+  const res = await system.api
+    .post(`${API}/questions/${q}/attachments`)
+    .set(...poser.auth)
+    .attach('file', Buffer.from('Zusammenfassung'), { filename: name, contentType: 'text/plain' });
+  expect(res.status).toBe(201);
+  expect(res.body.name).toBe(name);
+  const list = await system.api.get(`${API}/questions/${q}/attachments`).set(...other.auth);
+  expect(list.body.items.map((a: { name: string }) => a.name)).toEqual([name]);
+  const event = (await contentEvents(system, 'content.attachment.added.v1')).find((e) => e.data.attachment.id === res.body.id);
+  expect(event?.data.attachment.name).toBe(name);
+
+  const file = await system.api.get(`${API}/attachments/${res.body.id}/file`).set(...other.auth);
+  expect(file.status).toBe(200);
+  const disposition = file.headers['content-disposition'] as string;
+  // RFC 6266: an ASCII stand-in in filename, the name itself in filename* (RFC 8187: UTF-8, percent-encoded attr-chars only).
+  const [, fallback, encoded] = /^attachment; filename="([^"]*)"; filename\*=UTF-8''([^;\s]+)$/.exec(disposition) ?? [];
+  expect(fallback).toBe('_bersicht (M_rz) _ ___.txt');
+  expect(encoded).toMatch(/^[A-Za-z0-9!#$&+\-.^_`|~%]+$/);
+  expect(decodeURIComponent(encoded!)).toBe(name);
 });
 
 test('text is extracted from PDF and HTML; binary downloads are byte-exact', async () => {

@@ -9,6 +9,11 @@ beforeAll(async () => {
 afterAll(() => system?.stop());
 
 const usersDb = () => system.services.users.runtime.db;
+const setRoles = (id: number, roles: string[]) =>
+  system.api
+    .put(`/api/v1/users/${id}`)
+    .set(...bearer(system.adminToken))
+    .send({ roles });
 
 describe('login', () => {
   test('returns a token with its expiry, about 30 days ahead', async () => {
@@ -96,6 +101,25 @@ describe('tokens', () => {
     expect((await system.api.get('/api/v1/users?include=hidden').set(...bearer(token))).status).toBe(403);
   });
 
+  test('taking api_user away refuses the existing token on its very next request', async () => {
+    const { user, token } = await system.createUser();
+    // Resolved once, so the gateway has the token cached.
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).status).toBe(200);
+    expect((await setRoles(user.id, ['user'])).status).toBe(200);
+    const me = await system.api.get('/api/v1/users/me').set(...bearer(token));
+    expect([me.status, me.body.code]).toEqual([403, 'Forbidden']);
+    const question = await system.api
+      .post('/api/v1/questions')
+      .set(...bearer(token))
+      .send({ title: 'Still asking after losing api_user?' });
+    expect(question.status).toBe(403);
+    const asked = await system.services.content.runtime.db.selectFrom('questions').select('id').where('author_id', '=', user.id).execute();
+    expect(asked).toEqual([]);
+    // The token was not revoked: the role given back opens it again.
+    expect((await setRoles(user.id, ['user', 'api_user'])).status).toBe(200);
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(token))).body.id).toBe(user.id);
+  });
+
   test("DELETE /auth/token revokes only the caller's token", async () => {
     const { user, token } = await system.createUser();
     const other = await system.login(user.email, 'password-1234');
@@ -134,6 +158,69 @@ describe('tokens', () => {
 });
 
 describe('acting on behalf', () => {
+  test('never grants a role the technical user lacks: the administrator is refused, by header and by POST /auth/tokens', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    const adminId = (await system.api.get('/api/v1/users/me').set(...bearer(system.adminToken))).body.id as number;
+    const settings = await system.api
+      .get('/api/v1/settings')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-User-Id', String(adminId));
+    expect([settings.status, settings.body.code]).toEqual([403, 'Forbidden']);
+    expect(settings.body).not.toHaveProperty('network_name');
+    const byEmail = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-Email', ADMIN.email);
+    expect([byEmail.status, byEmail.body.code]).toEqual([403, 'Forbidden']);
+    const token = await system.api
+      .post('/api/v1/auth/tokens')
+      .set(...technical.auth)
+      .send({ user_id: adminId });
+    expect([token.status, token.body.code]).toEqual([403, 'Forbidden']);
+    expect(token.body).not.toHaveProperty('token');
+    const issued = await usersDb().selectFrom('tokens').select('id').where('issued_by', '=', technical.user.id).execute();
+    expect(issued).toEqual([]);
+  });
+
+  test('a technical user may act for users whose roles it holds (user and manager count for nothing)', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user', 'content_admin']);
+    const editor = await system.createUser({}, ['user', 'manager', 'content_admin']);
+    const me = await system.api
+      .get('/api/v1/users/me')
+      .set(...technical.auth)
+      .set('X-On-Behalf-Of-User-Id', String(editor.user.id));
+    expect(me.body.id).toBe(editor.user.id);
+    const token = await system.api
+      .post('/api/v1/auth/tokens')
+      .set(...technical.auth)
+      .send({ user_id: editor.user.id });
+    expect(token.status).toBe(201);
+  });
+
+  test('an on-behalf token stops at once when the target gains a role the issuer lacks, or the issuer loses on_behalf_user', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    const target = await system.createUser();
+    const issue = async () =>
+      (
+        await system.api
+          .post('/api/v1/auth/tokens')
+          .set(...technical.auth)
+          .send({ user_id: target.user.id })
+      ).body.token as string;
+    const promoted = await issue();
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(promoted))).body.id).toBe(target.user.id);
+    expect((await setRoles(target.user.id, ['user', 'api_user', 'settings_admin'])).status).toBe(200);
+    const settings = await system.api.get('/api/v1/settings').set(...bearer(promoted));
+    expect([settings.status, settings.body.code]).toEqual([403, 'Forbidden']);
+    expect(settings.body).not.toHaveProperty('network_name');
+    expect((await setRoles(target.user.id, ['user', 'api_user'])).status).toBe(200);
+
+    const demoted = await issue();
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(demoted))).body.id).toBe(target.user.id);
+    expect((await setRoles(technical.user.id, ['user', 'api_user'])).status).toBe(200);
+    expect((await system.api.get('/api/v1/users/me').set(...bearer(demoted))).status).toBe(403);
+  });
+
   test('by user id or by email, with the on_behalf_user role', async () => {
     const technical = await system.createUser({}, ['on_behalf_user']);
     const target = await system.createUser();

@@ -37,7 +37,7 @@ describe('errors have the contract shape', () => {
     const res = await system.api
       .post('/api/v1/users')
       .set(...bearer(system.adminToken))
-      .send({ email: 'big@example.com', about: 'x'.repeat(2 * 1024 * 1024) });
+      .send({ email: 'big@example.com', about: 'x'.repeat(10 * 1024 * 1024) });
     expectError(res, 413, 'PayloadTooLarge');
   });
 

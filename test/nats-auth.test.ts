@@ -52,6 +52,23 @@ const as = (user: NatsUser, password = passwords[user]) =>
     logger: createLogger('probe', 'silent'),
   });
 
+/** The read-only subscriber of @kn/client on the content stream, reading published questions only. */
+function subscribeToPublished(durable: string, onQuestion: (question: { title: string; description?: string | null }) => void) {
+  const others = (Object.keys(events) as EventSubject[]).filter((s) => s.startsWith('content.') && s !== 'content.question.published.v1');
+  return subscribe({
+    url: nats.url,
+    user: 'subscriber',
+    password: passwords.subscriber,
+    namespace: system.env.NATS_NAMESPACE,
+    stream: 'content',
+    durable,
+    ignore: others as Array<Exclude<StreamSubject<'content'>, 'content.question.published.v1'>>,
+    handlers: {
+      'content.question.published.v1': ({ data }) => onQuestion(data.question),
+    },
+  });
+}
+
 test('everything works with every process as its own user: ask, route, answer, notify, search, attach, export', async () => {
   const poser = await system.createUser();
   const answerer = await system.createUser();
@@ -85,6 +102,32 @@ test('everything works with every process as its own user: ask, route, answer, n
   expect((await system.api.get(`${API}/export/content/${exported.body.export_id}/file`).set(...admin)).status).toBe(200);
   expect((await system.api.get('/readyz')).status).toBe(200);
   // Nothing any process did was refused on the way (a refused rate-limit write, say, would pass silently).
+  expect(nats.log().match(/.*Violation.*/g) ?? []).toEqual([]);
+});
+
+test('bodies larger than a NATS message (claim check) travel on the locked bus: request, answer, event, every reader', async () => {
+  const poser = await system.createUser();
+  const descriptions: string[] = [];
+  const subscription = await subscribeToPublished('a-reader-of-large-events', (question) => {
+    descriptions.push(question.description ?? '');
+  });
+  try {
+    const description = `<p>${'Locked buses carry large bodies too. '.repeat(60_000)}</p><p>Zeppelin.</p>`;
+    const created = await system.api
+      .post(`${API}/questions`)
+      .set(...poser.auth)
+      .send({ title: 'How large may a description be?', description });
+    expect(created.status).toBe(201);
+    expect((await system.api.put(`${API}/questions/${created.body.id}/publish`).set(...poser.auth)).status).toBe(200);
+    expect((await system.api.get(`${API}/questions/${created.body.id}`).set(...poser.auth)).body.description).toBe(description);
+    await system.searchCaughtUp();
+    const found = await system.api.get(`${API}/questions?query=zeppelin`).set(...poser.auth);
+    expect(found.body.items.map((q: { id: number }) => q.id)).toEqual([created.body.id]);
+    await subscription.caughtUp();
+    expect(descriptions).toContain(description);
+  } finally {
+    await subscription.stop();
+  }
   expect(nats.log().match(/.*Violation.*/g) ?? []).toEqual([]);
 });
 
@@ -142,20 +185,8 @@ test('an outside subscriber reads every stream and cannot publish at all', async
 
 test('the typed subscriber of @kn/client works as the read-only subscriber: a durable consumer, its inbox, acknowledgements', async () => {
   const titles: string[] = [];
-  const others = (Object.keys(events) as EventSubject[]).filter((s) => s.startsWith('content.') && s !== 'content.question.published.v1');
-  const subscription = await subscribe({
-    url: nats.url,
-    user: 'subscriber',
-    password: passwords.subscriber,
-    namespace: system.env.NATS_NAMESPACE,
-    stream: 'content',
-    durable: 'an-outside-system',
-    ignore: others as Array<Exclude<StreamSubject<'content'>, 'content.question.published.v1'>>,
-    handlers: {
-      'content.question.published.v1': ({ data }) => {
-        titles.push(data.question.title);
-      },
-    },
+  const subscription = await subscribeToPublished('an-outside-system', (question) => {
+    titles.push(question.title);
   });
   try {
     const poser = await system.createUser();

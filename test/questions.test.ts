@@ -1,3 +1,4 @@
+import { sql } from '@kn/db';
 import { contentEvents, usersProjectionCaughtUp } from '../services/content/test/events.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
@@ -425,15 +426,36 @@ describe('publish', () => {
 });
 
 describe('views, delete, restore, flag, follow, experts', () => {
-  test('every GET counts a view', async () => {
+  test('a view counts once per person, question and day', async () => {
     const q = await published(alice);
-    await api()
-      .get(`${Q}/${q.id}`)
-      .set(...bob.auth);
-    const res = await api()
-      .get(`${Q}/${q.id}`)
-      .set(...bob.auth);
-    expect(res.body.view_count).toBe(2);
+    const read = async (user: U) => {
+      const res = await api()
+        .get(`${Q}/${q.id}`)
+        .set(...user.auth);
+      expect(res.status).toBe(200);
+      return res.body.view_count as number;
+    };
+    // 21 reads by one person, ten of them at once: one view.
+    await Promise.all(Array.from({ length: 10 }, () => read(bob)));
+    for (let i = 0; i < 10; i++) await read(bob);
+    expect(await read(bob)).toBe(1);
+    expect(await read(alice)).toBe(2);
+    expect(await read(alice)).toBe(2);
+
+    // Bob's view as if it were yesterday's: his next read is a new day's view, and past days are cleared.
+    const db = system.services.content.runtime.db;
+    await sql`update question_views set day = day - 1 where question_id = ${q.id} and user_id = ${bob.user.id}`.execute(db);
+    expect(await read(bob)).toBe(3);
+    expect(await read(bob)).toBe(3);
+    const rows = await sql<{ user_id: number; today: boolean }>`
+      select user_id, day = (now() at time zone 'UTC')::date as today from question_views where question_id = ${q.id} order by user_id`.execute(
+      db,
+    );
+    expect(rows.rows).toEqual([alice, bob].map((u) => ({ user_id: u.user.id, today: true })).sort((a, b) => a.user_id - b.user_id));
+    const listed = await api()
+      .get(`${Q}/${q.id}/complete`)
+      .set(...alice.auth);
+    expect(listed.body.view_count).toBe(3);
   });
 
   test('delete and restore by the author; others are refused', async () => {

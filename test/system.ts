@@ -49,6 +49,8 @@ export async function startSystem(
     SEARCH_INDEX_PATH: join(indexDir, 'index.sqlite'),
     // Every service of the file runs in this process: each serves its metrics on a free port.
     METRICS_PORT: '0',
+    // Webhook receivers of the tests listen on 127.0.0.1 (test/webhook-targets.test.ts runs without this).
+    WEBHOOK_ALLOW_INTERNAL: 'true',
     // With ELASTICSEARCH_URL in the environment the search service runs on Elasticsearch, in
     // indices of this file's own (dropped at stop).
     ...(process.env.ELASTICSEARCH_URL
@@ -126,18 +128,23 @@ export async function startSystem(
     login,
     /**
      * Holds requests inside their transactions: locks a table of a service's schema
-     * (`content.solutions`, say) until `run` is done, so that every write to it waits, as it would
+     * (`content.solutions`, say) until `run` is done, so that every write (or read) to it waits, as it would
      * behind a slow disk. `waiting(kind)` resolves once a backend of this system waits for a lock
      * of that kind (`relation`: the held table, `advisory`: an advisory lock).
      */
-    async holding<T>(table: string, run: (waiting: (kind: string) => Promise<void>) => Promise<T>): Promise<T> {
+    async holding<T>(
+      table: string,
+      run: (waiting: (kind: string) => Promise<void>) => Promise<T>,
+      /** `access exclusive` holds reads too. */
+      mode: 'exclusive' | 'access exclusive' = 'exclusive',
+    ): Promise<T> {
       const holder = new pg.Client({ connectionString: databaseUrl });
       // Another connection watches: inside a transaction pg_stat_activity stays as it was first read.
       const watcher = new pg.Client({ connectionString: databaseUrl });
       await Promise.all([holder.connect(), watcher.connect()]);
       try {
         await holder.query('begin');
-        await holder.query(`lock table ${table} in exclusive mode`);
+        await holder.query(`lock table ${table} in ${mode} mode`);
         const waiting = async (kind: string) => {
           await waitFor(
             async () =>

@@ -115,11 +115,37 @@ describe('create, read, update, delete', () => {
         await system.api
           .put(`/api/v1/users/${a.user.id}`)
           .set(...a.auth)
-          .send({ password: 'new-password-99' })
+          .send({ password: 'new-password-99', current_password: 'password-1234' })
       ).status,
     ).toBe(200);
     expect((await system.api.get('/api/v1/users/me').set(...a.auth)).status).toBe(401);
     await system.login(a.user.email, 'new-password-99');
+  });
+
+  test('changing their own password or email needs the current password; a user_admin changing others needs none', async () => {
+    const a = await system.createUser();
+    const change = (body: Record<string, unknown>, auth = a.auth) =>
+      system.api
+        .put(`/api/v1/users/${a.user.id}`)
+        .set(...auth)
+        .send(body);
+    for (const body of [{ password: 'taken-over-99' }, { email: 'thief@example.com' }]) {
+      const missing = await change(body);
+      expect([missing.status, missing.body.code, missing.body.errors?.[0]?.path]).toEqual([400, 'ValidationError', 'current_password']);
+      const wrong = await change({ ...body, current_password: 'a-guess-1234' });
+      expect([wrong.status, wrong.body.code]).toEqual([403, 'Forbidden']);
+    }
+    const unchanged = await system.api.get(`/api/v1/users/${a.user.id}`).set(...admin);
+    expect(unchanged.body.email).toBe(a.user.email);
+    expect((await system.api.get('/api/v1/users/me').set(...a.auth)).status).toBe(200);
+    await system.login(a.user.email, 'password-1234');
+    // Sending the email unchanged along with the profile is no change of email.
+    expect((await change({ email: a.user.email.toUpperCase(), about: 'Brewer' })).status).toBe(200);
+
+    const moved = await change({ email: 'moved@example.com', current_password: 'password-1234' });
+    expect([moved.status, moved.body.email]).toEqual([200, 'moved@example.com']);
+    expect((await change({ password: 'by-the-admin-1', email: 'by.admin@example.com' }, admin)).status).toBe(200);
+    await system.login('by.admin@example.com', 'by-the-admin-1');
   });
 
   test('delete is soft: the user stays readable as deleted and leaves the list', async () => {
@@ -218,9 +244,20 @@ describe('search', () => {
     expect(names(all).at(-1)).toBe('Maria Kovač');
   });
 
-  test('role filter', async () => {
+  test('role filter, for user admins only', async () => {
     const res = await system.api.get('/api/v1/users?role=super_admin').set(...admin);
     expect(res.body.items.map((u: { email: string }) => u.email)).toEqual(['admin@example.com']);
+    const userAdmin = await system.createUser({}, ['user_admin']);
+    const byUserAdmin = await system.api.get('/api/v1/users?role=super_admin').set(...userAdmin.auth);
+    expect(byUserAdmin.body.items.map((u: { email: string }) => u.email)).toEqual(['admin@example.com']);
+    const plain = await system.createUser();
+    const refused = await system.api.get('/api/v1/users?role=super_admin').set(...plain.auth);
+    expect([refused.status, refused.body.code, refused.body.message]).toEqual([
+      403,
+      'Forbidden',
+      'the role filter needs the user_admin role',
+    ]);
+    expect(refused.body).not.toHaveProperty('items');
   });
 
   test('hostile and odd queries are results or errors, never 500', async () => {
@@ -237,7 +274,7 @@ describe('search', () => {
 
 describe('email disguise', () => {
   test('disguised for others when anonymize_users_email is on; clear for self and for user_admin on request', async () => {
-    const a = await system.createUser({ email: 'clear.view@example.com' });
+    const a = await system.createUser({ email: 'clear.view@example.com', firstname: 'Clara', lastname: 'View' });
     const b = await system.createUser();
     expect(
       (
@@ -252,7 +289,7 @@ describe('email disguise', () => {
       expect(seen.body.email).toBe('c***@example.com');
       expect(seen.body).not.toHaveProperty('roles');
       expect((await system.api.get('/api/v1/users/me').set(...a.auth)).body.email).toBe('clear.view@example.com');
-      const listed = await system.api.get('/api/v1/users?query=clear.view').set(...admin);
+      const listed = await system.api.get('/api/v1/users?query=Clara%20View').set(...admin);
       expect(listed.body.items[0].email).toBe('c***@example.com');
       const deanonymized = await system.api.get('/api/v1/users?query=clear.view&deanonymize_users_email=true').set(...admin);
       expect(deanonymized.body.items[0].email).toBe('clear.view@example.com');
@@ -264,5 +301,36 @@ describe('email disguise', () => {
         .send({ anonymize_users_email: false });
     }
     expect((await system.api.get(`/api/v1/users/${a.user.id}`).set(...b.auth)).body.email).toBe('clear.view@example.com');
+  });
+
+  test('while disguised, an email cannot be searched for: no prefix or whole address confirms it', async () => {
+    const a = await system.createUser({ email: 'b.secret@corp.example', firstname: 'Bettina', lastname: 'Hidden' });
+    const b = await system.createUser();
+    const find = (query: string, auth: [string, string], extra = '') =>
+      system.api.get(`/api/v1/users?query=${encodeURIComponent(query)}${extra}`).set(...auth);
+    const ids = (res: { body: { items: Array<{ id: number }> } }) => res.body.items.map((u) => u.id);
+    const probes = ['b.', 'b.s', 'b.secret@corp.example', 'secret', 'corp.example', 'corp'];
+    expect(ids(await find('b.secret', b.auth))).toEqual([a.user.id]);
+    await system.api
+      .put('/api/v1/settings')
+      .set(...admin)
+      .send({ anonymize_users_email: true });
+    try {
+      for (const caller of [b.auth, a.auth, admin]) {
+        for (const q of probes) expect({ q, found: ids(await find(q, caller)) }).toEqual({ q, found: [] });
+        // The name still finds the user, with the email disguised.
+        const byName = await find('Bettina Hidden', caller);
+        expect(ids(byName)).toEqual([a.user.id]);
+      }
+      expect((await find('Bettina', b.auth)).body.items[0].email).toBe('b***@corp.example');
+      // Who sees the real addresses may search them.
+      expect(ids(await find('b.secret@corp.example', admin, '&deanonymize_users_email=true'))).toEqual([a.user.id]);
+      expect(ids(await find('secre', admin, '&deanonymize_users_email=true'))).toEqual([a.user.id]);
+    } finally {
+      await system.api
+        .put('/api/v1/settings')
+        .set(...admin)
+        .send({ anonymize_users_email: false });
+    }
   });
 });

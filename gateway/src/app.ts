@@ -19,9 +19,9 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { asyncApiDocument } from './asyncapi.ts';
 import { authenticator } from './auth.ts';
-import type { GatewayConfig } from './config.ts';
+import { type GatewayConfig, trustProxy } from './config.ts';
 import { fileRoutes } from './files.ts';
-import { idempotency, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
+import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
 import { docsPage, favicon, openApiDocument } from './openapi.ts';
 import { authorize, parsePart } from './request.ts';
 import { type Route, routeTable } from './routes.ts';
@@ -45,7 +45,8 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.set('trust proxy', true);
+  // Which X-Forwarded-For entries name the client (req.ip): the log-in limit is per client address.
+  app.set('trust proxy', trustProxy(config.TRUST_PROXY));
 
   const httpMetrics = bus.metrics.http;
   app.use((req, res, next) => {
@@ -100,7 +101,8 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
 
   const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS, clock: options.clock });
   const limits = networkLimits(bus);
-  const takeRate = rateLimiter(bus);
+  const takeRate = rateLimiter(bus, { clock: options.clock });
+  const loginAttempt = loginThrottle(takeRate);
   const keys = idempotency(bus, { inFlightMs: 2 * config.RPC_TIMEOUT_MS, waitMs: config.RPC_TIMEOUT_MS });
   /** Counts a request against a limit: RateLimit-* headers on the answer, 429 RateLimited beyond it. */
   const limit = async (res: Response, name: string, perMinute: number) => {
@@ -167,9 +169,16 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
                 if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
                 body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
               }
-              // Logging in is limited per email address (password guessing), everything else per token.
-              if (name === 'login')
-                await limit(res, `login:${(body as { email: string }).email.trim().toLowerCase()}`, limits.get().login_attempts_per_minute);
+              // Logging in is limited per client address and per email address (loginThrottle), everything else per token.
+              const login =
+                name === 'login'
+                  ? await loginAttempt(
+                      clientAddress(req.ip),
+                      (body as { email: string }).email.trim().toLowerCase(),
+                      limits.get().login_attempts_per_minute,
+                      (headers) => res.set(headers),
+                    )
+                  : undefined;
               const send = (status: number, json: string | null) => {
                 if (json === null) res.status(status === 200 ? (http.status ?? 204) : status).end();
                 else res.status(status).type('json').send(json);
@@ -178,10 +187,11 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
               const scope = `${actor?.id ?? 'public'} ${http.method} ${http.path}`;
               // The service records the key with its change, so that a retry after a lost answer changes nothing.
               const requestKey = key === undefined ? undefined : hash('sha256', `${scope}\n${key}`);
-              const run = () =>
+              const call = () =>
                 callJson(bus, name, op, { actor, params, query, body, requestId: req.id, url: req.originalUrl, requestKey } as never, {
                   timeoutMs: Math.max(config.RPC_TIMEOUT_MS, http.timeoutMs ?? 0),
                 });
+              const run = login ? () => login.check(call) : call;
               if (key === undefined) {
                 send(http.status ?? 200, await run());
                 return;

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { BaseConfig, parseConfig } from '@kn/service';
 import { z } from 'zod';
 
@@ -5,13 +6,20 @@ import { z } from 'zod';
 export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true }).extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe('Where the REST API listens (0: any free port).'),
   HOST: z.string().default('0.0.0.0').describe('The address the REST API listens on.'),
-  BODY_LIMIT: z.string().default('1mb').describe('Largest JSON body accepted; larger ones get 413.'),
+  BODY_LIMIT: z
+    .string()
+    .default('10mb')
+    .describe(
+      'Largest JSON body accepted (10 MiB by default: descriptions are unlimited in the interface, this is the practical cap); larger ones get 413.',
+    ),
   RPC_TIMEOUT_MS: z.coerce
     .number()
     .int()
     .positive()
     .default(10_000)
-    .describe('How long a service may take to answer before the gateway gives up (ms; the client gets 503 ServiceUnavailable).'),
+    .describe(
+      'How long a service may take to answer before the gateway gives up (ms; the client gets 503 ServiceUnavailable, and the work the service does for the request stops then).',
+    ),
   ATTACHMENT_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -26,7 +34,31 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
     .describe(
       'How long a resolved token is reused before the users service is asked again (ms; 0: ask every time). Revocations reach every gateway at once over NATS; this bounds a missed one.',
     ),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .refine(isTrustProxy, {
+      message: 'must be false, a number of hops, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal',
+    })
+    .describe(
+      'Which proxies in front of the gateway may name the client in `X-Forwarded-For` (the client address is what log-ins are limited by): `false`, none (the connecting address is the client); a number of hops (`1`: one load balancer, which must append the address it sees); or a comma-separated list of proxy addresses and subnets (`10.0.0.0/8`, also `loopback`, `linklocal`, `uniquelocal`). Trusting more than what is in front lets a client choose its own address.',
+    ),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+function isTrustProxy(value: string) {
+  if (value === 'false' || /^\d+$/.test(value)) return true;
+  return value.split(',').every((part) => {
+    const [address, bits, ...rest] = part.trim().split('/');
+    if (PROXY_NAMES.has(address!) && bits === undefined) return true;
+    const family = isIP(address!);
+    return family !== 0 && rest.length === 0 && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)));
+  });
+}
+
+/** TRUST_PROXY as express's `trust proxy` setting takes it. */
+export const trustProxy = (value: string): boolean | number | string =>
+  value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value;
 
 export const loadConfig = (env?: Record<string, string | undefined>) => parseConfig(GatewayConfig, env);

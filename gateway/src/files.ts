@@ -40,7 +40,12 @@ export function fileRoutes(options: FileRoutesOptions) {
     return new Promise<{ name: string; mimeType: string; size: number; hash: string; truncated: boolean } | null>((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
-        parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: options.maxBytes + 1, fields: 20, parts: 40 } });
+        parser = busboy({
+          headers: req.headers,
+          // Browsers and HTTP libraries send the file name as raw UTF-8 (busboy reads Latin-1 by default).
+          defParamCharset: 'utf8',
+          limits: { files: 1, fileSize: options.maxBytes + 1, fields: 20, parts: 40 },
+        });
       } catch {
         reject(unsupportedMediaType('send the file as multipart/form-data in the field "file"'));
         return;
@@ -181,7 +186,7 @@ export function fileRoutes(options: FileRoutesOptions) {
     res.setHeader('Content-Type', file.mime_type);
     res.setHeader('Content-Length', String(file.size));
     // Never rendered by the browser on our origin: uploaded HTML must not run as our pages.
-    res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    res.setHeader('Content-Disposition', contentDisposition(file.name));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
     const body = Readable.fromWeb(stored.data as unknown as WebReadableStream<Uint8Array>);
@@ -211,4 +216,15 @@ function cleanName(filename: string | undefined) {
     .trim()
     .slice(0, 255);
   return clean || 'file';
+}
+
+/**
+ * `attachment` with the name twice (RFC 6266): `filename*` carries it whole as UTF-8 (RFC 8187),
+ * `filename` an ASCII stand-in for the few clients that do not read `filename*`.
+ */
+function contentDisposition(name: string) {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  // encodeURIComponent leaves ' ( ) * as they are; RFC 8187's attr-char does not allow them.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -1,6 +1,16 @@
 import { hash } from 'node:crypto';
+import { isIP } from 'node:net';
 import { type Bus, call, type KV, keyValue } from '@kn/bus';
-import { AppError, conflict, NETWORK_SETTINGS_DEFAULTS, type NetworkSettings, serviceUnavailable, usersOperations } from '@kn/contracts';
+import {
+  AppError,
+  conflict,
+  NETWORK_SETTINGS_DEFAULTS,
+  type NetworkSettings,
+  rateLimited,
+  serviceUnavailable,
+  usersOperations,
+} from '@kn/contracts';
+import { type Clock, ipv6Words, systemClock } from '@kn/service';
 
 type Limits = Pick<NetworkSettings, 'rate_limit_per_minute' | 'login_attempts_per_minute'>;
 
@@ -54,10 +64,12 @@ export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the caller could send `limit` requests at once again. */
+  /** Seconds until the caller could send `limit` requests at once again (nothing of the limit used). */
   reset: number;
   /** Seconds to wait before the next request is allowed (denied requests). */
   retryAfter: number;
+  /** Nothing of the limit was used before this request. */
+  idle: boolean;
 }
 
 /** The IETF RateLimit header fields of a decision. */
@@ -66,6 +78,9 @@ export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
   'RateLimit-Remaining': String(d.remaining),
   'RateLimit-Reset': String(d.reset),
 });
+
+/** take: one request (refused beyond the limit); give: one request back; penalize: the whole minute used up. */
+type Change = 'take' | 'give' | 'penalize';
 
 /**
  * Rate limits shared by every gateway instance: a generic cell rate algorithm (GCRA) per key in
@@ -77,35 +92,38 @@ export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
  * half a second, the request is let through
  * (limits protect the service; they must not take it down).
  */
-export function rateLimiter(bus: Bus, decisionBudgetMs = 500) {
+export function rateLimiter(bus: Bus, options: { clock?: Clock; decisionBudgetMs?: number } = {}) {
   const bucket = keyValue(bus, 'ratelimits', { ttlMs: 2 * 60_000, memory: true });
   const known = new Map<string, { tat: number; revision: number }>();
   const window = 60_000;
+  const clock = options.clock ?? systemClock;
 
   async function read(kv: KV, key: string) {
     const entry = await kv.get(key);
     return entry && entry.operation === 'PUT' ? { tat: Number(entry.string()), revision: entry.revision } : { tat: 0, revision: 0 };
   }
 
-  return async function take(name: string, limit: number): Promise<RateDecision | null> {
-    if (limit <= 0) return null;
-    // A bucket whose stream is electing a new leader answers after seconds: let the request through
-    // rather than make it wait that long (the write goes on in the background).
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => {
-        bus.logger.warn('rate limit not decided in time; request let through');
-        resolve(null);
-      }, decisionBudgetMs);
-    });
-    try {
-      return await Promise.race([decide(name, limit), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const budgeted =
+    (change: Change) =>
+    async (name: string, limit: number): Promise<RateDecision | null> => {
+      if (limit <= 0) return null;
+      // A bucket whose stream is electing a new leader answers after seconds: let the request through
+      // rather than make it wait that long (the write goes on in the background).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((resolve) => {
+        timer = setTimeout(() => {
+          bus.logger.warn('rate limit not decided in time; request let through');
+          resolve(null);
+        }, options.decisionBudgetMs ?? 500);
+      });
+      try {
+        return await Promise.race([decide(name, limit, change), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
 
-  async function decide(name: string, limit: number): Promise<RateDecision | null> {
+  async function decide(name: string, limit: number, change: Change): Promise<RateDecision | null> {
     const key = hash('sha256', name);
     const interval = window / limit;
     let kv: KV;
@@ -118,21 +136,31 @@ export function rateLimiter(bus: Bus, decisionBudgetMs = 500) {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         const state = known.get(key) ?? (await read(kv, key));
-        const now = Date.now();
-        const next = Math.max(state.tat, now) + interval;
-        const ahead = next - now;
-        if (ahead > window)
+        const now = clock.now().getTime();
+        const idle = state.tat <= now;
+        const decision = (tat: number, allowed = true): RateDecision => {
+          const ahead = Math.max(0, tat - now);
           return {
-            allowed: false,
+            allowed,
             limit,
-            remaining: 0,
-            reset: Math.ceil((ahead - interval) / 1000),
-            retryAfter: Math.ceil((ahead - window) / 1000),
+            remaining: allowed ? Math.max(0, Math.floor((window - ahead) / interval)) : 0,
+            reset: Math.ceil(ahead / 1000),
+            retryAfter: change === 'take' && allowed ? 0 : Math.max(0, Math.ceil((ahead + interval - window) / 1000)),
+            idle,
           };
+        };
+        let next: number;
+        if (change === 'take') {
+          next = Math.max(state.tat, now) + interval;
+          if (next - now > window) return decision(next - interval, false);
+        } else if (change === 'give') {
+          if (idle) return decision(state.tat);
+          next = state.tat - interval;
+        } else next = Math.max(state.tat, now + window);
         const revision = state.revision ? await kv.update(key, String(next), state.revision) : await kv.create(key, String(next));
         if (known.size > 100_000) known.clear();
         known.set(key, { tat: next, revision });
-        return { allowed: true, limit, remaining: Math.floor((window - ahead) / interval), reset: Math.ceil(ahead / 1000), retryAfter: 0 };
+        return decision(next);
       } catch (err) {
         // Another instance wrote the key (or it expired): read it again.
         known.delete(key);
@@ -141,6 +169,77 @@ export function rateLimiter(bus: Bus, decisionBudgetMs = 500) {
     }
     return null;
   }
+
+  return Object.assign(budgeted('take'), { give: budgeted('give'), penalize: budgeted('penalize') });
+}
+export type RateLimiter = ReturnType<typeof rateLimiter>;
+
+/**
+ * The address a client is limited by: the one the gateway sees (TRUST_PROXY says whether a proxy
+ * may name it), IPv4-mapped IPv6 as IPv4, and IPv6 by its /64, the block one subscriber is given:
+ * a client picks any address inside it.
+ */
+export function clientAddress(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (isIP(ip) !== 6) return ip;
+  const words = ipv6Words(ip);
+  return `${words
+    .slice(0, 4)
+    .map((w) => w.toString(16))
+    .join(':')}::/64`;
+}
+
+/**
+ * Log-in throttling (docs/operations.md, "Limits"), both budgets `login_attempts_per_minute`:
+ * - per client address, failed log-ins (each attempt takes one, a successful log-in gives it back):
+ *   a client trying many addresses (password spraying, credential stuffing) is held back;
+ * - per email address, attempts: beyond it the address is locked for clients that failed recently,
+ *   but a client with nothing against it (its budget full) may still try: the right password
+ *   logs in, a wrong one uses up that client's budget for a minute. So nobody else can keep a person
+ *   from logging in, only delay a client of theirs that failed itself, while guessing at a locked
+ *   address costs each guessing client a minute.
+ * Beyond either: 429 RateLimited with Retry-After.
+ */
+export function loginThrottle(rates: RateLimiter) {
+  return async function attempt(
+    client: string,
+    email: string,
+    perMinute: number,
+    setHeaders: (headers: Record<string, string>) => void,
+  ): Promise<{ check<T>(run: () => Promise<T>): Promise<T> }> {
+    const clientKey = `login-client:${client}`;
+    const byClient = await rates(clientKey, perMinute);
+    if (byClient) setHeaders(rateLimitHeaders(byClient));
+    if (byClient && !byClient.allowed) throw rateLimited(Math.max(1, byClient.retryAfter));
+    const byAddress = await rates(`login:${email}`, perMinute);
+    const locked = byAddress !== null && !byAddress.allowed;
+    // Until the address unlocks or this client has nothing against it, whichever comes first.
+    const wait = (client: RateDecision | null) => Math.max(1, Math.min(byAddress!.retryAfter, client?.reset ?? byAddress!.retryAfter));
+    if (locked && byClient && !byClient.idle) {
+      // Nothing was tried: the client's attempt is given back.
+      throw rateLimited(wait(await rates.give(clientKey, perMinute)));
+    }
+    return {
+      async check(run) {
+        let result: Awaited<ReturnType<typeof run>>;
+        try {
+          result = await run();
+        } catch (err) {
+          // Only a wrong email or password is a failure of the client (not a missing role, not an outage).
+          const failed = err instanceof AppError && err.status === 401;
+          if (!failed && byClient) await rates.give(clientKey, perMinute);
+          if (!failed || !locked) throw err;
+          const penalized = await rates.penalize(clientKey, perMinute);
+          if (penalized) setHeaders(rateLimitHeaders(penalized));
+          throw rateLimited(wait(penalized));
+        }
+        if (byClient) await rates.give(clientKey, perMinute);
+        return result;
+      },
+    };
+  };
 }
 
 /** What an idempotency key holds: the request's fingerprint and, once answered, the answer. */

@@ -136,7 +136,7 @@ export function openApiDocument(serverUrl = '/api/v1') {
       } else if (status === 304) {
         responses[status] = { description: when, headers: headers([...rateLimit, 'ETag']) };
       } else {
-        const retry = status === 429 || (status === 409 && http.method === 'POST');
+        const retry = status === 429 || status === 503 || (status === 409 && http.method === 'POST');
         responses[status] = {
           description: when,
           headers: headers([...(status === 429 ? rateLimit : []), ...(retry ? (['Retry-After'] as const) : [])]),

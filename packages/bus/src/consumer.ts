@@ -4,6 +4,7 @@ import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@na
 import { nanos } from '@nats-io/transport-node';
 import type { Kysely, Transaction } from 'kysely';
 import { type Bus, ensureStream } from './connection.ts';
+import { eventBody } from './large-payloads.ts';
 import type { BusTables } from './tables.ts';
 
 export type EventHandler<S extends EventSubject> = (tx: Transaction<any>, event: EventEnvelope<S>) => Promise<void>;
@@ -127,9 +128,19 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
       msg.ack();
       return;
     }
+    let body: Awaited<ReturnType<typeof eventBody>>;
+    try {
+      body = await eventBody(bus, options.stream, msg);
+    } catch (err) {
+      // A large event's body could not be read from the object store now: not the event's fault.
+      counted('failed');
+      log.warn({ err, seq: msg.seq }, 'event body could not be read; will retry');
+      msg.nak(Math.min(500 * 2 ** (msg.info.deliveryCount - 1), 30_000));
+      return;
+    }
     let envelope: EventEnvelope;
     try {
-      envelope = EventEnvelope.parse(msg.json()) as EventEnvelope;
+      envelope = EventEnvelope.parse(body.json()) as EventEnvelope;
     } catch (err) {
       log.error({ err, seq: msg.seq }, 'event is not an envelope; terminated');
       msg.term();

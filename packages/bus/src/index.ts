@@ -1,6 +1,7 @@
 export * from './connection.ts';
 export * from './consumer.ts';
 export * from './key-value.ts';
+export * from './large-payloads.ts';
 export * from './object-store.ts';
 export * from './outbox.ts';
 export * from './permissions.ts';

@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { type EventEnvelope, type EventPayload, type EventSubject, events, payloadTooLarge } from '@kn/contracts';
+import { type EventEnvelope, type EventPayload, type EventSubject, events, streamOf } from '@kn/contracts';
 import { injectTraceContext } from '@kn/telemetry';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Bus } from './connection.ts';
+import { outgoingBody } from './large-payloads.ts';
 import { recordRequestKey } from './request-keys.ts';
 import type { BusTables } from './tables.ts';
 
 /** One channel for all services; the payload names the schema whose outbox has news. */
 const CHANNEL = 'kn_outbox';
-
-/**
- * The largest event NATS takes (its max_payload, less room for headers), learnt when a relay
- * starts. An event over it could never be published, and would hold up every event after it in
- * the outbox: the change that would cause it is refused instead (413).
- */
-let maxEventBytes = 1024 * 1024 - 16 * 1024;
+const encoder = new TextEncoder();
 
 /**
  * Writes an event into the outbox in the caller's transaction, so the event exists exactly when
@@ -39,9 +34,6 @@ export async function writeEvent<S extends EventSubject>(
     actor_id: options.actorId,
     data: payload,
   };
-  const size = Buffer.byteLength(JSON.stringify(envelope));
-  if (size > maxEventBytes)
-    throw payloadTooLarge(`the change is too large to publish (its event would be ${size} bytes; at most ${maxEventBytes})`);
   const trace: Record<string, string> = {};
   injectTraceContext((k, v) => {
     trace[k] = v;
@@ -84,7 +76,6 @@ export function startOutboxRelay(options: {
 }): OutboxRelay {
   const db = options.db as Kysely<BusTables>;
   const { bus } = options;
-  if (bus.nc.info?.max_payload) maxEventBytes = bus.nc.info.max_payload - 16 * 1024;
   const log = bus.logger.child({ component: 'outbox-relay' });
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -165,7 +156,17 @@ export function startOutboxRelay(options: {
             actor_id: row.actor_id,
             data: row.payload,
           };
-          await bus.js.publish(bus.subject(row.subject), JSON.stringify(envelope), { msgID: row.id, headers: h, timeout: 5000 });
+          // An event larger than a message goes to the object store first, named by its id: a
+          // republished event writes the same object again.
+          const body = await outgoingBody(
+            bus,
+            streamOf(row.subject as EventSubject),
+            'events',
+            encoder.encode(JSON.stringify(envelope)),
+            h,
+            row.id,
+          );
+          await bus.js.publish(bus.subject(row.subject), body, { msgID: row.id, headers: h, timeout: 5000 });
           acked.push(row.position);
         }
       } finally {

@@ -4,6 +4,7 @@ import {
   exportBucket,
   inboxPrefix,
   namespaced,
+  payloadBuckets,
   SEARCH_REBUILD_SUBJECT,
   type ServiceName,
   streams,
@@ -67,6 +68,12 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
   ];
   const attachments = attachmentBucket(names.streamName('content'));
   const exportFiles = exportBucket(names.streamName('exports'));
+  // Bodies too large for a message (large-payloads.ts). A service writes its events' and its
+  // replies'; whoever reads its stream reads its events'; every caller writes requests to it and
+  // reads its replies'.
+  const bodies = (service: ServiceName) => payloadBuckets(names.streamName(service));
+  const eventBodies = (service: ServiceName) => read(`OBJ_${bodies(service).events}`);
+  const callBodies = services.flatMap((s) => [...objects(bodies(s).requests, true), ...read(`OBJ_${bodies(s).replies}`)]);
 
   // Replies reach each user on inboxes of its own: no user reads another's answers.
   const inbox = (user: NatsUser) => `${inboxPrefix(user)}.>`;
@@ -79,6 +86,10 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
       subject('rpc.>'),
       ...manage(names.streamName(name)),
       ...reads[name].flatMap((s) => manage(names.streamName(s))),
+      ...objects(bodies(name).events, true),
+      ...objects(bodies(name).replies, true),
+      ...reads[name].flatMap(eventBodies),
+      ...callBodies,
       ...(extra.publish ?? []),
     ],
     subscribe: [inbox(name), subject(`rpc.${name}.>`), ...(extra.subscribe ?? [])],
@@ -94,6 +105,7 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
         ...keyValue('idempotency'),
         ...objects(attachments, true),
         ...objects(exportFiles, false),
+        ...callBodies,
       ],
       subscribe: [inbox('gateway'), subject(AUTH_REVOKED_SUBJECT), subject('users.network-settings.updated.v1')],
       allowResponses: false,
@@ -104,12 +116,12 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
     search: service('search', { subscribe: [subject(SEARCH_REBUILD_SUBJECT)] }),
     exports: service('exports', { publish: objects(exportFiles, true) }),
     operator: {
-      publish: [...common.publish, subject('rpc.>'), subject(SEARCH_REBUILD_SUBJECT)],
+      publish: [...common.publish, subject('rpc.>'), subject(SEARCH_REBUILD_SUBJECT), ...callBodies],
       subscribe: [inbox('operator')],
       allowResponses: false,
     },
     subscriber: {
-      publish: [...common.publish, ...services.flatMap((s) => read(names.streamName(s)))],
+      publish: [...common.publish, ...services.flatMap((s) => [...read(names.streamName(s)), ...eventBodies(s)])],
       subscribe: [inbox('subscriber'), ...services.map(events)],
       allowResponses: false,
     },

@@ -7,14 +7,15 @@ import {
   type Operation,
   type OperationRequest,
   type OperationResult,
-  payloadTooLarge,
   rpcSubject,
   type ServiceName,
   serviceUnavailable,
 } from '@kn/contracts';
+import { deadlineLeft, QUERY_CANCELED, withDeadline } from '@kn/db';
 import { injectTraceContext, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import { type Msg, headers as natsHeaders, type Subscription } from '@nats-io/transport-node';
 import type { Bus } from './connection.ts';
+import { incomingBody, outgoingBody } from './large-payloads.ts';
 import type { RequestKeys } from './request-keys.ts';
 
 /**
@@ -23,8 +24,15 @@ import type { RequestKeys } from './request-keys.ts';
  * the client as it came, without parsing and serializing it again.
  */
 const STATUS_HEADER = 'Kn-Status';
+/**
+ * How long the caller waits for the answer (ms). The service serves the request under that
+ * deadline (`withDeadline` of @kn/db): its statements and its own calls stop when the caller has
+ * given up, instead of running on for an answer nobody reads.
+ */
+const TIMEOUT_HEADER = 'Kn-Timeout-Ms';
 type ErrorReply = { error: ErrorBody; headers?: Record<string, string> };
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * Serves a service's operations over NATS request/reply. All instances of the service subscribe
@@ -70,6 +78,8 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
   const { rpcServer } = bus.metrics;
   async function answer(name: string, op: Operation, handler: (r: OperationRequest<Operation>) => Promise<unknown>, msg: Msg) {
     const started = performance.now();
+    const timeoutMs = Number(msg.headers?.get(TIMEOUT_HEADER));
+    const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : undefined;
     const reply = await withRemoteSpan(
       `rpc ${service}.${name}`,
       SpanKind.SERVER,
@@ -77,7 +87,7 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
       async () => {
         let request: OperationRequest<Operation> | undefined;
         try {
-          request = msg.json<OperationRequest<Operation>>();
+          request = JSON.parse(decoder.decode(await incomingBody(bus, service, 'requests', msg))) as OperationRequest<Operation>;
           // Calls from the gateway were validated there; internal calls are validated here.
           if (!op.http && op.body) {
             const parsed = op.body.safeParse(request.body);
@@ -90,22 +100,37 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
             return body === undefined ? '' : JSON.stringify(body);
           };
           const key = options.requestKeys ? request.requestKey : undefined;
-          return { status: 200, data: key === undefined ? await run() : await options.requestKeys!.once(key, run) };
+          const served = () => (key === undefined ? run() : options.requestKeys!.once(key, run));
+          return { status: 200, data: deadline === undefined ? await served() : await withDeadline(deadline, served) };
         } catch (err) {
           return errorReply(err, { operation: `${service}.${name}`, requestId: request?.requestId });
         }
       },
     );
     const h = natsHeaders();
-    h.set(STATUS_HEADER, String(reply.status));
-    msg.respond(reply.data, { headers: h });
-    rpcServer.requests.inc({ operation: name, status: String(reply.status) });
+    let { status } = reply;
+    let data: Uint8Array;
+    try {
+      data = await outgoingBody(bus, service, 'replies', encoder.encode(reply.data), h);
+    } catch (err) {
+      // A large answer that could not be stored is still answered: the caller would wait in vain.
+      const failed = errorReply(serviceUnavailable(`the answer could not be stored: ${(err as Error).message}`), {});
+      status = failed.status;
+      data = encoder.encode(failed.data);
+    }
+    h.set(STATUS_HEADER, String(status));
+    msg.respond(data, { headers: h });
+    rpcServer.requests.inc({ operation: name, status: String(status) });
     rpcServer.duration.observe({ operation: name }, (performance.now() - started) / 1000);
   }
 
   function errorReply(err: unknown, context: Record<string, unknown>): { status: number; data: string } {
     const reply = (status: number, body: ErrorReply) => ({ status, data: JSON.stringify(body) });
     if (err instanceof AppError) return reply(err.status, { error: err.toBody(), headers: err.headers });
+    if ((err as { code?: string }).code === QUERY_CANCELED) {
+      const unavailable = serviceUnavailable(`the ${service} service did not finish in time`);
+      return reply(503, { error: unavailable.toBody(), headers: unavailable.headers });
+    }
     const errorId = randomUUID();
     log.error({ err, error_id: errorId, ...context }, 'unhandled error');
     return reply(500, { error: { code: 'InternalError', message: 'internal error', error_id: errorId } });
@@ -152,18 +177,19 @@ export async function callJson<O extends Operation>(
     bus.metrics.rpcClient.requests.inc({ ...labels, status: String(status) });
     bus.metrics.rpcClient.duration.observe(labels, (performance.now() - started) / 1000);
   };
-  const payload = encoder.encode(JSON.stringify(request));
-  // NATS refuses messages over the server's max_payload (headers included): a request that big
-  // is the client's (413), not a service being unreachable (503).
-  const maxPayload = bus.nc.info?.max_payload ?? 1024 * 1024;
-  if (payload.length > maxPayload - HEADER_ALLOWANCE) {
-    done(413);
-    throw payloadTooLarge(`the request is too large to forward to the ${op.service} service`);
+  // Within a request being served, a call gets at most what is left of its deadline.
+  const left = deadlineLeft();
+  if (left !== undefined && left <= 0) {
+    done(503);
+    throw serviceUnavailable(`no time was left to ask the ${op.service} service`);
   }
+  const timeout = Math.min(options.timeoutMs ?? 10_000, left ?? Number.POSITIVE_INFINITY);
+  h.set(TIMEOUT_HEADER, String(Math.ceil(timeout)));
   let msg: Msg;
   try {
+    const payload = await outgoingBody(bus, op.service, 'requests', encoder.encode(JSON.stringify(request)), h);
     msg = await bus.request(bus.subject(rpcSubject(op.service, name)), payload, {
-      timeout: options.timeoutMs ?? 10_000,
+      timeout,
       headers: h,
     });
   } catch (err) {
@@ -177,18 +203,21 @@ export async function callJson<O extends Operation>(
   }
   const status = Number(msg.headers?.get(STATUS_HEADER) ?? 0);
   done(status || 503);
-  if (status === 200) return msg.data.length ? msg.string() : null;
   if (!status) throw serviceUnavailable(`the ${op.service} service answered without a status`);
-  const reply = msg.json<ErrorReply>();
+  let body: Uint8Array;
+  try {
+    body = await incomingBody(bus, op.service, 'replies', msg);
+  } catch (err) {
+    throw serviceUnavailable(`the answer of the ${op.service} service could not be read: ${(err as Error).message}`);
+  }
+  if (status === 200) return body.length ? decoder.decode(body) : null;
+  const reply = JSON.parse(decoder.decode(body)) as ErrorReply;
   throw new AppError(status, reply.error.code, reply.error.message, {
     errors: reply.error.errors,
     headers: reply.headers,
     errorId: reply.error.error_id,
   });
 }
-
-/** Room kept in a NATS message for its headers (request id, trace context). */
-const HEADER_ALLOWANCE = 8 * 1024;
 
 /** The request id for calls that do not come from an HTTP request (jobs, consumers). */
 export const internalRequestId = () => `internal-${randomUUID()}`;

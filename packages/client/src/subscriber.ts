@@ -4,12 +4,15 @@ import {
   events,
   inboxPrefix,
   namespaced,
+  PAYLOAD_HEADER,
+  payloadBuckets,
   type ServiceName,
   type StreamSubject,
   streams,
   unlistedSubjects,
 } from '@kn/contracts';
 import { AckPolicy, DeliverPolicy, type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, nanos } from '@nats-io/transport-node';
 
 /*
@@ -54,6 +57,8 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+const decoder = new TextDecoder();
+
 /** Starts a subscription; see `SubscribeOptions`. */
 export async function subscribe<St extends ServiceName, const Ignored extends StreamSubject<St> = never>(
   options: SubscribeOptions<St, Ignored>,
@@ -80,7 +85,21 @@ export async function subscribe<St extends ServiceName, const Ignored extends St
         max_deliver: -1,
       }),
     );
-    const consumer = await jetstream(nc).consumers.get(stream, options.durable);
+    const js = jetstream(nc);
+    const consumer = await js.consumers.get(stream, options.durable);
+    // An event too large for a NATS message has its body in the stream's object store, named by a header.
+    let bodies: Promise<ObjectStore> | undefined;
+    const bodyOf = async (msg: JsMsg) => {
+      const name = msg.headers?.get(PAYLOAD_HEADER);
+      if (!name) return msg.data;
+      bodies ??= new Objm(js).open(payloadBuckets(stream).events).catch((err) => {
+        bodies = undefined;
+        throw err;
+      });
+      const body = await (await bodies).getBlob(name);
+      if (!body) throw new Error(`the body ${name} of the event is not in the object store`);
+      return body;
+    };
     const messages = await consumer.consume({ max_messages: 10, expires: 5_000 });
     let lastSeq = 0;
     let waiters: Array<{ seq: number; resolve: () => void }> = [];
@@ -90,7 +109,14 @@ export async function subscribe<St extends ServiceName, const Ignored extends St
       for (const w of done) w.resolve();
     };
     const handle = async (msg: JsMsg) => {
-      const envelope = EventEnvelope.safeParse(msg.json());
+      let body: Uint8Array;
+      try {
+        body = await bodyOf(msg);
+      } catch (error) {
+        options.onProblem?.({ kind: 'failed', subject: names.unprefix(msg.subject), error });
+        return msg.nak(Math.min(500 * 2 ** (msg.info.deliveryCount - 1), 30_000));
+      }
+      const envelope = EventEnvelope.safeParse(JSON.parse(decoder.decode(body)));
       const subject = (envelope.success ? envelope.data.subject : names.unprefix(msg.subject)) as EventSubject;
       const schema = events[subject];
       const payload = envelope.success && schema ? schema.safeParse(envelope.data.data) : undefined;

@@ -97,8 +97,11 @@ export const publishValidationError = (message: string, errors?: FieldError[]) =
   new AppError(422, 'PublishValidationError', message, { errors: errors ?? [] });
 export const rateLimited = (retryAfterSeconds: number) =>
   new AppError(429, 'RateLimited', 'too many requests', { headers: { 'Retry-After': String(retryAfterSeconds) } });
-export const serviceUnavailable = (message: string) => new AppError(503, 'ServiceUnavailable', message);
-export const searchIndexLoading = () => new AppError(503, 'SearchIndexLoading', 'the search index is still loading; try again shortly');
+/** A service did not answer in time or is down: the client may try again after `Retry-After` seconds. */
+export const serviceUnavailable = (message: string, retryAfterSeconds = 2) =>
+  new AppError(503, 'ServiceUnavailable', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const searchIndexLoading = () =>
+  new AppError(503, 'SearchIndexLoading', 'the search index is still loading; try again shortly', { headers: { 'Retry-After': '2' } });
 
 /** Turns zod issues into the contract's `errors` list. */
 export function fieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; code: string; message: string }>, prefix?: string) {

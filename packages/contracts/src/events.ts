@@ -89,6 +89,23 @@ export const streams = {
 
 export const streamOf = (subject: EventSubject): ServiceName => subject.split('.')[0] as ServiceName;
 
+/**
+ * A message whose body is too large for NATS carries it in a JetStream object store instead (claim
+ * check, docs/events.md): this header names the object, and its body is empty. The bucket follows
+ * from where the message travels, by the name of the service's stream (`payloadBuckets`).
+ */
+export const PAYLOAD_HEADER = 'Kn-Payload-Object';
+
+/**
+ * The object-store buckets of a service's large bodies: its events' (kept as long as the stream
+ * keeps the events), the requests to it (written by its callers) and its replies (written by it).
+ */
+export const payloadBuckets = (streamName: string) => ({
+  events: `${streamName}_EVENT_BODIES`,
+  requests: `${streamName}_REQUEST_BODIES`,
+  replies: `${streamName}_REPLY_BODIES`,
+});
+
 /** Where a user of the locked bus receives its replies and pulled messages (@kn/bus permissions.ts). */
 export const inboxPrefix = (user: string) => `_INBOX_${user}`;
 

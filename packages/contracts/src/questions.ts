@@ -111,7 +111,8 @@ export const Question = z
 export type Question = z.infer<typeof Question>;
 
 const Title = z.string().trim().max(100);
-const Description = z.string().max(5_000_000);
+// Unlimited in the interface: the gateway's body limit (10 MiB of JSON) is the practical cap.
+const Description = z.string();
 
 export const QuestionFilters = [
   'solved',

@@ -96,7 +96,17 @@ const UserFields = {
 const Password = z.string().min(8).max(1024);
 
 export const CreateUser = z.object({ email: Email, password: Password.optional(), ...UserFields });
-export const UpdateUser = z.object({ email: Email, password: Password, ...UserFields }).partial();
+export const UpdateUser = z
+  .object({
+    email: Email,
+    password: Password,
+    ...UserFields,
+    current_password: z
+      .string()
+      .max(1024)
+      .describe('the current password: required when users change their own password or email (400 without, 403 when wrong)'),
+  })
+  .partial();
 
 /** A user as an importer hands it over: no password (they cannot log in until an admin sets one). */
 export const ImportedUser = z.object({
@@ -222,7 +232,10 @@ export const NetworkSettings = z
       .number()
       .int()
       .describe('requests one token may send per minute (as a burst, then one per 60/limit seconds); 0: no limit'),
-    login_attempts_per_minute: z.number().int().describe('POST /auth/login attempts per email address per minute; 0: no limit'),
+    login_attempts_per_minute: z
+      .number()
+      .int()
+      .describe('POST /auth/login attempts per email address, and failed ones per client address, per minute; 0: no limit'),
   })
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;
@@ -284,7 +297,7 @@ export const usersOperations = {
       answers: {
         401: 'wrong email or password (Unauthorized)',
         403: 'the user lacks the api_user role (Forbidden)',
-        429: 'too many attempts for this email address (RateLimited; Retry-After)',
+        429: 'too many failed attempts from this client, or attempts for this email address (RateLimited; Retry-After)',
       },
     },
     body: z.object({ email: z.string().max(191), password: z.string().max(1024) }),
@@ -450,7 +463,7 @@ export const usersOperations = {
       id: z.number().int(),
       roles: z.array(Role),
       token_id: z.string(),
-      /** Whose token it is (differs from `id` when acting on behalf). */
+      /** Who answers for the token: its user, or for an on-behalf token the technical user who had it issued. */
       token_user_id: z.number().int(),
       /** When the token expires: a cached answer must not outlive it. */
       expires: Timestamp,

@@ -1,3 +1,5 @@
+import { withoutDeadline } from './deadline.ts';
+
 /**
  * Batches lookups by key: the keys asked for within one event-loop turn are read by one call of
  * `read` at the turn's end (setImmediate), and each caller gets its own value (undefined when `read`
@@ -20,10 +22,13 @@ export function turnBatched<K, V>(read: (keys: K[]) => Promise<Map<K, V>>): (key
       if (!waiting) {
         const batch = new Map<K, Caller[]>();
         waiting = batch;
-        setImmediate(() => {
-          waiting = undefined;
-          void flush(batch);
-        });
+        // The read serves every caller of the turn, so it keeps none's deadline.
+        withoutDeadline(() =>
+          setImmediate(() => {
+            waiting = undefined;
+            void flush(batch);
+          }),
+        );
       }
       const callers = waiting.get(key);
       if (callers) callers.push({ resolve, reject });

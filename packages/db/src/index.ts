@@ -1,6 +1,7 @@
 import { type ColumnType, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { boundByDeadlines } from './deadline.ts';
 
 // Postgres bigint (count(*), sums) arrives as a string by default; our counts fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -10,6 +11,7 @@ export type Tx<S> = Transaction<S>;
 /** Domain code takes either, so the same function runs inside and outside a transaction. */
 export type Executor<S> = Kysely<S> | Transaction<S>;
 export { turnBatched } from './batch.ts';
+export { DeadlineExceeded, deadlineLeft, QUERY_CANCELED, withDeadline } from './deadline.ts';
 export type { Migration };
 export { sql };
 
@@ -46,6 +48,7 @@ export function createDb<S>(options: { url: string; schema: string; poolSize?: n
     client.on('error', (err) => options.onError?.(err));
     prepareStatements(client);
   });
+  boundByDeadlines(pool);
   return new Kysely<S>({ dialect: new PostgresDialect({ pool }) });
 }
 

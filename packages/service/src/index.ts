@@ -7,6 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import { listen, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
 
+export { internalRange, ipv6Words, isLocalhostName, outboundUrlProblem } from './addresses.ts';
 export { listen, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
 
 /**

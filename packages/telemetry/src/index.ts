@@ -12,9 +12,11 @@ export type { Logger };
 const redact = {
   paths: [
     'password',
+    'current_password',
     'token',
     'webhook_secret',
     '*.password',
+    '*.current_password',
     '*.token',
     '*.webhook_secret',
     'req.headers.authorization',

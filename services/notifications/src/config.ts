@@ -23,6 +23,12 @@ export const NotificationsConfig = BaseConfig.extend({
   WEBHOOK_MAX_ATTEMPTS: count(10, 'Attempts at a webhook call before it is given up (and logged).'),
   RETRY_MAX_DELAY_MS: ms(3_600_000, 'Longest wait between two attempts at an email or a webhook call (ms).'),
   WEBHOOK_TIMEOUT_MS: ms(10_000, 'A webhook receiver slower than this (ms) counts as a failed attempt.'),
+  WEBHOOK_ALLOW_INTERNAL: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "`true` delivers webhooks to loopback, private, link-local and other non-public addresses; otherwise the receiver's name is resolved before each delivery and a delivery to such an address is refused (recorded as failed). Only for a receiver inside your own network; set it for the users service too.",
+    ),
   DELIVERY_LEASE_MS: ms(60_000, 'How long a worker owns a claimed outbox row (ms) before another instance may take it over.'),
   OUTBOX_POLL_MS: ms(1_000, 'Fallback poll of the email and webhook outboxes (ms); new rows of this instance wake the workers at once.'),
   WEBHOOK_SECRET_TTL_MS: ms(30_000, 'How long the webhook secret fetched from the users service is reused (ms).'),

@@ -3,6 +3,7 @@ import type { NetworkHistory } from './domain/expert-history.ts';
 import type { ExpertEvidence } from './domain/experts.ts';
 import type { Highlighting } from './domain/highlight.ts';
 import type { Match, MatchRequest } from './domain/match.ts';
+import type { Viewer } from './domain/visibility.ts';
 
 /** A user's record on the tags of an expert search (interface: the expert result's details). */
 export interface ExpertRecord {
@@ -58,11 +59,20 @@ export interface SearchBackend {
   /** Published, live questions similar to a question or a text by their units' cosine in [0, 1], best first (a text's are ranked by question search unless similarParameters.textRanking says otherwise: handlers/index.ts). */
   similar(source: { question_id?: number; text?: string; language?: string }, limit: number): Promise<Array<{ id: number; score: number }>>;
   autocomplete(text: string, limit: number): Promise<{ total: number; items: string[] }>;
-  suggestTags(text: string, limit: number): Promise<{ total: number; items: string[] }>;
-  /** What expert search reads (domain/experts.ts ranks with it, whichever backend supplies it). */
-  evidence(): ExpertEvidence;
-  /** Users' records on a set of tags (lower-case), each solution and recommendation counted once, and which of the tags they have a record on. */
-  expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>>;
+  /** Existing tags for a text; the questions of the `hidden` knowledge spaces lend none, and tags used only there are never suggested. */
+  suggestTags(text: string, limit: number, hidden: readonly number[]): Promise<{ total: number; items: string[] }>;
+  /**
+   * What expert search reads (domain/experts.ts ranks with it, whichever backend supplies it);
+   * without anything of the `hidden` knowledge spaces (a caller's closed ones) when given.
+   */
+  evidence(hidden?: readonly number[]): ExpertEvidence;
+  /**
+   * Users' records on a set of tags (lower-case), each solution and recommendation counted once,
+   * and which of the tags they have a record on; the questions of the `hidden` spaces left out.
+   */
+  expertRecords(users: readonly number[], tags: ReadonlySet<string>, hidden?: readonly number[]): Promise<Map<number, ExpertRecord>>;
+  /** The closed knowledge spaces whose content the viewer may not read (domain/visibility.ts). */
+  hiddenSpaces(viewer: Viewer): Promise<number[]>;
   /** Titles of questions by id (those the index has). */
   titles(ids: readonly number[]): Promise<Map<number, string>>;
   /** The members of a closed knowledge space; undefined when the space is open or unknown. */

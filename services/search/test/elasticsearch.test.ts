@@ -1,10 +1,13 @@
+import type { Client } from '@elastic/elasticsearch';
 import { highlightSource } from '../src/domain/highlight.ts';
 import { similarityBlend } from '../src/domain/match.ts';
 import { cosine, topicVector } from '../src/domain/similarity.ts';
-import { stubQuestion, withDerived } from '../src/elasticsearch/documents.ts';
+import { stubQuestion, type UserDocument, withDerived } from '../src/elasticsearch/documents.ts';
+import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
-import { filterClauses, frequencyQuery, matchQuery } from '../src/elasticsearch/queries.ts';
-import { rankMatches, routedQuestion, termStatistics } from '../src/elasticsearch/results.ts';
+import { indexNames } from '../src/elasticsearch/mappings.ts';
+import { filterClauses, frequencyQuery, matchQuery, similarCandidatesQuery, tagUsesQuery } from '../src/elasticsearch/queries.ts';
+import { rankMatches, routedQuestion, tagsOnlyIn, termStatistics } from '../src/elasticsearch/results.ts';
 import { applyEvent, indexHandlers } from '../src/local/events.ts';
 
 const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
@@ -254,5 +257,178 @@ describe('Elasticsearch results', () => {
     expect([...a.values()].reduce((s, w) => s + w * w, 0)).toBeCloseTo(1);
     expect(cosine(a, b)).toBeGreaterThan(0.9);
     expect(cosine(a, topicVector([['yeast', 1]], idf))).toBe(0);
+  });
+});
+
+describe('Elasticsearch: what a caller may not read, and who cannot answer', () => {
+  const hiddenLab = [{ terms: { knowledge_space_id: [5] } }];
+
+  test('a tag used only in the hidden spaces is found by its uses outside them', () => {
+    expect(tagUsesQuery(['kveik', 'hops'], [5])).toEqual({
+      size: 0,
+      query: { terms: { tag_keys: ['kveik', 'hops'] } },
+      aggs: {
+        tags: {
+          terms: { field: 'tag_keys', include: ['kveik', 'hops'], size: 2 },
+          aggs: { outside: { filter: { bool: { must_not: hiddenLab } } } },
+        },
+      },
+    });
+    const answer = {
+      hits: { hits: [] },
+      aggregations: {
+        tags: {
+          buckets: [
+            { key: 'kveik', doc_count: 2, outside: { doc_count: 0 } },
+            { key: 'hops', doc_count: 3, outside: { doc_count: 1 } },
+          ],
+        },
+      },
+    };
+    expect(tagsOnlyIn(answer as never)).toEqual(new Set(['kveik']));
+  });
+
+  test("similar questions' candidates leave out the hidden spaces", () => {
+    const query = similarCandidatesQuery([{ word: 'kveik', weight: 2 }], 7, 20, [5]).query.bool;
+    expect(query.must_not).toEqual([{ term: { id: 7 } }, ...hiddenLab]);
+    expect(similarCandidatesQuery([{ word: 'kveik', weight: 2 }], undefined, 20).query.bool.must_not).toEqual([]);
+  });
+
+  test('a user document keeps one flag when an event changes the other', () => {
+    const recorded = new RecordedChanges();
+    applyEvent(indexHandlers, recorded, {
+      id: '00000000-0000-4000-8000-000000000001',
+      subject: 'users.user.created.v1',
+      occurred_at: '2024-01-01T00:00:00.000Z',
+      actor_id: null,
+      data: {
+        user: {
+          id: 9,
+          firstname: 'Former',
+          lastname: 'user',
+          email: 'former-user@beer.stackexchange.invalid',
+          auth_type: 'password',
+          is_deleted: false,
+          is_hidden: false,
+          is_system: true,
+          language: 'en',
+          gender: null,
+          location: null,
+          about: null,
+          company: null,
+          department: null,
+          position: null,
+          country: null,
+          image: '/api/v1/public/images/user.png',
+          first_seen: '2024-01-01T00:00:00.000Z',
+          last_seen: null,
+          customfields: {},
+          score_level: null,
+          score_points: null,
+          event_tracking_id: 'x',
+          roles: [],
+        },
+      },
+    });
+    const loaded = { questions: new Map(), tags: new Map(), spaces: new Map() };
+    expect(applyChanges(recorded.changes, loaded).state.get('user:9')).toEqual({ type: 'user', user_id: 9, deleted: false, system: true });
+    const later = new RecordedChanges();
+    later.setUserDeleted(9, true);
+    const known = new Map<number, UserDocument>([[9, { type: 'user', user_id: 9, deleted: false, system: true }]]);
+    expect(recorded.touched().users).toEqual(new Set([9]));
+    expect(applyChanges(later.changes, { ...loaded, users: known }).state.get('user:9')).toEqual({
+      type: 'user',
+      user_id: 9,
+      deleted: true,
+      system: true,
+    });
+  });
+
+  /** A client that answers every request from the given function and keeps the requests. */
+  const fakeClient = (answer: (kind: 'search' | 'mget', request: any) => unknown) => {
+    const requests: Array<{ kind: string; request: any }> = [];
+    const client = {
+      search: async (request: any) => {
+        requests.push({ kind: 'search', request });
+        return answer('search', request) ?? { hits: { total: { value: 0 }, hits: [] }, aggregations: {} };
+      },
+      mget: async (request: any) => {
+        requests.push({ kind: 'mget', request });
+        return answer('mget', request) ?? { docs: request.ids.map((id: string) => ({ _id: id, found: false })) };
+      },
+    };
+    return { client: client as unknown as Client, requests };
+  };
+
+  test("a caller's evidence asks nothing of the hidden spaces and leaves out tags used only there; system users are said", async () => {
+    const { client, requests } = fakeClient((kind, request) => {
+      if (kind === 'mget' && request.ids.some((id: string) => id.startsWith('user:')))
+        return {
+          docs: request.ids.map((id: string) =>
+            id === 'user:9'
+              ? { _id: id, found: true, _source: { type: 'user', user_id: 9, deleted: false, system: true } }
+              : { _id: id, found: false },
+          ),
+        };
+      if (kind === 'mget' && request.ids.some((id: string) => id.startsWith('tag:')))
+        return {
+          docs: request.ids.map((id: string) => {
+            const key = id.slice(4);
+            return {
+              _id: id,
+              found: true,
+              _source: {
+                type: 'tag',
+                key,
+                label: key,
+                excluded_from_suggestions: false,
+                links: [],
+                link_keys: key === 'hops' ? ['kveik'] : [],
+              },
+            };
+          }),
+        };
+      if (kind === 'search' && request.aggs?.tags?.aggs?.outside)
+        return {
+          hits: { hits: [] },
+          aggregations: {
+            tags: {
+              buckets: request.aggs.tags.terms.include.map((key: string) => ({
+                key,
+                doc_count: 2,
+                outside: { doc_count: key === 'kveik' ? 0 : 1 },
+              })),
+            },
+          },
+        };
+      return undefined;
+    });
+    const evidence = new ElasticsearchEvidence(client, indexNames('kn')).scoped([5]);
+    const tags = await evidence.tags(['kveik', 'hops']);
+    expect([...tags.keys()]).toEqual(['hops']);
+    expect(tags.get('hops')!.linked).toEqual([]);
+
+    requests.length = 0;
+    await evidence.onTags(['hops']);
+    await evidence.answers();
+    const users = await evidence.users([9, 10]);
+    await evidence.askerRecord(3, Date.now());
+    await evidence.expertRecords([9], new Set(['hops']));
+    await evidence.neighbours('kveik yeast at a high temperature', 'en', 30);
+    const searches = requests.filter((r) => r.kind === 'search').map((r) => r.request);
+    // Each search over questions that reads records, answers or neighbours leaves out the hidden space.
+    const reading = searches.filter((r) => r.query?.bool && !r.aggs?.df);
+    expect(reading).toHaveLength(6);
+    for (const r of reading) expect(r.query.bool.must_not).toEqual(expect.arrayContaining(hiddenLab));
+    expect(users.get(9)).toMatchObject({ system: true, deleted: false });
+    expect(users.get(10)).toMatchObject({ system: false, deleted: false });
+
+    // Without hidden spaces nothing is left out.
+    requests.length = 0;
+    const everything = new ElasticsearchEvidence(client, indexNames('kn'));
+    expect([...(await everything.tags(['kveik', 'hops'])).keys()].sort()).toEqual(['hops', 'kveik']);
+    await everything.onTags(['hops']);
+    expect(requests.some((r) => r.request.aggs?.tags?.aggs?.outside)).toBe(false);
+    expect(requests.at(-1)!.request.query.bool.must_not).toEqual([]);
   });
 });

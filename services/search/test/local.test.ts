@@ -6,9 +6,10 @@ import { matchQuestions } from '../src/domain/match.ts';
 import { topSlots } from '../src/domain/ranking.ts';
 import { similarTo, textVector } from '../src/domain/similarity.ts';
 import { autocomplete } from '../src/domain/suggest.ts';
-import { Expertise, type SolutionFacts, solutionValue } from '../src/local/expertise.ts';
+import { Expertise, type SolutionFacts, solutionValue, timeWeight } from '../src/local/expertise.ts';
 import { Accumulator, askedCounts, FIELDS, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
 import { type IndexedQuestion, SearchStore } from '../src/local/store.ts';
+import { TagUses } from '../src/local/tag-uses.ts';
 
 const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [], time: 0 };
 const all = fieldWeights({ title: 1, description: 1, tags: 1, solutions: 1, comments: 1, attachments: 1 });
@@ -427,6 +428,76 @@ describe('Expertise', () => {
   });
 });
 
+describe('what a caller may not read (a closed knowledge space they are not a member of)', () => {
+  const solution = (id: number, question_id: number, author_id: number, accepted = false): SolutionFacts => ({
+    id,
+    question_id,
+    author_id,
+    live: true,
+    time: id * 86_400_000,
+    rating: null,
+    rating_count: 0,
+    upvotes: 0,
+    accepted_at: accepted ? id * 86_400_000 : null,
+  });
+
+  test("expertise without the hidden spaces: each record on a tag, a user's totals and the answers counted lose their part", () => {
+    const expertise = new Expertise();
+    const open = { id: 1, tags: ['Malt'], space: null, live: true, solutions: [solution(1, 1, 100)], recipients: [] };
+    const closed = [
+      { id: 2, tags: ['malt'], space: 5, live: true, solutions: [solution(2, 2, 100, true), solution(3, 2, 101)], recipients: [102] },
+      { id: 3, tags: ['malt', 'hops'], space: 5, live: true, solutions: [solution(4, 3, 100)], recipients: [] },
+    ];
+    for (const facts of [open, ...closed]) expertise.apply(facts, 1);
+    const read = (hidden?: ReadonlySet<number>) => {
+      const users = expertise.tagUsers('malt', hidden);
+      const records: Record<number, { count: number; recommendations: number; value: number }> = {};
+      users.forEach((user, r) => {
+        records[user] = { ...r };
+      });
+      return { answers: users.answers, records, has: [100, 101, 102].filter((u) => users.has(u)) };
+    };
+    const everything = read();
+    expect(everything).toMatchObject({ answers: 4, has: [100, 101, 102] });
+    expect(everything.records[100]!.count).toBe(3);
+    expect(everything.records[102]).toMatchObject({ count: 0, recommendations: 1 });
+    const outside = read(new Set([5]));
+    expect(outside).toMatchObject({ answers: 1, has: [100] });
+    expect(Object.keys(outside.records)).toEqual(['100']);
+    expect(outside.records[100]).toMatchObject({ count: 1, recommendations: 0 });
+    expect(outside.records[100]!.value).toBeCloseTo(solutionValue(solution(1, 1, 100)) * timeWeight(86_400_000), 9);
+    // Another space hidden takes nothing away.
+    expect(read(new Set([6]))).toEqual(everything);
+    expect(expertise.user(100)).toMatchObject({ answers: 3, accepted: 1 });
+    const user = expertise.user(100, new Set([5]))!;
+    expect(user).toMatchObject({ answers: 1, accepted: 0 });
+    expect([...user.times]).toEqual([86_400_000]);
+    expect(expertise.user(101, new Set([5]))).toBeUndefined();
+    expect(expertise.answersOutside(new Set([5]))).toBe(1);
+    expect(expertise.answersOutside()).toBe(4);
+    // Taken back, a space's questions leave nothing behind.
+    for (const facts of closed) expertise.apply(facts, -1);
+    expect(read(new Set([5]))).toEqual(read());
+    expect(expertise.user(100, new Set([5]))).toEqual(expertise.user(100));
+  });
+
+  test('a tag is hidden from a caller only while every question that carries it is in their hidden spaces', () => {
+    const uses = new TagUses();
+    uses.apply(['Kveik', 'hops', 'kveik'], 5, 1);
+    uses.apply(['hops'], null, 1);
+    expect(uses.onlyIn('kveik', new Set([5]))).toBe(true);
+    expect(uses.onlyIn('kveik', new Set())).toBe(false);
+    expect(uses.onlyIn('hops', new Set([5]))).toBe(false);
+    // A tag no question carries is everyone's.
+    expect(uses.onlyIn('malt', new Set([5]))).toBe(false);
+    uses.apply(['kveik'], 6, 1);
+    expect(uses.onlyIn('kveik', new Set([5]))).toBe(false);
+    expect(uses.onlyIn('kveik', new Set([5, 6]))).toBe(true);
+    uses.apply(['hops'], null, -1);
+    expect(uses.onlyIn('hops', new Set([5]))).toBe(true);
+  });
+});
+
 describe('SearchStore', () => {
   let dir: string;
   beforeEach(() => {
@@ -458,6 +529,38 @@ describe('SearchStore', () => {
       offset: 0,
       limit: 10,
     });
+
+  test('system users and the spaces each tag is used in are kept in the file and follow committed changes only', () => {
+    const path = join(dir, 'index.sqlite');
+    let store = new SearchStore(path);
+    const lab = new Set([5]);
+    store.transaction(() => {
+      store.upsertQuestion(q(1, 'Kveik at a high temperature', { tags: ['Kveik'], knowledge_space_id: 5 }));
+      // A draft is a use of its tags too.
+      store.upsertQuestion(q(2, 'A draft about hops', { tags: ['hops'], knowledge_space_id: 5, is_published: false }));
+      store.setUserSystem(9, true);
+    });
+    expect(store.tagUses.onlyIn('kveik', lab)).toBe(true);
+    expect(store.tagUses.onlyIn('hops', lab)).toBe(true);
+    store.close();
+    store = new SearchStore(path);
+    expect(store.systemUsers.has(9)).toBe(true);
+    expect(store.tagUses.onlyIn('kveik', lab)).toBe(true);
+    store.transaction(() => store.upsertQuestion(q(1, 'Kveik at a high temperature', { tags: ['Kveik'], knowledge_space_id: null })));
+    expect(store.tagUses.onlyIn('kveik', lab)).toBe(false);
+    expect(() =>
+      store.transaction(() => {
+        store.upsertQuestion(q(2, 'A draft about hops', { tags: ['hops'], is_published: false }));
+        store.setUserSystem(9, false);
+        throw new Error('not applied');
+      }),
+    ).toThrow('not applied');
+    expect(store.tagUses.onlyIn('hops', lab)).toBe(true);
+    expect(store.systemUsers.has(9)).toBe(true);
+    store.transaction(() => store.setUserSystem(9, false));
+    expect(store.systemUsers.has(9)).toBe(false);
+    store.close();
+  });
 
   test('the in-memory index is rebuilt from the file at open and follows committed changes only', () => {
     const path = join(dir, 'index.sqlite');

@@ -17,6 +17,12 @@ export const UsersConfig = BaseConfig.extend({
     .default(2 ** 15)
     .describe('scrypt cost N of password hashes (memory = 128 × N × 8 bytes; 2^15 uses 32 MiB per hash).'),
   NETWORK_NAME: z.string().default('Knowledge Network').describe("The network's name until an administrator sets it (settings)."),
+  WEBHOOK_ALLOW_INTERNAL: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      '`true` lets PUT /settings set a `webhook_url` on loopback, private, link-local and other non-public addresses (or a name resolving to one): only for a receiver inside your own network. Set it for the notifications service too.',
+    ),
 });
 export type UsersConfig = z.infer<typeof UsersConfig>;
 

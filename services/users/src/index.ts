@@ -24,7 +24,14 @@ export async function start(config: UsersConfig, options: { clock?: Clock } = {}
     service: 'users',
     requestKeys: runtime.requestKeys,
     operations: usersOperations,
-    handlers: createHandlers({ db, bus, users, auth: authDomain({ db, config, clock: options.clock ?? systemClock }), settings }),
+    handlers: createHandlers({
+      db,
+      bus,
+      users,
+      auth: authDomain({ db, config, clock: options.clock ?? systemClock }),
+      settings,
+      webhookAllowInternal: config.WEBHOOK_ALLOW_INTERNAL === 'true',
+    }),
   });
   logger.info('users service ready');
   return {

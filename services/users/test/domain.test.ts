@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { hashPassword, verifyPassword } from '../src/domain/passwords.ts';
 import { disguiseEmail } from '../src/domain/present.ts';
-import { fold, queryTerms, searchText } from '../src/domain/search.ts';
+import { fold, queryTerms, searchText, searchTextWithoutEmail } from '../src/domain/search.ts';
 
 describe('fold', () => {
   test.each([
@@ -19,6 +19,9 @@ describe('fold', () => {
     expect(
       searchText({ firstname: 'Anna Lena', lastname: 'Müller', email: 'a.mueller@brew.example', customfields: { team: 'Hops' } }),
     ).toBe(' anna lena muller a.muller@brew.example a brew.example hops ');
+    expect(searchTextWithoutEmail({ firstname: 'Anna Lena', lastname: 'Müller', customfields: { team: 'Hops' } })).toBe(
+      ' anna lena muller hops ',
+    );
   });
 
   test('query terms escape LIKE wildcards', () => {

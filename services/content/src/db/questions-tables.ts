@@ -117,6 +117,13 @@ export interface QuestionCountsTable {
 }
 
 /** Tables of questions, categories, tags, tag links, knowledge spaces, follows, flags, projections. */
+/** Who viewed a question on a day (UTC): views count once per person, question and day. */
+export interface QuestionViewsTable {
+  day: string;
+  question_id: number;
+  user_id: number;
+}
+
 export type QuestionTables = {
   questions: QuestionsTable;
   categories: CategoriesTable;
@@ -124,6 +131,7 @@ export type QuestionTables = {
   question_tags: QuestionTagsTable;
   tag_links: TagLinksTable;
   question_follows: QuestionFollowsTable;
+  question_views: QuestionViewsTable;
   question_flags: QuestionFlagsTable;
   knowledge_spaces: KnowledgeSpacesTable;
   knowledge_space_members: KnowledgeSpaceMembersTable;

@@ -146,10 +146,13 @@ export async function listQuestions(
 
   const labels = [...new Set((query.tags ?? []).map((t) => t.toLowerCase()))];
   if (labels.length) {
-    const hasTag = (ls: string[]) =>
-      sql`exists (select 1 from question_tags qt join tags t on t.id = qt.tag_id where qt.question_id = q.id and lower(t.label) in (${sql.join(ls)}))`;
-    if (query.tag_filter_default_operator === 'OR') where.push(hasTag(labels));
-    else for (const l of labels) where.push(hasTag([l]));
+    // One subquery for any number of tags (one per tag made planning alone take seconds at 100).
+    const tagged = sql`select qt.question_id from question_tags qt join tags t on t.id = qt.tag_id where lower(t.label) in (${sql.join(labels)})`;
+    where.push(
+      query.tag_filter_default_operator === 'OR'
+        ? sql`q.id in (${tagged})`
+        : sql`q.id in (${tagged} group by qt.question_id having count(distinct lower(t.label)) = ${labels.length})`,
+    );
   }
 
   let categories = query.categories;

@@ -121,16 +121,28 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
       });
     },
 
-    /** GET /questions/:id: counts a view of a published question (no event per view: see docs/content.md). */
+    /**
+     * GET /questions/:id: counts a view of a published question, once per person and day (UTC);
+     * no event per view (docs/content.md). One statement: the count moves only when the day's
+     * row is new. Each read also removes a few rows of past days (they no longer decide
+     * anything): every counted view comes with a read, so they go at least as fast as they come,
+     * and SKIP LOCKED keeps concurrent reads from waiting on each other's removals.
+     */
     async view(id: number, actor: Actor): Promise<Question> {
       let row = await visibleQuestionWithRelations(db, id, actor);
       if (row.is_published && !row.is_deleted) {
-        const counted = await db
-          .updateTable('questions')
-          .set((eb) => ({ view_count: eb('view_count', '+', 1) }))
-          .where('id', '=', id)
-          .returning('view_count')
-          .executeTakeFirst();
+        const today = sql`(now() at time zone 'UTC')::date`;
+        const counted = await sql<{ view_count: number }>`
+          with past as (
+            delete from question_views where (day, question_id, user_id) in (
+              select day, question_id, user_id from question_views where day < ${today} limit 10 for update skip locked)
+          ), first_today as (
+            insert into question_views (day, question_id, user_id) values (${today}, ${id}, ${actor.id})
+            on conflict do nothing returning question_id
+          )
+          update questions set view_count = view_count + 1 where id = (select question_id from first_today) returning view_count`
+          .execute(db)
+          .then((r) => r.rows[0]);
         if (counted) row = { ...row, view_count: counted.view_count };
       }
       return (await presentQuestions(db, [row]))[0];

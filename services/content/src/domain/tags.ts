@@ -1,8 +1,10 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, notFound } from '@kn/contracts';
 import { type Db, type Executor, sql, type Tx } from '@kn/db';
+import type { RawBuilder } from 'kysely';
 import type { TagRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import { hiddenSpaces } from './access.ts';
 
 const snapshot = (t: TagRow) => ({ id: t.id, label: t.label, excluded_from_suggestions: t.excluded_from_suggestions });
 
@@ -55,12 +57,38 @@ async function requireTag(db: Executor<ContentSchema>, label: string) {
   return tag;
 }
 
+/** A question that is outside the hidden spaces (`q`: its alias). */
+const outside = (hidden: readonly number[]) =>
+  sql<boolean>`(q.knowledge_space_id is null or q.knowledge_space_id <> all(${hidden}::int[]))`;
+
+/**
+ * Whether the tag of `tags.id` exists for a caller who may not read the `hidden` spaces: a tag is
+ * the network's unless every question that carries it (drafts and deleted ones too: they are its
+ * uses) is in one of those spaces; a tag no question carries (made by a link) is everyone's.
+ * Everything about a closed space, its tags too, is visible only to those who may read it.
+ */
+const visibleTag = (hidden: readonly number[]): RawBuilder<boolean> =>
+  sql<boolean>`(not exists (select 1 from question_tags qt where qt.tag_id = tags.id)
+    or exists (select 1 from question_tags qt join questions q on q.id = qt.question_id where qt.tag_id = tags.id and ${outside(hidden)}))`;
+
+/** The tag unless it is used only in spaces the caller may not read (then it does not exist for them: 404). */
+async function requireVisibleTag(db: Executor<ContentSchema>, label: string, hidden: readonly number[]) {
+  const tag = await requireTag(db, label);
+  if (!hidden.length) return tag;
+  const visible = await db.selectFrom('tags').select('id').where('id', '=', tag.id).where(visibleTag(hidden)).executeTakeFirst();
+  if (!visible) throw notFound('tag');
+  return tag;
+}
+
 export function tagsDomain(db: Db<ContentSchema>) {
   return {
-    async list(query: { query?: string; limit: number; offset: number }, url: string) {
+    /** The tags the caller may see (not those used only in closed spaces they may not read). */
+    async list(query: { query?: string; limit: number; offset: number }, url: string, actor: Actor) {
       const q = query.query?.trim().toLowerCase();
+      const hidden = await hiddenSpaces(db, actor);
       let base = db.selectFrom('tags');
       if (q) base = base.where(sql<boolean>`lower(label) like ${`%${escapeLike(q)}%`}`);
+      if (hidden.length) base = base.where(visibleTag(hidden));
       const [{ total }] = await base.select((eb) => eb.fn.countAll<number>().as('total')).execute();
       let items = base.select('label');
       // Prefix matches first, then alphabetical.
@@ -69,9 +97,9 @@ export function tagsDomain(db: Db<ContentSchema>) {
       return { total, _links: { self: { href: url } }, items: rows.map((r) => r.label) };
     },
 
-    async get(label: string) {
-      const tag = await requireTag(db, label);
-      return present(db, tag);
+    async get(label: string, actor: Actor) {
+      const hidden = await hiddenSpaces(db, actor);
+      return present(db, await requireVisibleTag(db, label, hidden), hidden);
     },
 
     async update(label: string, change: { excluded_from_suggestions: boolean }, actor: Actor) {
@@ -87,12 +115,13 @@ export function tagsDomain(db: Db<ContentSchema>) {
         await writeEvent(tx, 'content.tag.updated.v1', { tag: snapshot(updated) }, { actorId: actor.id });
         return updated;
       });
-      return present(db, tag);
+      return present(db, tag, await hiddenSpaces(db, actor));
     },
 
-    async links(label: string) {
-      const tag = await requireTag(db, label);
-      return linkLabels(db, tag.id);
+    async links(label: string, actor: Actor) {
+      const hidden = await hiddenSpaces(db, actor);
+      const tag = await requireVisibleTag(db, label, hidden);
+      return linkLabels(db, tag.id, hidden);
     },
 
     async replaceLinks(label: string, labels: string[], actor: Actor) {
@@ -114,27 +143,29 @@ export function tagsDomain(db: Db<ContentSchema>) {
   };
 }
 
-async function linkLabels(db: Executor<ContentSchema>, tagId: string) {
-  const rows = await db
+/** The labels a tag links to (those the caller may see, when `hidden` spaces are given). */
+async function linkLabels(db: Executor<ContentSchema>, tagId: string, hidden: readonly number[] = []) {
+  let query = db
     .selectFrom('tag_links')
     .innerJoin('tags', 'tags.id', 'tag_links.linked_tag_id')
     .select('tags.label')
-    .where('tag_links.tag_id', '=', tagId)
-    .orderBy(sql`lower(tags.label)`)
-    .orderBy('tags.label')
-    .execute();
+    .where('tag_links.tag_id', '=', tagId);
+  if (hidden.length) query = query.where(visibleTag(hidden));
+  const rows = await query.orderBy(sql`lower(tags.label)`).orderBy('tags.label').execute();
   return rows.map((r) => r.label);
 }
 
-async function present(db: Executor<ContentSchema>, tag: TagRow) {
-  const { count } = await db
+/** The tag with the number of published, live questions that carry it and that the caller may read (none of the `hidden` spaces). */
+async function present(db: Executor<ContentSchema>, tag: TagRow, hidden: readonly number[]) {
+  let query = db
     .selectFrom('question_tags')
-    .innerJoin('questions', 'questions.id', 'question_tags.question_id')
+    .innerJoin('questions as q', 'q.id', 'question_tags.question_id')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where('question_tags.tag_id', '=', tag.id)
-    .where('questions.is_published', '=', true)
-    .where('questions.is_deleted', '=', false)
-    .executeTakeFirstOrThrow();
+    .where('q.is_published', '=', true)
+    .where('q.is_deleted', '=', false);
+  if (hidden.length) query = query.where(outside(hidden));
+  const { count } = await query.executeTakeFirstOrThrow();
   return { label: tag.label, excluded_from_suggestions: tag.excluded_from_suggestions, image: null, question_count: count };
 }
 

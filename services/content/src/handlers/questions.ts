@@ -50,10 +50,10 @@ export function questionHandlers(
       return undefined;
     },
 
-    listTags: async ({ query, url }) => tags.list(query, url),
-    getTagLabel: async ({ params }) => tags.get(params.label),
+    listTags: async ({ query, url, actor }) => tags.list(query, url, actor),
+    getTagLabel: async ({ params, actor }) => tags.get(params.label, actor),
     updateTagLabel: async ({ params, body, actor }) => tags.update(params.label, body, actor),
-    getTagLinks: async ({ params }) => tags.links(params.label),
+    getTagLinks: async ({ params, actor }) => tags.links(params.label, actor),
     putTagLinks: async ({ params, body, actor }) => tags.replaceLinks(params.label, body, actor),
 
     listKnowledgeSpaces: async () => spaces.list(),

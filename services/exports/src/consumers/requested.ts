@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Bus, ensureStream, internalRequestId } from '@kn/bus';
+import { type Bus, ensureStream, eventBody, internalRequestId } from '@kn/bus';
 import { AppError, EventEnvelope, events } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
@@ -65,9 +65,17 @@ export async function startExportWorker(deps: {
   const fetches = new Set<ConsumerMessages>();
 
   async function handle(msg: JsMsg) {
+    let body: Awaited<ReturnType<typeof eventBody>>;
+    try {
+      body = await eventBody(bus, 'exports', msg);
+    } catch (err) {
+      log.warn({ err, seq: msg.seq }, 'export request could not be read; will retry');
+      msg.nak(1000);
+      return;
+    }
     let exportId: number;
     try {
-      const envelope = EventEnvelope.parse(msg.json());
+      const envelope = EventEnvelope.parse(body.json());
       exportId = events[SUBJECT].parse(envelope.data).export.export_id;
     } catch (err) {
       log.error({ err, seq: msg.seq }, 'not an export request; terminated');

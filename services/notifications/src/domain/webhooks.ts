@@ -5,6 +5,7 @@ import type { Db } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import type { NotificationsConfig } from '../config.ts';
 import type { NotificationsSchema } from '../db/schema.ts';
+import { outboundPoster, RefusedTarget } from './outbound.ts';
 import { presentUser, senderId } from './present.ts';
 import { getNetwork } from './settings.ts';
 import { backoff, claimDue, startWorker } from './worker.ts';
@@ -59,15 +60,18 @@ export async function webhookBody(db: Db<NotificationsSchema>, notificationId: n
  * Delivers webhook_deliveries: POST with X-Event (notifications), X-Event-Id (the delivery's
  * uuid, the same on every attempt, so a receiver can drop repeats) and X-Signature. A 2xx answer
  * delivers; anything else (status, refused connection, timeout) is recorded and retried with
- * exponential backoff until WEBHOOK_MAX_ATTEMPTS, then the delivery is `failed`.
+ * exponential backoff until WEBHOOK_MAX_ATTEMPTS, then the delivery is `failed`. A receiver on a
+ * non-public address (unless WEBHOOK_ALLOW_INTERNAL) is refused before any traffic: `failed` at once.
  */
 export function startWebhookWorker(deps: { db: Db<NotificationsSchema>; bus: Bus; config: NotificationsConfig; logger: Logger }) {
   const { db, config } = deps;
   const secret = webhookSecretSource(deps.bus, config.WEBHOOK_SECRET_TTL_MS);
+  const poster = outboundPoster({ allowInternal: config.WEBHOOK_ALLOW_INTERNAL === 'true', timeoutMs: config.WEBHOOK_TIMEOUT_MS });
 
   async function deliver(row: { id: number; event_id: string; notification_id: number; url: string; attempts: number }) {
     let statusCode: number | null = null;
     let error: string | null = null;
+    let refused = false;
     // Switched off since the row was written: pending deliveries stop (recorded, not retried).
     if (!(await getNetwork(db)).webhook_enabled) {
       await db
@@ -86,19 +90,17 @@ export function startWebhookWorker(deps: { db: Db<NotificationsSchema>; bus: Bus
         'x-event-id': row.event_id,
       };
       if (key !== null) headers['x-signature'] = sign(body, key);
-      const res = await fetch(row.url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(config.WEBHOOK_TIMEOUT_MS),
-        redirect: 'manual',
-      });
-      statusCode = res.status;
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.status < 200 || res.status >= 300) error = `receiver answered ${res.status}`;
+      statusCode = await poster.post(row.url, headers, body);
+      if (statusCode < 200 || statusCode >= 300) error = `receiver answered ${statusCode}`;
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      error = e.name === 'TimeoutError' ? `no answer within ${config.WEBHOOK_TIMEOUT_MS} ms` : (e.cause?.code ?? e.message);
+      const e = err as Error & { code?: string };
+      // An internal receiver stays refused on every attempt: given up at once.
+      refused = err instanceof RefusedTarget;
+      error = refused
+        ? `refused: ${e.message}`
+        : e.name === 'TimeoutError'
+          ? `no answer within ${config.WEBHOOK_TIMEOUT_MS} ms`
+          : (e.code ?? e.message);
     }
     if (error === null) {
       await db
@@ -108,7 +110,7 @@ export function startWebhookWorker(deps: { db: Db<NotificationsSchema>; bus: Bus
         .execute();
       return;
     }
-    const giveUp = row.attempts >= config.WEBHOOK_MAX_ATTEMPTS;
+    const giveUp = refused || row.attempts >= config.WEBHOOK_MAX_ATTEMPTS;
     await db
       .updateTable('webhook_deliveries')
       .set({
@@ -122,7 +124,7 @@ export function startWebhookWorker(deps: { db: Db<NotificationsSchema>; bus: Bus
       .execute();
   }
 
-  return startWorker({
+  const worker = startWorker({
     name: 'webhooks',
     pollMs: config.OUTBOX_POLL_MS,
     logger: deps.logger,
@@ -138,4 +140,11 @@ export function startWebhookWorker(deps: { db: Db<NotificationsSchema>; bus: Bus
       return claimed.length;
     },
   });
+  return {
+    ...worker,
+    async stop() {
+      await worker.stop();
+      poster.stop();
+    },
+  };
 }

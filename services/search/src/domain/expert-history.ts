@@ -21,6 +21,8 @@ export interface NetworkHistory {
   /** The network's tags by lower-case label, with the time a question first carried each (0: known from the start). */
   tags: Map<string, TagFacts & { since: number }>;
   deletedUsers: ReadonlySet<number>;
+  /** System users (an importer's placeholder author, a bot): never candidates, as now. */
+  systemUsers: ReadonlySet<number>;
   minExperts: number;
   /** The word of a term id of `HistoryQuestion.terms` (equally weighted words are taken in word order, never in id order). */
   word(id: number): string;
@@ -305,7 +307,7 @@ class Replay implements ExpertEvidence {
     const out = new Map<number, UserFacts>();
     for (const id of ids) {
       const record = this.expertise.user(id) ?? { answers: 0, accepted: 0, value: 0, times: new Float64Array(0) };
-      out.set(id, { ...record, deleted: this.history.deletedUsers.has(id) });
+      out.set(id, { ...record, deleted: this.history.deletedUsers.has(id), system: this.history.systemUsers.has(id) });
     }
     return out;
   }

@@ -2,6 +2,7 @@ import type { RoutedQuestion } from '@kn/contracts';
 import type { SearchBackend } from '../backend.ts';
 import type { ExpertModels } from './expert-models.ts';
 import { type ExpertQuery, type RoutingResponse, rankExperts } from './experts.ts';
+import type { Viewer } from './visibility.ts';
 
 /** Similar questions named as a reason, at most. */
 const REASON_QUESTIONS = 3;
@@ -29,8 +30,11 @@ export interface FoundExperts {
 /**
  * Expert search as the service answers it: the ranking (experts.ts) over the backend's evidence
  * with the model in force and how people responded to routings, then each expert's details and
- * reasons. `viewer` is the caller (null: routing), whose view decides which similar questions are
- * named.
+ * reasons. `viewer` is the caller (null: routing). A caller is answered from what they may read:
+ * the closed knowledge spaces they are not a member of lend no tags, no records, no similar
+ * questions and no reasons, so nobody is named for them on the strength of content they cannot
+ * read. Routing reads everything (the question goes to the people who know, and only the members
+ * of its space when that is closed), and names no closed space's questions as reasons.
  */
 export class ExpertSearch {
   private readonly backend: SearchBackend;
@@ -48,22 +52,23 @@ export class ExpertSearch {
   }
 
   /** The experts on a text. */
-  async find(query: ExpertQuery, viewer: number | null): Promise<FoundExperts> {
+  async find(query: ExpertQuery, viewer: Viewer | null): Promise<FoundExperts> {
     const { backend } = this;
-    const ranked = await rankExperts(backend.evidence(), query, { weights: this.models.weights(), responses: this.responses });
+    const unreadable = viewer ? await backend.hiddenSpaces(viewer) : [];
+    const ranked = await rankExperts(backend.evidence(unreadable), query, { weights: this.models.weights(), responses: this.responses });
     if (!ranked.experts.length) return { tags: ranked.tags.map((t) => t.label), experts: [] };
     const label = new Map(ranked.tags.map((t) => [t.key, t.label]));
     const records = await backend.expertRecords(
       ranked.experts.map((e) => e.user_id),
       new Set(ranked.tags.map((t) => t.key)),
+      unreadable,
     );
-    const spaces = new Set(
-      ranked.experts.flatMap((e) => e.reasons.similar.flatMap((s) => (s.knowledge_space_id === null ? [] : [s.knowledge_space_id]))),
-    );
-    const hidden = new Set<number>();
-    for (const space of spaces) {
-      const members = await backend.closedSpaceMembers(space);
-      if (members && (viewer === null || !members.has(viewer))) hidden.add(space);
+    const hidden = new Set(unreadable);
+    if (viewer === null) {
+      const spaces = new Set(
+        ranked.experts.flatMap((e) => e.reasons.similar.flatMap((s) => (s.knowledge_space_id === null ? [] : [s.knowledge_space_id]))),
+      );
+      for (const space of spaces) if (await backend.closedSpaceMembers(space)) hidden.add(space);
     }
     const named = new Map(
       ranked.experts.map((e) => [
@@ -97,7 +102,7 @@ export class ExpertSearch {
   }
 
   /** The experts on a question: its own tags certainly; never its poser nor `exclude`; only members for a closed space. */
-  async on(question: RoutedQuestion, limit: number, exclude: readonly number[], viewer: number | null): Promise<FoundExperts> {
+  async on(question: RoutedQuestion, limit: number, exclude: readonly number[], viewer: Viewer | null): Promise<FoundExperts> {
     return this.find(
       {
         text: `${question.title}\n${question.text}`,

@@ -71,8 +71,11 @@ export interface TagUsers {
   has(user: number): boolean;
 }
 
-/** A user's record over all tags, and whether they are deleted. */
-export type UserFacts = UserRecord & { deleted: boolean };
+/** A user's record over all tags, and whether they are deleted or a system user. */
+export type UserFacts = UserRecord & { deleted: boolean; system: boolean };
+
+/** Deleted users and system users (an importer's placeholder author, a bot) are never experts: they cannot answer. */
+export const cannotAnswer = (user: UserFacts | undefined) => !!user && (user.deleted || user.system);
 
 /** How a user responded to earlier routings: sent (with the answer window closed), answered within it. */
 export interface RoutingResponse {
@@ -82,7 +85,10 @@ export interface RoutingResponse {
 
 /**
  * The evidence expert search reads, as one network knows it now (or, in the fit, knew it then).
- * Implemented by the local index (store.ts), the Elasticsearch backend and the fit's replay.
+ * Implemented by the local index (store.ts), the Elasticsearch backend and the fit's replay. A
+ * backend's evidence for a caller (`SearchBackend.evidence(hidden)`) leaves out everything of the
+ * closed knowledge spaces the caller may not read: their questions, the records earned there, and
+ * the tags used only there.
  */
 export interface ExpertEvidence {
   /** The network's clock (ms): when its latest question was published. */
@@ -292,11 +298,11 @@ export async function rankExperts(
   };
   await addTags(chosen);
   const minExperts = await evidence.minExperts();
-  // Deleted users do not count; they are few, so only a pool near the minimum is looked at.
+  // Deleted and system users do not count; they are few, so only a pool near the minimum is looked at.
   const enough = async () => {
     if (people.length >= 2 * minExperts + 10) return true;
     const facts = await evidence.users(people);
-    return people.length - [...facts.values()].filter((u) => u.deleted).length >= minExperts;
+    return people.length - [...facts.values()].filter(cannotAnswer).length >= minExperts;
   };
   if (!(await enough())) {
     const linked = chosen.flatMap((t) => (known.get(t.key)?.linked ?? []).map((key) => ({ key, weight: ranking.linkedWeight * t.weight })));
@@ -348,7 +354,7 @@ export async function rankExperts(
   const responses = await context.responses([...pool.keys()]);
   const total = await evidence.answers();
   const network = { tagShare: tagAnswers / Math.max(1, total) };
-  const ids = [...pool.keys()].filter((u) => !users.get(u)?.deleted).sort((a, b) => a - b);
+  const ids = [...pool.keys()].filter((u) => !cannotAnswer(users.get(u))).sort((a, b) => a - b);
   const rows = new Float64Array(ids.length * FEATURE_COUNT);
   const scored = ids.map((user, j) => {
     const row = features(pool.get(user)!, users.get(user), responses.get(user), network, now);

@@ -147,7 +147,10 @@ export function routingResponses(db: Db<SearchSchema>, ttlMs = 60_000) {
   };
 }
 
-/** Experts with their users as the caller sees them (users the users service does not know, or deleted, are left out). */
+/**
+ * Experts with their users as the caller sees them (users the users service does not know, deleted
+ * or system users are left out: the ranking leaves them out already, as the index knew them).
+ */
 export async function presentExperts(bus: Bus, actor: Actor, found: FoundExperts, requestId: string): Promise<ExpertResult[]> {
   if (!found.experts.length) return [];
   const { items } = await call(bus, 'getUsers', usersOperations.getUsers, {
@@ -158,7 +161,7 @@ export async function presentExperts(bus: Bus, actor: Actor, found: FoundExperts
     requestId,
     url: '',
   });
-  const users = new Map(items.filter((u) => !u.is_deleted).map((u) => [u.id, u]));
+  const users = new Map(items.filter((u) => !u.is_deleted && !u.is_system).map((u) => [u.id, u]));
   return found.experts.flatMap((e) => {
     const user = users.get(e.user_id);
     return user ? [{ user, details: e.details }] : [];

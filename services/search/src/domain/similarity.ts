@@ -151,7 +151,7 @@ export function withFeedback(index: TermIndex, vector: TopicVector, ranked: read
 }
 
 /** Candidates for a vector: the `count` questions sharing its most informative words, by BM25 (not `self`, not deleted). */
-function candidateSlots(index: TermIndex, vector: TopicVector, self: number, count: number): number[] {
+function candidateSlots(index: TermIndex, vector: TopicVector, self: number, count: number, hidden?: ReadonlySet<number>): number[] {
   const informative = vector.ids
     .map((id, i) => ({ id, w: vector.weights[i]!, word: index.term(id) }))
     // Equal weights in the order of the words, not of their ids (which depend on what arrived first).
@@ -167,7 +167,9 @@ function candidateSlots(index: TermIndex, vector: TopicVector, self: number, cou
     postings += frequency;
     index.scoreTerm(id, bm25Idf(n, frequency), allFields, 1, candidates);
   }
-  return topSlots(index, candidates, count, (slot) => slot !== self && !index.isDeleted(slot)).map((c) => c.slot);
+  return topSlots(index, candidates, count, (slot) => slot !== self && !index.isDeleted(slot) && !hidden?.has(index.spaceOf(slot))).map(
+    (c) => c.slot,
+  );
 }
 
 /**
@@ -180,12 +182,14 @@ export function similarTo(
   source: { question_id?: number; text?: string; language?: string },
   limit: number,
   thorough = false,
+  /** Knowledge spaces whose questions are never candidates (the caller's closed ones). */
+  hidden?: ReadonlySet<number>,
 ): Array<{ id: number; score: number }> {
   const { index } = store;
   const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
   const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
   if (!vector?.ids.length) return [];
-  const slots = candidateSlots(index, vector, self, candidateCount(thorough));
+  const slots = candidateSlots(index, vector, self, candidateCount(thorough), hidden);
   const scores = index.withWordsOf(slots, () => {
     const plain = cosines(index, slots, vector);
     if (!thorough || similarParameters.feedback.documents <= 0 || !slots.length) return plain;
@@ -215,6 +219,8 @@ export function askedSimilarTo(
   text: string,
   language: string | undefined,
   self?: number,
+  /** Knowledge spaces whose questions are never candidates (the caller's closed ones). */
+  hidden?: ReadonlySet<number>,
 ): Array<{ id: number; score: number; time: number }> {
   const { index } = store;
   const selfSlot = self === undefined ? -1 : index.slotOf(self);
@@ -239,7 +245,7 @@ export function askedSimilarTo(
   }
   const vector = normalised(ids, weights, norm);
   if (!vector.ids.length) return [];
-  const slots = candidateSlots(index, vector, selfSlot, candidateCount(false));
+  const slots = candidateSlots(index, vector, selfSlot, candidateCount(false), hidden);
   if (dense.length < index.termCount) dense = new Float64Array(Math.max(index.termCount, dense.length * 2));
   vector.ids.forEach((id, i) => {
     dense[id] = vector.weights[i]!;

@@ -10,16 +10,22 @@ export const SUGGESTION_NEIGHBOURS = 20;
 /**
  * Existing tags for a question text, best first, never new ones: tags whose label occurs in the
  * text as a word, plus the tags of the most similar questions weighted by their similarity. Tags
- * excluded from suggestions never appear.
+ * excluded from suggestions never appear. The questions of the `hidden` knowledge spaces (the
+ * caller's closed ones) lend nothing, and a tag used only there is not named.
  */
-export function suggestTags(store: SearchStore, text: string, limit: number): { total: number; items: string[] } {
+export function suggestTags(
+  store: SearchStore,
+  text: string,
+  limit: number,
+  hidden: ReadonlySet<number> = new Set(),
+): { total: number; items: string[] } {
   const { index } = store;
   return rankSuggestedTags({
-    neighbours: similarTo(store, { text }, SUGGESTION_NEIGHBOURS).map((s) => ({
+    neighbours: similarTo(store, { text }, SUGGESTION_NEIGHBOURS, false, hidden).map((s) => ({
       score: s.score,
       tags: index.tagsOf(index.slotOf(s.id)),
     })),
-    named: store.tagsNamedIn(text),
+    named: [...store.tagsNamedIn(text)].filter((key) => !store.tagUses.onlyIn(key, hidden)),
     tag: (key) => store.tag(key),
     limit,
   });

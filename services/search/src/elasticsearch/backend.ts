@@ -6,6 +6,7 @@ import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
 import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, unitIdf, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
+import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import type { IndexHandlers } from '../local/events.ts';
 import { queryTerms, queryWords, textCounts } from '../words.ts';
 import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
@@ -238,8 +239,16 @@ export class ElasticsearchBackend implements SearchBackend {
     return ids.map((id, i) => ({ id, score: vectors[i] ? cosine(query, vectors[i]) : 0 }));
   }
 
-  /** Similar live questions with their documents (tags and solutions for tag votes and experts); `thorough` as similarity.ts similarTo. */
-  private async similarDocuments(source: { question_id?: number; text?: string; language?: string }, limit: number, thorough = false) {
+  /**
+   * Similar live questions with their documents (tags and solutions for tag votes and experts);
+   * `thorough` and `hidden` (spaces whose questions are never candidates) as similarity.ts similarTo.
+   */
+  private async similarDocuments(
+    source: { question_id?: number; text?: string; language?: string },
+    limit: number,
+    thorough = false,
+    hidden: readonly number[] = [],
+  ) {
     let counts: Iterable<readonly [string, number]>;
     if (source.question_id !== undefined) {
       const own = (await this.documents([source.question_id], ['id', 'unit', 'is_published'])).get(source.question_id);
@@ -257,7 +266,7 @@ export class ElasticsearchBackend implements SearchBackend {
     if (!informative.length) return [];
     const response = await this.client.search<QuestionDocument>({
       index: this.names.questions,
-      ...similarCandidatesQuery(informative, source.question_id, candidateCount(thorough)),
+      ...similarCandidatesQuery(informative, source.question_id, candidateCount(thorough), hidden),
     });
     const docs = response.hits.hits.map((h) => h._source!).filter(Boolean);
     const idf = await this.idf([...words.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.unit ?? {}))]);
@@ -317,10 +326,11 @@ export class ElasticsearchBackend implements SearchBackend {
     return out;
   }
 
-  async suggestTags(text: string, limit: number) {
+  async suggestTags(text: string, limit: number, hidden: readonly number[]) {
     this.check();
-    const neighbours = await this.similarDocuments({ text }, SUGGESTION_NEIGHBOURS);
-    const named = await this.expertEvidence.namedTags(text);
+    const neighbours = await this.similarDocuments({ text }, SUGGESTION_NEIGHBOURS, false, hidden);
+    // Named tags used only in the hidden spaces are left out there.
+    const named = await this.expertEvidence.scoped(hidden).namedTags(text);
     const known = await this.tags([...neighbours.flatMap((n) => n.doc.tags.map((t) => t.toLowerCase())), ...named]);
     return rankSuggestedTags({
       neighbours: neighbours.map((n) => ({ score: n.score, tags: n.doc.tags })),
@@ -330,14 +340,22 @@ export class ElasticsearchBackend implements SearchBackend {
     });
   }
 
-  evidence() {
+  evidence(hidden: readonly number[] = []) {
     this.check();
-    return this.expertEvidence;
+    return this.expertEvidence.scoped(hidden);
   }
 
-  async expertRecords(users: readonly number[], tags: ReadonlySet<string>) {
+  async expertRecords(users: readonly number[], tags: ReadonlySet<string>, hidden: readonly number[] = []) {
     this.check();
-    return this.expertEvidence.expertRecords(users, tags);
+    return this.expertEvidence.scoped(hidden).expertRecords(users, tags);
+  }
+
+  async hiddenSpaces(viewer: Viewer) {
+    this.check();
+    return hiddenSpacesOf(
+      (await this.closedSpaces()).map((s) => [s.space_id, new Set(s.members)] as const),
+      viewer,
+    );
   }
 
   async titles(ids: readonly number[]) {

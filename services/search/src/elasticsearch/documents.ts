@@ -193,10 +193,13 @@ export interface SpaceDocument {
   members: number[];
 }
 
+/** What expert search needs of a user: deleted and system users are never experts. */
 export interface UserDocument {
   type: 'user';
   user_id: number;
   deleted: boolean;
+  /** Absent in documents written before it was kept (a rebuild writes it). */
+  system?: boolean;
 }
 
 export interface SettingDocument {

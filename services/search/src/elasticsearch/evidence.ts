@@ -10,6 +10,8 @@ import { askedFieldWeights } from '../local/postings.ts';
 import { labelWords, tagNamer } from '../words.ts';
 import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import type { IndexNames } from './mappings.ts';
+import { inSpaces, tagUsesQuery } from './queries.ts';
+import { tagsOnlyIn } from './results.ts';
 
 /** Users per tag an expert search considers. */
 const EXPERTS_PER_TAG = 1000;
@@ -43,15 +45,36 @@ const askedCount = ([title, description, tags]: readonly [number, number, number
 
 /**
  * Expert search's evidence from the shared Elasticsearch index (domain/experts.ts reads it, as it
- * reads the local index's): the same facts, from aggregations over the question documents.
+ * reads the local index's): the same facts, from aggregations over the question documents. With
+ * `hidden` knowledge spaces (a caller's closed ones), their questions are left out of every
+ * aggregation and search, and tags used only there do not exist (local-evidence.ts does the same).
  */
 export class ElasticsearchEvidence implements ExpertEvidence {
   private readonly client: Client;
   private readonly names: IndexNames;
+  private readonly hidden: readonly number[];
 
-  constructor(client: Client, names: IndexNames) {
+  constructor(client: Client, names: IndexNames, hidden: readonly number[] = []) {
     this.client = client;
     this.names = names;
+    this.hidden = [...hidden];
+  }
+
+  /** The same evidence for a caller who may not read the `hidden` spaces. */
+  scoped(hidden: readonly number[]): ElasticsearchEvidence {
+    return hidden.length || this.hidden.length ? new ElasticsearchEvidence(this.client, this.names, hidden) : this;
+  }
+
+  /** The questions of the hidden spaces, for a `must_not`. */
+  private get unreadable() {
+    return inSpaces(this.hidden);
+  }
+
+  /** Of these tags, those used only in the hidden spaces (none without hidden spaces). */
+  private async onlyHidden(keys: Iterable<string>): Promise<Set<string>> {
+    const list = [...new Set(keys)];
+    if (!this.hidden.length || !list.length) return new Set();
+    return tagsOnlyIn(await this.client.search({ index: this.names.questions, ...tagUsesQuery(list, this.hidden) }));
   }
 
   async clock() {
@@ -114,7 +137,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           should: informative.map(({ word, weight }) => ({ term: { asked_terms: { value: word, boost: weight } } })),
           minimum_should_match: 1,
           filter: [{ term: { live: true } }],
-          must_not: self === undefined ? [] : [{ term: { id: self } }],
+          must_not: [...(self === undefined ? [] : [{ term: { id: self } }]), ...this.unreadable],
         },
       },
     });
@@ -166,7 +189,9 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       size: 10_000,
       query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { first_word: [...new Set(words)] } }] } },
     });
-    return tagNamer(response.hits.hits.map((h) => h._source!.key))(text);
+    const named = tagNamer(response.hits.hits.map((h) => h._source!.key))(text);
+    const hidden = await this.onlyHidden(named);
+    return new Set([...named].filter((key) => !hidden.has(key)));
   }
 
   async tags(keys: readonly string[]): Promise<Map<string, TagFacts>> {
@@ -184,15 +209,18 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     for (const hit of back.hits.hits)
       for (const key of hit._source!.link_keys)
         if (key !== hit._source!.key) linkedBack.set(key, [...(linkedBack.get(key) ?? []), hit._source!.key]);
-    for (const d of docs)
-      if ('found' in d && d.found && d._source) {
-        const tag = d._source;
+    const found = docs.flatMap((d) => ('found' in d && d.found && d._source ? [d._source] : []));
+    const linked = new Map(
+      found.map((tag) => [tag.key, [...new Set([...tag.link_keys.filter((k) => k !== tag.key), ...(linkedBack.get(tag.key) ?? [])])]]),
+    );
+    const hidden = await this.onlyHidden([...linked.keys(), ...[...linked.values()].flat()]);
+    for (const tag of found)
+      if (!hidden.has(tag.key))
         out.set(tag.key, {
           label: tag.label,
           excluded_from_suggestions: tag.excluded_from_suggestions,
-          linked: [...new Set([...tag.link_keys.filter((k) => k !== tag.key), ...(linkedBack.get(tag.key) ?? [])])],
+          linked: linked.get(tag.key)!.filter((k) => !hidden.has(k)),
         });
-      }
     return out;
   }
 
@@ -202,7 +230,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     const response = await this.client.search({
       index: this.names.questions,
       size: 0,
-      query: { terms: { tag_keys: [...keys] } },
+      query: { bool: { filter: [{ terms: { tag_keys: [...keys] } }], must_not: this.unreadable } },
       aggs: {
         tags: {
           terms: { field: 'tag_keys', include: [...keys], size: keys.length },
@@ -259,7 +287,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     const response = await this.client.search({
       index: this.names.questions,
       size: 0,
-      query: { term: { live: true } },
+      query: { bool: { filter: [{ term: { live: true } }], must_not: this.unreadable } },
       aggs: { solutions: { nested: { path: 'solutions' }, aggs: { live: { filter: { term: { 'solutions.live': true } } } } } },
     });
     return ((response.aggregations?.solutions as Record<string, any> | undefined)?.live?.doc_count as number | undefined) ?? 0;
@@ -272,7 +300,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       this.client.search({
         index: this.names.questions,
         size: 0,
-        query: { term: { live: true } },
+        query: { bool: { filter: [{ term: { live: true } }], must_not: this.unreadable } },
         aggs: {
           solutions: {
             nested: { path: 'solutions' },
@@ -296,7 +324,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       }),
       this.client.mget<UserDocument>({ index: this.names.state, ids: ids.map((u) => `user:${u}`) }),
     ]);
-    const deleted = new Set(docs.flatMap((d) => ('found' in d && d.found && d._source?.deleted ? [d._source.user_id] : [])));
+    const known = new Map(docs.flatMap((d) => ('found' in d && d.found && d._source ? [[d._source.user_id, d._source] as const] : [])));
     const buckets = bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.mine?.users);
     const byUser = new Map(buckets.map((b) => [Number(b.key), b]));
     for (const id of ids) {
@@ -307,7 +335,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         accepted: b?.accepted?.doc_count ?? 0,
         value: b?.value?.value ?? 0,
         times: Float64Array.from(times).sort(),
-        deleted: deleted.has(id),
+        deleted: known.get(id)?.deleted ?? false,
+        system: known.get(id)?.system ?? false,
       });
     }
     return out;
@@ -357,7 +386,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       index: this.names.questions,
       size: 10_000,
       _source: ['solutions'],
-      query: { bool: { filter: [{ term: { author_id: asker } }, { term: { live: true } }] } },
+      query: { bool: { filter: [{ term: { author_id: asker } }, { term: { live: true } }], must_not: this.unreadable } },
     });
     for (const hit of response.hits.hits)
       for (const s of hit._source!.solutions ?? [])
@@ -377,6 +406,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         query: {
           bool: {
             filter: [{ terms: { tag_keys: [...tags] } }],
+            must_not: this.unreadable,
             should: [
               { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } } },
               { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } },
@@ -503,15 +533,25 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     }
     questions.sort((a, b) => a.time - b.time || a.id - b.id);
     const deletedUsers = new Set<number>();
+    const systemUsers = new Set<number>();
     for (let after: number | undefined; ; ) {
       const page = await this.client.search<UserDocument>({
         index: this.names.state,
         size: PAGE,
-        query: { bool: { filter: [{ term: { type: 'user' } }, { term: { deleted: true } }] } },
+        query: {
+          bool: {
+            filter: [{ term: { type: 'user' } }],
+            should: [{ term: { deleted: true } }, { term: { system: true } }],
+            minimum_should_match: 1,
+          },
+        },
         sort: [{ user_id: 'asc' }],
         ...(after === undefined ? {} : { search_after: [after] }),
       });
-      for (const hit of page.hits.hits) deletedUsers.add(hit._source!.user_id);
+      for (const hit of page.hits.hits) {
+        if (hit._source!.deleted) deletedUsers.add(hit._source!.user_id);
+        if (hit._source!.system) systemUsers.add(hit._source!.user_id);
+      }
       if (page.hits.hits.length < PAGE) break;
       after = page.hits.hits[page.hits.hits.length - 1]!._source!.user_id;
     }
@@ -537,6 +577,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       forwards: forwards.sort((a, b) => a.time - b.time || a.question_id - b.question_id || a.recipient_id - b.recipient_id),
       tags,
       deletedUsers,
+      systemUsers,
       minExperts: await this.minExperts(),
       word: (id) => words[id]!,
     };

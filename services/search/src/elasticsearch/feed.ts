@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { type Client, errors, type estypes } from '@elastic/elasticsearch';
-import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
+import { type Bus, ensureStream, eventBody, stopWhenStale } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
 import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../local/events.ts';
@@ -18,6 +18,7 @@ import {
   stubQuestion,
   type TagDocument,
   tagDocument,
+  type UserDocument,
   withDerived,
 } from './documents.ts';
 import { controlIndex, type IndexNames, physicalIndex, questionsIndex, stateIndex } from './mappings.ts';
@@ -37,7 +38,7 @@ export type Change =
   | { kind: 'category-cleared'; question_ids: readonly number[] }
   | { kind: 'tag'; label: string; fields: { excluded_from_suggestions?: boolean; links?: string[] } }
   | { kind: 'space'; id: number; is_closed: boolean; members?: readonly number[] }
-  | { kind: 'user'; user_id: number; deleted: boolean }
+  | { kind: 'user'; user_id: number; deleted?: boolean; system?: boolean }
   | { kind: 'settings'; settings: ExpertSettings };
 
 /**
@@ -73,15 +74,19 @@ export class RecordedChanges implements IndexWriter {
   setUserDeleted(user_id: number, deleted: boolean) {
     this.changes.push({ kind: 'user', user_id, deleted });
   }
+  setUserSystem(user_id: number, system: boolean) {
+    this.changes.push({ kind: 'user', user_id, system });
+  }
   setExpertSettings(settings: ExpertSettings) {
     this.changes.push({ kind: 'settings', settings });
   }
 
-  /** The documents the changes read: questions, tags (by lower-case label) and spaces. */
+  /** The documents the changes read: questions, tags (by lower-case label), spaces and users. */
   touched() {
     const questions = new Set<number>();
     const tags = new Set<string>();
     const spaces = new Set<number>();
+    const users = new Set<number>();
     for (const c of this.changes) {
       if (c.kind === 'question') {
         questions.add(c.question.id);
@@ -92,8 +97,9 @@ export class RecordedChanges implements IndexWriter {
       else if (c.kind === 'category-cleared') for (const id of c.question_ids) questions.add(id);
       else if (c.kind === 'tag') tags.add(c.label.toLowerCase());
       else if (c.kind === 'space') spaces.add(c.id);
+      else if (c.kind === 'user') users.add(c.user_id);
     }
-    return { questions, tags, spaces };
+    return { questions, tags, spaces, users };
   }
 }
 
@@ -101,6 +107,8 @@ export interface Loaded {
   questions: Map<number, QuestionDocument>;
   tags: Map<string, TagDocument>;
   spaces: Map<number, SpaceDocument>;
+  /** Users' documents (a change of one flag keeps the other); optional: none read means none known. */
+  users?: Map<number, UserDocument>;
 }
 
 /**
@@ -137,8 +145,19 @@ export function applyChanges(changes: readonly Change[], loaded: Loaded) {
     else if (c.kind === 'category-cleared') for (const id of c.question_ids) questions.set(id, { ...question(id), category_id: null });
     else if (c.kind === 'tag') tag(c.label, c.fields);
     else if (c.kind === 'space') space(c.id, c.is_closed, c.members);
-    else if (c.kind === 'user') state.set(stateId.user(c.user_id), { type: 'user', user_id: c.user_id, deleted: c.deleted });
-    else if (c.kind === 'settings')
+    else if (c.kind === 'user') {
+      if (!loaded.users) loaded.users = new Map();
+      const users = loaded.users;
+      const known = users.get(c.user_id);
+      const doc: UserDocument = {
+        type: 'user',
+        user_id: c.user_id,
+        deleted: c.deleted ?? known?.deleted ?? false,
+        system: c.system ?? known?.system ?? false,
+      };
+      users.set(c.user_id, doc);
+      state.set(stateId.user(c.user_id), doc);
+    } else if (c.kind === 'settings')
       for (const [key, value] of Object.entries(c.settings)) state.set(stateId.setting(key), { type: 'setting', key, value });
   }
   return { questions: [...questions.values()].map(withDerived), state };
@@ -342,18 +361,23 @@ export class ElasticsearchFeed {
     const log = this.log;
 
     const load = async (touched: ReturnType<RecordedChanges['touched']>): Promise<Loaded> => {
-      const loaded: Loaded = { questions: new Map(), tags: new Map(), spaces: new Map() };
+      const loaded: Loaded = { questions: new Map(), tags: new Map(), spaces: new Map(), users: new Map() };
       if (touched.questions.size) {
         const { docs } = await client.mget<QuestionDocument>({ index: questionsIndexName, ids: [...touched.questions].map(String) });
         for (const d of docs) if ('found' in d && d.found && d._source) loaded.questions.set(d._source.id, d._source);
       }
-      const stateIds = [...[...touched.tags].map(stateId.tag), ...[...touched.spaces].map(stateId.space)];
+      const stateIds = [
+        ...[...touched.tags].map(stateId.tag),
+        ...[...touched.spaces].map(stateId.space),
+        ...[...touched.users].map(stateId.user),
+      ];
       if (stateIds.length) {
         const { docs } = await client.mget<StateDocument>({ index: stateIndexName, ids: stateIds });
         for (const d of docs) {
           const source = 'found' in d && d.found ? d._source : undefined;
           if (source?.type === 'tag') loaded.tags.set(source.key, source);
           if (source?.type === 'space') loaded.spaces.set(source.space_id, source);
+          if (source?.type === 'user') loaded.users!.set(source.user_id, source);
         }
       }
       return loaded;
@@ -362,10 +386,12 @@ export class ElasticsearchFeed {
     const apply = async (stream: ServiceName, messages: JsMsg[], live: boolean) => {
       if (!messages.length) return;
       const recorded = new RecordedChanges();
-      for (const msg of messages) {
+      // Large events' bodies come from the object store; one that cannot be read now fails the batch (retried).
+      const bodies = await Promise.all(messages.map((msg) => eventBody(bus, stream, msg)));
+      for (const [i, msg] of messages.entries()) {
         recorded.seq = msg.info.streamSequence;
         try {
-          applyEvent(handlers, recorded, msg.json());
+          applyEvent(handlers, recorded, bodies[i]!.json());
         } catch (err) {
           // As in the local index: logged, skipped, applied by a rebuild after the fix.
           log.error({ err, seq: msg.info.streamSequence, subject: msg.subject }, 'event could not be applied to the search index; skipped');

@@ -9,7 +9,7 @@ import { SearchFieldNames } from '@kn/contracts';
 export interface IndexNames {
   /** One document per question (drafts too, for routing), id = question id. */
   questions: string;
-  /** Tags, knowledge spaces, deleted users, settings and the stream positions. */
+  /** Tags, knowledge spaces, deleted and system users, settings and the stream positions. */
   state: string;
   /** The feed's lease and the current generation (never dropped by a rebuild). */
   control: string;
@@ -103,6 +103,7 @@ export const stateIndex = {
       is_closed: { type: 'boolean' },
       user_id: { type: 'long' },
       deleted: { type: 'boolean' },
+      system: { type: 'boolean' },
     },
   },
 } satisfies Omit<estypes.IndicesCreateRequest, 'index'>;

@@ -149,8 +149,19 @@ export function matchQuery(
   };
 }
 
-/** Candidates for similar questions: live questions sharing the vector's most informative words. */
-export function similarCandidatesQuery(words: ReadonlyArray<{ word: string; weight: number }>, exclude: number | undefined, size: number) {
+/** The clause that leaves out the questions of the `hidden` knowledge spaces (a caller's closed ones), for a `must_not`. */
+export const inSpaces = (hidden: readonly number[]): Query[] => (hidden.length ? [{ terms: { knowledge_space_id: [...hidden] } }] : []);
+
+/**
+ * Candidates for similar questions: live questions sharing the vector's most informative words;
+ * none of the `hidden` knowledge spaces.
+ */
+export function similarCandidatesQuery(
+  words: ReadonlyArray<{ word: string; weight: number }>,
+  exclude: number | undefined,
+  size: number,
+  hidden: readonly number[] = [],
+) {
   return {
     size,
     _source: ['id', 'unit', 'tags', 'solutions'],
@@ -159,10 +170,28 @@ export function similarCandidatesQuery(words: ReadonlyArray<{ word: string; weig
         should: words.map(({ word, weight }) => ({ term: { unit_terms: { value: word, boost: weight } } })),
         minimum_should_match: 1,
         filter: [{ term: { live: true } }],
-        must_not: exclude === undefined ? [] : [{ term: { id: exclude } }],
+        must_not: [...(exclude === undefined ? [] : [{ term: { id: exclude } }]), ...inSpaces(hidden)],
       },
     },
   } satisfies estypes.SearchRequest;
+}
+
+/**
+ * Of these tags (lower-case labels), how many questions carry each (drafts and deleted ones too,
+ * as the content service counts a tag's uses), and how many of them are outside the `hidden`
+ * spaces: a tag used only there does not exist for the caller (results.ts tagsOnlyIn).
+ */
+export function tagUsesQuery(keys: readonly string[], hidden: readonly number[]): estypes.SearchRequest {
+  return {
+    size: 0,
+    query: { terms: { tag_keys: [...keys] } },
+    aggs: {
+      tags: {
+        terms: { field: 'tag_keys', include: [...keys], size: Math.max(1, keys.length) },
+        aggs: { outside: { filter: { bool: { must_not: inSpaces(hidden) } } } },
+      },
+    },
+  };
 }
 
 /** How many published questions' units hold each word (similar-question search's idf). */

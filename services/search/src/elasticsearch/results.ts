@@ -26,6 +26,15 @@ export function unitFrequencies(response: estypes.SearchResponse): { documents: 
   return { documents: count(response.hits.total), frequency: new Map(list.map((b) => [String(b.key), b.doc_count])) };
 }
 
+/** The tags of a tagUsesQuery answer that questions carry, all of them in the hidden spaces. */
+export function tagsOnlyIn(response: estypes.SearchResponse): Set<string> {
+  const buckets = (response.aggregations?.tags as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
+  const list = (Array.isArray(buckets) ? buckets : []) as Array<
+    estypes.AggregationsStringTermsBucket & { outside?: { doc_count: number } }
+  >;
+  return new Set(list.filter((b) => b.doc_count > 0 && (b.outside?.doc_count ?? 0) === 0).map((b) => String(b.key)));
+}
+
 /** The hits of a search with their score (ES answers null scores when sorting by a field only). */
 export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number; score: number }> =>
   response.hits.hits.map((h) => ({ id: Number(h._id), score: h._score ?? 0 }));

@@ -9,6 +9,7 @@ import type { ExpertModels } from '../domain/expert-models.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { presentExperts, routeQuestion } from '../domain/routing.ts';
 import { similarityOfScore, similarParameters, similarTextRequest } from '../domain/similarity.ts';
+import { NOBODY } from '../domain/visibility.ts';
 
 /** The model as GET /search/experts/model shows it. */
 const modelView = (m: ExpertModel) => ({
@@ -51,13 +52,14 @@ export function createHandlers(deps: {
       return { items: items.map((item) => ({ id: item.id, score: similarityOfScore(item.score) })) };
     },
     autocompleteQuestions: async ({ query }) => backend.autocomplete(query.query, query.limit),
-    suggestTags: async ({ body }) => backend.suggestTags(`${body.title}\n${body.description ?? ''}`, body.limit),
+    suggestTags: async ({ body, actor }) =>
+      backend.suggestTags(`${body.title}\n${body.description ?? ''}`, body.limit, await backend.hiddenSpaces(actor ?? NOBODY)),
     findExperts: async ({ body, actor, requestId }) => {
-      const found = await experts.find({ text: body.query, limit: body.limit, asker: actor.id }, actor.id);
+      const found = await experts.find({ text: body.query, limit: body.limit, asker: actor.id }, actor);
       return { tags: found.tags, experts: await presentExperts(bus, actor, found, requestId) };
     },
     expertsForQuestion: async ({ body, actor, requestId }) => {
-      const found = await experts.on(body.question, body.limit, [], actor?.id ?? null);
+      const found = await experts.on(body.question, body.limit, [], actor ?? NOBODY);
       return { tags: found.tags, experts: await presentExperts(bus, actor!, found, requestId) };
     },
     routeQuestion: async ({ body }) => {

@@ -30,6 +30,8 @@ export interface IndexWriter {
   /** A knowledge space: whether it is closed, and (when the event says) its members. */
   setSpace(id: number, isClosed: boolean, members?: readonly number[]): void;
   setUserDeleted(userId: number, deleted: boolean): void;
+  /** A system user (an importer's placeholder author, a bot) is never an expert; their content still counts. */
+  setUserSystem(userId: number, system: boolean): void;
   /** The network settings expert search and routing follow. */
   setExpertSettings(settings: ExpertSettings): void;
 }
@@ -121,6 +123,12 @@ const solution = (store: IndexWriter, s: EventSolution, at: string) => {
   );
 };
 
+/** Who can be an expert: not a deleted user, not a system user. */
+const user = (store: IndexWriter, u: { id: number; is_deleted: boolean; is_system: boolean }) => {
+  store.setUserDeleted(u.id, u.is_deleted);
+  store.setUserSystem(u.id, u.is_system);
+};
+
 const space = (store: IndexWriter, s: { id: number; is_closed: boolean; member_ids: number[] }) =>
   store.setSpace(s.id, s.is_closed, s.member_ids);
 
@@ -176,8 +184,8 @@ export const indexHandlers: IndexHandlers = {
   'content.tag.links-updated.v1': (store, e) => store.setTag(e.data.tag.label, { links: e.data.links }),
   'content.knowledge-space.created.v1': (store, e) => space(store, e.data.knowledge_space),
   'content.knowledge-space.updated.v1': (store, e) => space(store, e.data.knowledge_space),
-  'users.user.created.v1': (store, e) => store.setUserDeleted(e.data.user.id, e.data.user.is_deleted),
-  'users.user.updated.v1': (store, e) => store.setUserDeleted(e.data.user.id, e.data.user.is_deleted),
+  'users.user.created.v1': (store, e) => user(store, e.data.user),
+  'users.user.updated.v1': (store, e) => user(store, e.data.user),
   'users.user.deleted.v1': (store, e) => store.setUserDeleted(e.data.user_id, true),
   'users.network-settings.updated.v1': (store, e) =>
     store.setExpertSettings({

@@ -29,6 +29,8 @@ export interface SolutionFacts {
 export interface QuestionFacts {
   id: number;
   tags: readonly string[];
+  /** Its knowledge space (null: none): a caller who may not read the space counts nothing of it. */
+  space: number | null;
   live: boolean;
   solutions: readonly SolutionFacts[];
   /** One entry per forward (a user forwarded to twice counts twice). */
@@ -120,32 +122,21 @@ interface UserTotals {
   times: Float64Array;
 }
 
-/**
- * The expertise of a whole network in memory, compactly (a typed table per tag: the heap holds a
- * few hundred objects per tag, not one per solution, so garbage collection stays short). It knows
- * the sums only: a change is applied as "take back what it contributed, add what it contributes
- * now" (store.ts hands both).
- */
-export class Expertise {
-  private readonly tables = new Map<string, TagTable>();
-  private readonly users = new Map<number, UserTotals>();
-  /** Per live question, its live solutions (answered-solutions below: no object or buffer per question). */
-  private readonly answered = new AnsweredSolutions();
+/** The sums of one part of the network: the whole of it, or the questions of one knowledge space. */
+class Ledger {
+  readonly tables = new Map<string, TagTable>();
+  readonly users = new Map<number, UserTotals>();
   /** Live solutions on live questions, of everyone. */
   answers = 0;
   /** Of those, the accepted ones. */
   accepted = 0;
 
-  /** Adds (sign 1) or takes back (sign -1) what a question contributes. */
-  apply(facts: QuestionFacts, sign: 1 | -1) {
-    const tags = [...new Set(facts.tags.map((t) => t.toLowerCase()))];
-    if (facts.live) for (const s of facts.solutions) if (s.live) this.applySolution(tags, s, sign);
-    for (const user of facts.recipients) this.applyForward(tags, user, sign);
+  get empty() {
+    return this.tables.size === 0 && this.users.size === 0 && this.answers === 0;
   }
 
-  /** Adds or takes back one live solution of a live question with these (lower-case, distinct) tags. */
-  applySolution(tags: readonly string[], s: SolutionFacts, sign: 1 | -1) {
-    const value = solutionValue(s) * timeWeight(s.time);
+  /** Adds or takes back one live solution (`value`: solutionValue · timeWeight) of a live question with these (lower-case, distinct) tags. */
+  applySolution(tags: readonly string[], s: SolutionFacts, value: number, sign: 1 | -1) {
     for (const tag of tags) {
       const table = this.table(tag);
       const at = table.row(s.author_id) * STATS;
@@ -164,16 +155,8 @@ export class Expertise {
       sign > 0 ? insertSorted(totals.times, totals.answers - 1, s.time) : removeSorted(totals.times, totals.answers + 1, s.time);
     if (totals.answers > 0) this.users.set(s.author_id, totals);
     else this.users.delete(s.author_id);
-    if (sign > 0) this.answered.add(s.question_id, s.id, s.author_id, s.time, solutionValue(s));
-    else this.answered.remove(s.question_id, s.id);
   }
 
-  /** The live solutions of a live question: who wrote them, when, and what they are worth (solutionValue). */
-  answersOn(questionId: number): Array<{ author_id: number; time: number; value: number }> {
-    return this.answered.of(questionId);
-  }
-
-  /** Adds or takes back one forward of a question with these tags to a user (a recommendation). */
   applyForward(tags: readonly string[], user: number, sign: 1 | -1) {
     for (const tag of tags) {
       const table = this.table(tag);
@@ -195,33 +178,184 @@ export class Expertise {
     table.release(user);
     if (!table.rows.size) this.tables.delete(tag);
   }
+}
 
-  /** The users with a record on a tag, read in place (valid until the next change). */
-  tagUsers(tag: string) {
-    const table = this.tables.get(tag);
+/** A user's record read into `record` (valid until the next change). */
+const readRecord = (table: TagTable, row: number, record: TagRecord) => {
+  const at = row * STATS;
+  record.count = Math.round(table.data[at]!);
+  record.recommendations = Math.round(table.data[at + 1]!);
+  record.value = table.data[at + 2]!;
+};
+
+/**
+ * The expertise of a whole network in memory, compactly (a typed table per tag: the heap holds a
+ * few hundred objects per tag, not one per solution, so garbage collection stays short). It knows
+ * the sums only: a change is applied as "take back what it contributed, add what it contributes
+ * now" (store.ts hands both).
+ *
+ * Beside the sums of the whole network it keeps those of each knowledge space's questions, so that
+ * a caller who may not read some closed spaces is answered from the rest (the whole minus those
+ * spaces): nobody becomes an expert for them on the strength of what they cannot read. Questions
+ * in a space are counted twice in memory for it; questions in no space once.
+ */
+export class Expertise {
+  private readonly whole = new Ledger();
+  private readonly spaces = new Map<number, Ledger>();
+  /** Per live question, its live solutions (answered-solutions below: no object or buffer per question). */
+  private readonly answered = new AnsweredSolutions();
+
+  /** Live solutions on live questions, of everyone. */
+  get answers() {
+    return this.whole.answers;
+  }
+
+  /** Of those, the accepted ones. */
+  get accepted() {
+    return this.whole.accepted;
+  }
+
+  /** Adds (sign 1) or takes back (sign -1) what a question contributes. */
+  apply(facts: QuestionFacts, sign: 1 | -1) {
+    const tags = [...new Set(facts.tags.map((t) => t.toLowerCase()))];
+    if (facts.live) for (const s of facts.solutions) if (s.live) this.applySolution(tags, s, sign, facts.space);
+    for (const user of facts.recipients) this.applyForward(tags, user, sign, facts.space);
+  }
+
+  /** The sums of the ledgers a change goes to: the whole network's, and its space's. */
+  private ledgers(space: number | null): Ledger[] {
+    if (space === null) return [this.whole];
+    let ledger = this.spaces.get(space);
+    if (!ledger) {
+      ledger = new Ledger();
+      this.spaces.set(space, ledger);
+    }
+    return [this.whole, ledger];
+  }
+
+  private tidy(space: number | null) {
+    if (space !== null && this.spaces.get(space)?.empty) this.spaces.delete(space);
+  }
+
+  /** Adds or takes back one live solution of a live question with these (lower-case, distinct) tags, in `space` (null: none). */
+  applySolution(tags: readonly string[], s: SolutionFacts, sign: 1 | -1, space: number | null = null) {
+    const value = solutionValue(s) * timeWeight(s.time);
+    for (const ledger of this.ledgers(space)) ledger.applySolution(tags, s, value, sign);
+    this.tidy(space);
+    if (sign > 0) this.answered.add(s.question_id, s.id, s.author_id, s.time, solutionValue(s));
+    else this.answered.remove(s.question_id, s.id);
+  }
+
+  /** The live solutions of a live question: who wrote them, when, and what they are worth (solutionValue). */
+  answersOn(questionId: number): Array<{ author_id: number; time: number; value: number }> {
+    return this.answered.of(questionId);
+  }
+
+  /** Adds or takes back one forward of a question with these tags to a user (a recommendation). */
+  applyForward(tags: readonly string[], user: number, sign: 1 | -1, space: number | null = null) {
+    for (const ledger of this.ledgers(space)) ledger.applyForward(tags, user, sign);
+    this.tidy(space);
+  }
+
+  /** The ledgers of the hidden spaces that hold something (none: the whole network counts). */
+  private hiddenLedgers(hidden: ReadonlySet<number> | undefined): Ledger[] {
+    if (!hidden?.size || !this.spaces.size) return [];
+    const out: Ledger[] = [];
+    for (const space of hidden) {
+      const ledger = this.spaces.get(space);
+      if (ledger) out.push(ledger);
+    }
+    return out;
+  }
+
+  /**
+   * The users with a record on a tag, read in place (valid until the next change); without the
+   * questions of the `hidden` spaces when given (a user whose record is all there has none).
+   */
+  tagUsers(tag: string, hidden?: ReadonlySet<number>) {
+    const table = this.whole.tables.get(tag);
+    const minus = this.hiddenLedgers(hidden).flatMap((l) => {
+      const t = l.tables.get(tag);
+      return t ? [t] : [];
+    });
+    if (!minus.length)
+      return {
+        /** Live solutions on questions with the tag, of everyone. */
+        answers: table?.answers ?? 0,
+        forEach(visit: (user: number, record: TagRecord) => void) {
+          if (!table) return;
+          const record = { count: 0, recommendations: 0, value: 0 };
+          for (const [user, row] of table.rows) {
+            readRecord(table, row, record);
+            visit(user, record);
+          }
+        },
+        has: (user: number) => table?.rows.has(user) ?? false,
+      };
+    const part = { count: 0, recommendations: 0, value: 0 };
+    /** The user's record without the hidden spaces' part; false when nothing is left. */
+    const visible = (user: number, row: number, record: TagRecord) => {
+      readRecord(table!, row, record);
+      for (const t of minus) {
+        const hiddenRow = t.rows.get(user);
+        if (hiddenRow === undefined) continue;
+        readRecord(t, hiddenRow, part);
+        record.count -= part.count;
+        record.recommendations -= part.recommendations;
+        record.value -= part.value;
+      }
+      return record.count > 0 || record.recommendations > 0;
+    };
     return {
-      /** Live solutions on questions with the tag, of everyone. */
-      answers: table?.answers ?? 0,
+      answers: (table?.answers ?? 0) - minus.reduce((sum, t) => sum + t.answers, 0),
       forEach(visit: (user: number, record: TagRecord) => void) {
         if (!table) return;
-        const d = table.data;
         const record = { count: 0, recommendations: 0, value: 0 };
-        for (const [user, row] of table.rows) {
-          const at = row * STATS;
-          record.count = Math.round(d[at]!);
-          record.recommendations = Math.round(d[at + 1]!);
-          record.value = d[at + 2]!;
-          visit(user, record);
-        }
+        for (const [user, row] of table.rows) if (visible(user, row, record)) visit(user, record);
       },
-      has: (user: number) => table?.rows.has(user) ?? false,
+      has: (user: number) => {
+        const row = table?.rows.get(user);
+        return row !== undefined && visible(user, row, { count: 0, recommendations: 0, value: 0 });
+      },
     };
   }
 
-  user(id: number): UserRecord | undefined {
-    const t = this.users.get(id);
-    return t && { answers: t.answers, accepted: t.accepted, value: t.value, times: t.times.subarray(0, t.answers) };
+  /** A user's record over all tags; without the questions of the `hidden` spaces when given. */
+  user(id: number, hidden?: ReadonlySet<number>): UserRecord | undefined {
+    const t = this.whole.users.get(id);
+    if (!t) return undefined;
+    const record = { answers: t.answers, accepted: t.accepted, value: t.value, times: t.times.subarray(0, t.answers) };
+    for (const ledger of this.hiddenLedgers(hidden)) {
+      const h = ledger.users.get(id);
+      if (!h) continue;
+      record.answers -= h.answers;
+      record.accepted -= h.accepted;
+      record.value -= h.value;
+      record.times = withoutTimes(record.times, h.times.subarray(0, h.answers));
+    }
+    return record.answers > 0 ? record : undefined;
   }
+
+  /** Live solutions on live questions outside the `hidden` spaces. */
+  answersOutside(hidden?: ReadonlySet<number>): number {
+    return this.whole.answers - this.hiddenLedgers(hidden).reduce((sum, l) => sum + l.answers, 0);
+  }
+}
+
+/** The sorted times of `all` without those of `part` (each taken once), sorted. */
+function withoutTimes(all: Float64Array, part: Float64Array): Float64Array {
+  const out = new Float64Array(all.length);
+  let n = 0;
+  let j = 0;
+  for (let i = 0; i < all.length; i++) {
+    while (j < part.length && part[j]! < all[i]!) j++;
+    if (j < part.length && part[j] === all[i]) {
+      j++;
+      continue;
+    }
+    out[n++] = all[i]!;
+  }
+  return out.subarray(0, n);
 }
 
 /**

@@ -4,6 +4,7 @@ import { highlight } from '../domain/highlight.ts';
 import { type MatchRequest, matchQuestions } from '../domain/match.ts';
 import { similarTo } from '../domain/similarity.ts';
 import { autocomplete, suggestTags } from '../domain/suggest.ts';
+import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import { LocalEvidence, localHistory } from './local-evidence.ts';
 import type { SearchIndex } from './search-index.ts';
 
@@ -53,17 +54,22 @@ export class LocalBackend implements SearchBackend {
     return autocomplete(this.index.store(), text, limit);
   }
 
-  async suggestTags(text: string, limit: number) {
-    return suggestTags(this.index.store(), text, limit);
+  async suggestTags(text: string, limit: number, hidden: readonly number[]) {
+    return suggestTags(this.index.store(), text, limit, new Set(hidden));
   }
 
-  evidence() {
-    return new LocalEvidence(this.index.store());
+  evidence(hidden: readonly number[] = []) {
+    return new LocalEvidence(this.index.store(), hidden);
   }
 
-  async expertRecords(users: readonly number[], tags: ReadonlySet<string>) {
+  async expertRecords(users: readonly number[], tags: ReadonlySet<string>, hidden: readonly number[] = []) {
     const store = this.index.store();
-    return new Map<number, ExpertRecord>(users.map((u) => [u, store.expertRecord(u, tags)]));
+    const hiddenSet = new Set(hidden);
+    return new Map<number, ExpertRecord>(users.map((u) => [u, store.expertRecord(u, tags, hiddenSet)]));
+  }
+
+  async hiddenSpaces(viewer: Viewer) {
+    return hiddenSpacesOf(this.index.store().closedSpaces, viewer);
   }
 
   async titles(ids: readonly number[]) {

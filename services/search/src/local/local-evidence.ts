@@ -5,13 +5,22 @@ import { askedSimilarTo } from '../domain/similarity.ts';
 import { askedCounts, FORWARD_STRIDE } from './postings.ts';
 import type { SearchStore } from './store.ts';
 
-/** Expert search's evidence from this instance's own index (domain/experts.ts reads it). */
+/**
+ * Expert search's evidence from this instance's own index (domain/experts.ts reads it); without
+ * the questions of the `hidden` knowledge spaces, the records earned there and the tags used only
+ * there, when given (a caller's closed spaces).
+ */
 export class LocalEvidence implements ExpertEvidence {
   private readonly store: SearchStore;
+  private readonly hidden: ReadonlySet<number>;
 
-  constructor(store: SearchStore) {
+  constructor(store: SearchStore, hidden: Iterable<number> = []) {
     this.store = store;
+    this.hidden = new Set(hidden);
   }
+
+  /** Whether the tag exists for the caller: not used only in the hidden spaces. */
+  private visibleTag = (key: string) => !this.store.tagUses.onlyIn(key, this.hidden);
 
   async clock() {
     const now = Date.now();
@@ -20,7 +29,7 @@ export class LocalEvidence implements ExpertEvidence {
 
   async neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]> {
     const { store } = this;
-    const found = askedSimilarTo(store, text, language, self)
+    const found = askedSimilarTo(store, text, language, self, this.hidden)
       // Equally similar: the later question first, then the higher id (ids differ between loads, times do not).
       .sort((a, b) => b.score - a.score || b.time - a.time || b.id - a.id)
       .slice(0, limit);
@@ -38,36 +47,36 @@ export class LocalEvidence implements ExpertEvidence {
   }
 
   async namedTags(text: string) {
-    return this.store.tagsNamedIn(text);
+    return new Set([...this.store.tagsNamedIn(text)].filter(this.visibleTag));
   }
 
   async tags(keys: readonly string[]) {
     const out = new Map<string, TagFacts>();
     for (const key of keys) {
-      const tag = this.store.tag(key);
+      const tag = this.visibleTag(key) ? this.store.tag(key) : undefined;
       if (tag)
         out.set(key, {
           label: tag.label,
           excluded_from_suggestions: tag.excluded_from_suggestions,
-          linked: [...this.store.linkedTags(key)],
+          linked: [...this.store.linkedTags(key)].filter(this.visibleTag),
         });
     }
     return out;
   }
 
   async onTags(keys: readonly string[]) {
-    return new Map(keys.map((key) => [key, this.store.expertise.tagUsers(key)]));
+    return new Map(keys.map((key) => [key, this.store.expertise.tagUsers(key, this.hidden)]));
   }
 
   async answers() {
-    return this.store.expertise.answers;
+    return this.store.expertise.answersOutside(this.hidden);
   }
 
   async users(ids: readonly number[]) {
     const out = new Map<number, UserFacts>();
     for (const id of ids) {
-      const record = this.store.expertise.user(id) ?? { answers: 0, accepted: 0, value: 0, times: new Float64Array(0) };
-      out.set(id, { ...record, deleted: this.store.deletedUsers.has(id) });
+      const record = this.store.expertise.user(id, this.hidden) ?? { answers: 0, accepted: 0, value: 0, times: new Float64Array(0) };
+      out.set(id, { ...record, deleted: this.store.deletedUsers.has(id), system: this.store.systemUsers.has(id) });
     }
     return out;
   }
@@ -77,7 +86,7 @@ export class LocalEvidence implements ExpertEvidence {
   }
 
   async askerRecord(asker: number, now: number) {
-    return this.store.askerRecord(asker, now);
+    return this.store.askerRecord(asker, now, this.hidden);
   }
 }
 
@@ -206,6 +215,7 @@ export async function localHistory(store: SearchStore, cutoff: number): Promise<
     forwards,
     tags,
     deletedUsers: new Set(store.deletedUsers),
+    systemUsers: new Set(store.systemUsers),
     minExperts: store.minExperts,
     word: (id) => store.index.term(id),
   };

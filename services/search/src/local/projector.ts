@@ -1,4 +1,4 @@
-import { type Bus, ensureStream, stopWhenStale } from '@kn/bus';
+import { type Bus, ensureStream, eventBody, stopWhenStale } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
 import { applyEvent, type IndexHandlers } from './events.ts';
@@ -44,13 +44,16 @@ export async function startProjector(options: {
     waiters = still;
   };
 
-  function apply(stream: ServiceName, messages: JsMsg[]) {
+  /** Events read (a large one's body from the object store) before their batch's transaction, which is synchronous. */
+  type Read = { msg: JsMsg; body: { json(): unknown } };
+
+  function apply(stream: ServiceName, messages: Read[]) {
     if (!messages.length) return;
-    const last = messages[messages.length - 1]!.info.streamSequence;
+    const last = messages[messages.length - 1]!.msg.info.streamSequence;
     store.transaction(() => {
-      for (const msg of messages) {
+      for (const { msg, body } of messages) {
         try {
-          store.attempt(() => applyEvent(options.handlers, store, msg.json()));
+          store.attempt(() => applyEvent(options.handlers, store, body.json()));
         } catch (err) {
           // A projection must not stop on one event it cannot apply: it is logged, and a rebuild
           // after the fix applies it.
@@ -61,7 +64,7 @@ export async function startProjector(options: {
     });
     const entry = state.get(stream)!;
     entry.applied = last;
-    entry.waiting = messages[messages.length - 1]!.info.pending;
+    entry.waiting = messages[messages.length - 1]!.msg.info.pending;
     afterApplied();
     settle();
   }
@@ -92,9 +95,10 @@ export async function startProjector(options: {
         entry.stop = () => messages.stop();
         // A stop asked while the pull was being set up found nothing to stop (a quiet stream would keep it).
         if (stopped) messages.stop();
-        let batch: JsMsg[] = [];
+        let batch: Read[] = [];
         for await (const msg of messages) {
-          batch.push(msg);
+          // A body that cannot be read now ends this pull: the next one starts again after what was applied.
+          batch.push({ msg, body: await eventBody(bus, stream, msg) });
           // Commit when the batch is full or nothing more is waiting: catch-up runs in large
           // transactions, live updates are visible at once.
           if (batch.length >= BATCH || msg.info.pending === 0) {

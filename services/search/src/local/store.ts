@@ -7,6 +7,7 @@ import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
 import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from './expertise.ts';
 import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex } from './postings.ts';
+import { TagUses } from './tag-uses.ts';
 import { TopicModel, topicParameters, trainTopics } from './topics.ts';
 
 /**
@@ -114,11 +115,13 @@ const schema = `
   create index if not exists forwards_question on forwards (question_id);
   create index if not exists forwards_recipient on forwards (recipient_id);
   create table if not exists deleted_users (id integer primary key);
+  -- System users (an importer's placeholder author, a bot): their content counts, they are never experts.
+  create table if not exists system_users (id integer primary key);
   create table if not exists settings (name text primary key, value text not null);
 `;
 
 /** Bump when the layout or the word rules change: an index of another version is rebuilt from the streams. */
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 
 type SqlValue = string | number | null | Uint8Array;
 
@@ -174,6 +177,10 @@ export class SearchStore implements IndexWriter {
   /** Questions whose expertise changes in the current transaction, with what they contributed before. */
   private expertiseBefore = new Map<number, QuestionFacts>();
   readonly deletedUsers = new Set<number>();
+  /** System users: never experts (their answers still count as content). */
+  readonly systemUsers = new Set<number>();
+  /** Which knowledge spaces each tag is used in (tag-uses.ts). */
+  readonly tagUses = new TagUses();
   /** The network's min_experts setting (the users service's default until it says otherwise). */
   minExperts = NETWORK_SETTINGS_DEFAULTS.min_experts;
   /** The network's routings_per_expert_per_week setting (the same). */
@@ -243,9 +250,10 @@ export class SearchStore implements IndexWriter {
     this.latestPublished = latest?.latest ? Date.parse(latest.latest) : 0;
   }
 
-  /** Expertise of every question with solutions or forwards, from three scans. */
+  /** Expertise of every question with solutions or forwards, and the spaces of every tag, from three scans. */
   private loadExpertise() {
     this.expertise = new Expertise();
+    this.tagUses.clear();
     const solutions = new Map<number, SolutionFacts[]>();
     for (const row of this.db.prepare('select * from solutions').iterate() as Iterable<SolutionRow>) {
       const list = solutions.get(row.question_id) ?? [];
@@ -261,14 +269,17 @@ export class SearchStore implements IndexWriter {
       list.push(row.recipient_id);
       recipients.set(row.question_id, list);
     }
-    for (const row of this.db.prepare('select id, tags, is_published, is_deleted from questions').iterate() as Iterable<
-      Pick<QuestionRow, 'id' | 'tags' | 'is_published' | 'is_deleted'>
+    for (const row of this.db.prepare('select id, tags, knowledge_space_id, is_published, is_deleted from questions').iterate() as Iterable<
+      Pick<QuestionRow, 'id' | 'tags' | 'knowledge_space_id' | 'is_published' | 'is_deleted'>
     >) {
+      const tags = JSON.parse(row.tags) as string[];
+      this.tagUses.apply(tags, row.knowledge_space_id, 1);
       if (!solutions.has(row.id) && !recipients.has(row.id)) continue;
       this.expertise.apply(
         {
           id: row.id,
-          tags: JSON.parse(row.tags) as string[],
+          tags,
+          space: row.knowledge_space_id,
           live: row.is_published === 1 && row.is_deleted === 0,
           solutions: solutions.get(row.id) ?? [],
           recipients: recipients.get(row.id) ?? [],
@@ -283,6 +294,8 @@ export class SearchStore implements IndexWriter {
     this.tagLookup = null;
     this.deletedUsers.clear();
     for (const row of this.db.prepare('select id from deleted_users').iterate() as Iterable<{ id: number }>) this.deletedUsers.add(row.id);
+    this.systemUsers.clear();
+    for (const row of this.db.prepare('select id from system_users').iterate() as Iterable<{ id: number }>) this.systemUsers.add(row.id);
     const setting = (name: keyof ExpertSettings) => {
       const row = this.get<{ value: string }>('select value from settings where name = ?', name);
       return row ? Number(row.value) : NETWORK_SETTINGS_DEFAULTS[name];
@@ -439,6 +452,8 @@ export class SearchStore implements IndexWriter {
         changes.push(() => {
           this.expertise.apply(before, -1);
           this.expertise.apply(after, 1);
+          this.tagUses.apply(before.tags, before.space, -1);
+          this.tagUses.apply(after.tags, after.space, 1);
         });
       }
       for (let id = this.savedWords; id < this.index.termCount; id++)
@@ -691,6 +706,13 @@ export class SearchStore implements IndexWriter {
     else this.deletedUsers.delete(userId);
   }
 
+  setUserSystem(userId: number, system: boolean) {
+    if (system) this.run('insert or ignore into system_users (id) values (?)', userId);
+    else this.run('delete from system_users where id = ?', userId);
+    if (system) this.systemUsers.add(userId);
+    else this.systemUsers.delete(userId);
+  }
+
   setExpertSettings(settings: ExpertSettings) {
     for (const [name, value] of Object.entries(settings))
       this.run(
@@ -707,15 +729,16 @@ export class SearchStore implements IndexWriter {
     if (!this.expertiseBefore.has(questionId)) this.expertiseBefore.set(questionId, this.factsOf(questionId));
   }
 
-  /** What a question contributes to expertise, as the file holds it. */
+  /** What a question contributes to expertise (and to its tags' uses), as the file holds it. */
   private factsOf(questionId: number): QuestionFacts {
-    const q = this.get<Pick<QuestionRow, 'tags' | 'is_published' | 'is_deleted'>>(
-      'select tags, is_published, is_deleted from questions where id = ?',
+    const q = this.get<Pick<QuestionRow, 'tags' | 'knowledge_space_id' | 'is_published' | 'is_deleted'>>(
+      'select tags, knowledge_space_id, is_published, is_deleted from questions where id = ?',
       questionId,
     );
     return {
       id: questionId,
       tags: q ? (JSON.parse(q.tags) as string[]) : [],
+      space: q?.knowledge_space_id ?? null,
       live: q?.is_published === 1 && q.is_deleted === 0,
       solutions: this.all<SolutionRow>('select * from solutions where question_id = ?', questionId).map(toSolutionFacts),
       recipients: this.all<{ recipient_id: number }>('select recipient_id from forwards where question_id = ?', questionId).map(
@@ -724,14 +747,18 @@ export class SearchStore implements IndexWriter {
     };
   }
 
-  /** Per user, the faded value of their live solutions on the asker's live questions (expert-search's askerRecord). */
-  askerRecord(asker: number, now: number) {
+  /**
+   * Per user, the faded value of their live solutions on the asker's live questions (expert-search's
+   * askerRecord); those in the `hidden` spaces left out.
+   */
+  askerRecord(asker: number, now: number, hidden: ReadonlySet<number> = new Set()) {
     const out = new Map<number, number>();
-    for (const row of this.all<SolutionRow>(
-      `select s.* from solutions s join questions q on q.id = s.question_id
+    for (const row of this.all<SolutionRow & { knowledge_space_id: number | null }>(
+      `select s.*, q.knowledge_space_id from solutions s join questions q on q.id = s.question_id
         where q.author_id = ? and s.live = 1 and q.is_published = 1 and q.is_deleted = 0`,
       asker,
     )) {
+      if (row.knowledge_space_id !== null && hidden.has(row.knowledge_space_id)) continue;
       const s = toSolutionFacts(row);
       out.set(s.author_id, (out.get(s.author_id) ?? 0) + fadedValue(s, now));
     }
@@ -740,9 +767,10 @@ export class SearchStore implements IndexWriter {
 
   /**
    * A user's record on a set of tags (lower-case), each solution and recommendation counted once
-   * however many of the tags its question has, and which of the tags they have a record on.
+   * however many of the tags its question has, and which of the tags they have a record on; the
+   * questions of the `hidden` spaces left out.
    */
-  expertRecord(user: number, tags: ReadonlySet<string>) {
+  expertRecord(user: number, tags: ReadonlySet<string>, hidden: ReadonlySet<number> = new Set()) {
     const on = (questionTags: string) => (JSON.parse(questionTags) as string[]).map((t) => t.toLowerCase()).filter((t) => tags.has(t));
     const expertTags = new Set<string>();
     let solutions = 0;
@@ -755,7 +783,7 @@ export class SearchStore implements IndexWriter {
       user,
     )) {
       const slot = this.index.slotOf(row.question_id);
-      if (!this.index.holds(slot) || this.index.isDeleted(slot)) continue;
+      if (!this.index.holds(slot) || this.index.isDeleted(slot) || hidden.has(this.index.spaceOf(slot))) continue;
       const matched = this.index
         .tagsOf(slot)
         .map((t) => t.toLowerCase())
@@ -769,10 +797,11 @@ export class SearchStore implements IndexWriter {
       for (const t of matched) expertTags.add(t);
     }
     let recommendations = 0;
-    for (const row of this.all<{ tags: string }>(
-      'select q.tags from forwards f join questions q on q.id = f.question_id where f.recipient_id = ?',
+    for (const row of this.all<{ tags: string; knowledge_space_id: number | null }>(
+      'select q.tags, q.knowledge_space_id from forwards f join questions q on q.id = f.question_id where f.recipient_id = ?',
       user,
     )) {
+      if (row.knowledge_space_id !== null && hidden.has(row.knowledge_space_id)) continue;
       const matched = on(row.tags);
       if (!matched.length) continue;
       recommendations++;

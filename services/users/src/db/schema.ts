@@ -29,6 +29,8 @@ export interface UsersTable {
   external_id: string | null;
   /** Folded words of name, email and custom fields, space-delimited on both ends (see domain/search.ts). */
   search_text: string;
+  /** The same without the email's words: what callers who see emails disguised search in. */
+  search_text_without_email: string;
   /** Only the values the user changed; defaults are resolved on read. */
   language_settings: Json<Record<string, unknown>>;
   email_settings: Json<Record<string, unknown>>;

@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import { type Actor, forbidden, notFound, Roles, unauthorized } from '@kn/contracts';
+import { type Actor, forbidden, notFound, type Role, Roles, unauthorized } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { Clock } from '@kn/service';
 import type { UsersConfig } from '../config.ts';
@@ -10,6 +10,17 @@ const hashToken = (token: string) => hash('sha256', token);
 const canActOnBehalf = (roles: readonly string[]) => roles.includes('on_behalf_user') || roles.includes('super_admin');
 /** super_admin holds every role ("Admin ... super_admin for everything"). */
 const effectiveRoles = (roles: readonly string[]) => (roles.includes('super_admin') ? [...Roles] : [...roles]) as Actor['roles'];
+const mayUseApi = (roles: readonly string[]) => roles.includes('api_user') || roles.includes('super_admin');
+/** Roles that permit nothing beyond being a user. */
+const GRANT_NOTHING: readonly string[] = ['user', 'manager'] satisfies Role[];
+
+/** Acting on behalf of someone must never grant more than the technical user holds itself. */
+function actFor(technical: readonly string[], target: readonly string[]) {
+  if (!canActOnBehalf(technical)) throw forbidden('acting on behalf of another user needs the on_behalf_user role');
+  const held: readonly string[] = effectiveRoles(technical);
+  const lacking = target.filter((role) => !held.includes(role) && !GRANT_NOTHING.includes(role));
+  if (lacking.length) throw forbidden(`the user holds roles you lack (${lacking.join(', ')}): you may not act on their behalf`);
+}
 
 /** last_seen is written at most once a minute per user, not on every request. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
@@ -38,14 +49,19 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       // verifyPassword spends the same time whether or not the user exists.
       const valid = await verifyPassword(password, user?.password_hash ?? null, config.SCRYPT_COST);
       if (!user || !valid) throw unauthorized('wrong email or password');
-      if (!user.roles.includes('api_user') && !user.roles.includes('super_admin'))
-        throw forbidden('only users with the api_user role may log in through the API');
+      if (!mayUseApi(user.roles)) throw forbidden('only users with the api_user role may log in through the API');
       return issue(user.id, 'login', null);
     },
 
     async onBehalfToken(userId: number, actor: Actor) {
-      const user = await db.selectFrom('users').select('id').where('id', '=', userId).where('is_deleted', '=', false).executeTakeFirst();
+      const user = await db
+        .selectFrom('users')
+        .select(['id', 'roles'])
+        .where('id', '=', userId)
+        .where('is_deleted', '=', false)
+        .executeTakeFirst();
       if (!user) throw notFound('user');
+      actFor(actor.roles, user.roles);
       return issue(user.id, 'on_behalf', actor.id);
     },
 
@@ -53,20 +69,41 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       if (tokenId) await db.updateTable('tokens').set({ revoked: new Date() }).where('id', '=', tokenId).execute();
     },
 
-    /** The gateway's question for every request: whose token is this, and for whom do they act? */
+    /**
+     * The gateway's question for every request: whose token is this, and for whom do they act?
+     * Roles are read anew each time, so a role taken away stops what it allowed at once.
+     */
     async authenticate(token: string, onBehalfOf: { user_id: number } | { email: string } | null) {
       const row = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
-        .select(['tokens.id as token_id', 'tokens.expires', 'users.id', 'users.roles', 'users.last_seen'])
+        .leftJoin('users as issuer', (join) => join.onRef('issuer.id', '=', 'tokens.issued_by').on('issuer.is_deleted', '=', false))
+        .select([
+          'tokens.id as token_id',
+          'tokens.expires',
+          'tokens.kind',
+          'users.id',
+          'users.roles',
+          'users.last_seen',
+          'issuer.id as issuer_id',
+          'issuer.roles as issuer_roles',
+        ])
         .where('tokens.token_hash', '=', hashToken(token))
         .where('tokens.revoked', 'is', null)
         .where('tokens.expires', '>', clock.now())
         .where('users.is_deleted', '=', false)
         .executeTakeFirst();
       if (!row) throw unauthorized();
+      // An on-behalf token opens the API on the authority of the technical user who had it issued.
+      let holder = { id: row.id, roles: row.roles };
+      if (row.kind === 'on_behalf') {
+        if (row.issuer_id === null || row.issuer_roles === null) throw unauthorized();
+        holder = { id: row.issuer_id, roles: row.issuer_roles };
+        actFor(holder.roles, row.roles);
+      }
+      if (!mayUseApi(holder.roles)) throw forbidden('only users with the api_user role may use the API');
       const expires = row.expires.toISOString();
-      let actor = { id: row.id, roles: effectiveRoles(row.roles), token_id: row.token_id, token_user_id: row.id, expires };
+      let actor = { id: row.id, roles: effectiveRoles(row.roles), token_id: row.token_id, token_user_id: holder.id, expires };
       let lastSeen = row.last_seen;
       if (onBehalfOf) {
         if (!canActOnBehalf(row.roles)) throw forbidden('acting on behalf of another user needs the on_behalf_user role');
@@ -77,7 +114,8 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
             : q.where((eb) => eb(eb.fn('lower', ['email']), '=', onBehalfOf.email.trim().toLowerCase()));
         const target = await q.executeTakeFirst();
         if (!target) throw notFound('act-on-behalf user');
-        actor = { id: target.id, roles: effectiveRoles(target.roles), token_id: row.token_id, token_user_id: row.id, expires };
+        actFor(row.roles, target.roles);
+        actor = { id: target.id, roles: effectiveRoles(target.roles), token_id: row.token_id, token_user_id: holder.id, expires };
         lastSeen = target.last_seen;
       }
       if (!lastSeen || Date.now() - lastSeen.getTime() > LAST_SEEN_RESOLUTION_MS)

@@ -46,16 +46,27 @@ export interface Viewer {
 
 export const isUserAdmin = (viewer: Viewer) => viewer.roles.includes('user_admin') || viewer.roles.includes('super_admin');
 
+interface EmailOptions {
+  anonymize: boolean;
+  deanonymize?: boolean;
+}
+
 /**
- * A user as a caller sees them. The email is disguised when the network says so, except for the
- * user themself and for a user_admin who asked for it explicitly (deanonymize_users_email).
- * Roles are shown to the user themself and to user admins only.
+ * Whether the viewer sees other users' real emails: when the network does not disguise them, or
+ * for a user_admin who asked for it explicitly (deanonymize_users_email).
  */
-export function present(row: UserRow, viewer: Viewer, options: { anonymize: boolean; deanonymize?: boolean }): User {
+export const seesOthersEmails = (viewer: Viewer, options: EmailOptions) =>
+  !options.anonymize || (isUserAdmin(viewer) && options.deanonymize === true);
+
+/**
+ * A user as a caller sees them. The email is disguised unless the viewer sees others' emails or
+ * is the user themself. Roles are shown to the user themself and to user admins only.
+ */
+export function present(row: UserRow, viewer: Viewer, options: EmailOptions): User {
   const { roles, ...user } = toSnapshot(row);
   const self = viewer.id === row.id;
   const admin = isUserAdmin(viewer);
-  const showEmail = !options.anonymize || self || (admin && options.deanonymize === true);
+  const showEmail = self || seesOthersEmails(viewer, options);
   return {
     ...user,
     email: showEmail ? user.email : disguiseEmail(user.email),

@@ -20,19 +20,22 @@ const words = (text: string) =>
     .split(/[\s,;:()"'/\\]+/)
     .filter(Boolean);
 
+type Named = { firstname: string; lastname: string; customfields?: Record<string, string> };
+
+const padded = (all: string[]) => ` ${[...new Set(all.filter(Boolean))].join(' ')} `;
+const nameWords = (user: Named) => [...words(user.firstname), ...words(user.lastname)];
+const customFieldWords = (user: Named) => Object.values(user.customfields ?? {}).flatMap(words);
+
 /** The searchable words of a user: name, email (whole, local part pieces, domain) and custom field values. */
-export function searchText(user: { firstname: string; lastname: string; email: string; customfields?: Record<string, string> }) {
+export function searchText(user: Named & { email: string }) {
   const email = user.email.toLowerCase();
   const [local, domain = ''] = email.split('@');
-  const all = [
-    ...words(user.firstname),
-    ...words(user.lastname),
-    fold(email),
-    ...fold(local).split(/[._+-]+/),
-    fold(domain),
-    ...Object.values(user.customfields ?? {}).flatMap(words),
-  ].filter(Boolean);
-  return ` ${[...new Set(all)].join(' ')} `;
+  return padded([...nameWords(user), fold(email), ...fold(local).split(/[._+-]+/), fold(domain), ...customFieldWords(user)]);
+}
+
+/** The same without the email, for callers who see emails disguised: a search by email would undo the disguise. */
+export function searchTextWithoutEmail(user: Named) {
+  return padded([...nameWords(user), ...customFieldWords(user)]);
 }
 
 /** Query terms, folded, with LIKE wildcards escaped. */

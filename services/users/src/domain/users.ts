@@ -15,9 +15,9 @@ import { type Db, isUniqueViolation, json, sql, type Tx, turnBatched } from '@kn
 import type { z } from 'zod';
 import type { UsersConfig } from '../config.ts';
 import type { UserRow, UsersSchema } from '../db/schema.ts';
-import { hashPassword } from './passwords.ts';
-import { isUserAdmin, present, toSnapshot, type Viewer } from './present.ts';
-import { queryTerms, searchText } from './search.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { isUserAdmin, present, seesOthersEmails, toSnapshot, type Viewer } from './present.ts';
+import { queryTerms, searchText, searchTextWithoutEmail } from './search.ts';
 import type { NetworkSettingsStore } from './settings.ts';
 
 type CreateUser = z.output<typeof usersOperations.createUser.body>;
@@ -70,6 +70,7 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
           is_hidden: input.is_hidden ?? false,
           is_system: input.is_system ?? false,
           search_text: searchText({ ...input, customfields }),
+          search_text_without_email: searchTextWithoutEmail({ ...input, customfields }),
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -184,6 +185,7 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
               position: null,
               country: null,
               search_text: searchText(user),
+              search_text_without_email: searchTextWithoutEmail(user),
             })
             .returningAll()
             .executeTakeFirstOrThrow();
@@ -224,7 +226,17 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
       const row = await db.transaction().execute(async (tx) => {
         const current = await tx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
         if (!current || current.is_deleted) throw notFound('user');
-        const { password, customfields, roles, ...fields } = input;
+        const { password, current_password, customfields, roles, ...fields } = input;
+        const emailChanges = fields.email !== undefined && fields.email.toLowerCase() !== current.email.toLowerCase();
+        // A token alone must not be enough to take an account over.
+        if (actor.id === id && (password !== undefined || emailChanges)) {
+          if (current_password === undefined)
+            throw validationError('current_password is needed to change your own password or email', [
+              { path: 'current_password', code: 'invalid_type', message: 'required to change your own password or email' },
+            ]);
+          if (!(await verifyPassword(current_password, current.password_hash, config.SCRYPT_COST)))
+            throw forbidden('current_password is wrong');
+        }
         const merged = { ...current, ...fields, customfields: customfields ?? current.customfields };
         try {
           const updated = await tx
@@ -235,6 +247,7 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
               ...(roles ? { roles: [...new Set(roles)] } : {}),
               ...(password ? { password_hash: await hashPassword(password, config.SCRYPT_COST) } : {}),
               search_text: searchText(merged),
+              search_text_without_email: searchTextWithoutEmail(merged),
               updated: new Date(),
             })
             .where('id', '=', id)
@@ -272,18 +285,24 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
       const include = new Set(query.include ?? []);
       if (include.size && !admin) throw forbidden('include needs the user_admin role');
       if (query.deanonymize_users_email && !admin) throw forbidden('deanonymize_users_email needs the user_admin role');
+      if (query.role?.length && !admin) throw forbidden('the role filter needs the user_admin role');
       const terms = query.query ? queryTerms(query.query) : [];
       if (query.query !== undefined && query.query.trim() !== '' && terms.length === 0)
         throw validationError('query has no searchable words', [
           { path: 'query', code: 'invalid_string', message: 'no words to search for' },
         ]);
 
+      const network = await settings.get();
+      const emails = { anonymize: network.anonymize_users_email, deanonymize: query.deanonymize_users_email };
+      // A search by email would undo the disguise: only callers who see the real emails search them.
+      const searched = seesOthersEmails(actor, emails) ? 'search_text' : 'search_text_without_email';
+
       let base = db.selectFrom('users');
       if (!include.has('deleted')) base = base.where('is_deleted', '=', false);
       if (!include.has('hidden')) base = base.where('is_hidden', '=', false);
       if (!include.has('system')) base = base.where('is_system', '=', false);
       if (query.role?.length) base = base.where(sql<boolean>`roles && ${sql.val(query.role)}::text[]`);
-      for (const term of terms) base = base.where('search_text', 'like', `% ${term}%`);
+      for (const term of terms) base = base.where(searched, 'like', `% ${term}%`);
 
       const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
       let rows = base.selectAll();
@@ -296,20 +315,13 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
       } else {
         if (terms.length) {
           // Exact (whole-word) matches of every term first, then the rest of the prefix matches.
-          const exact = terms.map((t) => sql<number>`(search_text like ${`% ${t} %`})::int`);
+          const exact = terms.map((t) => sql<number>`(${sql.ref(searched)} like ${`% ${t} %`})::int`);
           rows = rows.orderBy(sql`${sql.join(exact, sql` + `)}`, 'desc');
         }
         rows = rows.orderBy('lastname').orderBy('firstname').orderBy('id');
       }
       const items = await rows.limit(query.limit).offset(query.offset).execute();
-      const network = await settings.get();
-      return {
-        total,
-        _links: { self: { href: selfHref } },
-        items: items.map((row) =>
-          present(row, actor, { anonymize: network.anonymize_users_email, deanonymize: query.deanonymize_users_email }),
-        ),
-      };
+      return { total, _links: { self: { href: selfHref } }, items: items.map((row) => present(row, actor, emails)) };
     },
   };
 }

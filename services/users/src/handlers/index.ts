@@ -1,6 +1,7 @@
 import { type Bus, writeEvent } from '@kn/bus';
-import { AUTH_REVOKED_SUBJECT, type AuthRevoked, type Handlers, notFound, type usersOperations } from '@kn/contracts';
+import { AUTH_REVOKED_SUBJECT, type AuthRevoked, type Handlers, notFound, type usersOperations, validationError } from '@kn/contracts';
 import { type Db, json } from '@kn/db';
+import { outboundUrlProblem } from '@kn/service';
 import type { z } from 'zod';
 import type { UsersSchema } from '../db/schema.ts';
 import type { authDomain } from '../domain/auth.ts';
@@ -13,6 +14,8 @@ export function createHandlers(deps: {
   users: UsersDomain;
   auth: ReturnType<typeof authDomain>;
   settings: NetworkSettingsStore;
+  /** WEBHOOK_ALLOW_INTERNAL: a webhook_url may name a non-public address. */
+  webhookAllowInternal: boolean;
 }): Handlers<typeof usersOperations> {
   const { db, bus, users, auth, settings } = deps;
 
@@ -108,6 +111,11 @@ export function createHandlers(deps: {
     getNetworkSettings: async () => settings.get(db),
     updateNetworkSettings: async ({ body, actor }) => {
       const { webhook_secret, ...values } = body;
+      // Webhooks are POSTed from inside our network: a URL must not turn them against it (SSRF).
+      const problem = values.webhook_url
+        ? await outboundUrlProblem(values.webhook_url, { allowInternal: deps.webhookAllowInternal })
+        : null;
+      if (problem) throw validationError(`webhook_url: ${problem}`, [{ path: 'webhook_url', code: 'invalid_value', message: problem }]);
       const result = await db.transaction().execute(async (tx) => {
         const row = await tx.selectFrom('network_settings').selectAll().where('id', '=', 1).forUpdate().executeTakeFirstOrThrow();
         await tx
