@@ -10,6 +10,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { type Bus, call } from '@kn/bus';
 import { importOperations, type Operation } from '@kn/contracts';
 import { indexStatus } from '@kn/search';
+import { escapeHtml } from '@kn/service';
 import { importDump, readSite, siteName } from '@kn/stackexchange';
 
 /** A judged query: its text, the graded relevant documents, and a document it must not count (itself). */
@@ -158,9 +159,6 @@ export function fts5Rankings(corpus: Corpus): Map<string, string[]> {
 
 const rpc = <O extends Operation>(bus: Bus, name: string, op: O, body: unknown) =>
   call(bus, name, op, { actor: null, params: undefined, query: undefined, body, requestId: `eval-${Date.now()}`, url: '' } as never);
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * Loads a corpus into the running system through the content service's import (idempotent: a second

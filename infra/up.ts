@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { sharedData } from '@kn/testing';
 import { databaseUrlOnThisMachine, postgresAt } from './local-postgres.ts';
 import { run, stop, waitReady } from './processes.ts';
 
@@ -21,15 +22,16 @@ const services = readdirSync(path.join(root, 'services'))
   .filter((name) => existsSync(path.join(root, 'services', name, 'src', 'main.ts')))
   .sort((a, b) => (a === 'users' ? -1 : b === 'users' ? 1 : a.localeCompare(b)));
 
+// `--demo`: once the system is ready, import the Beer, Wine & Spirits Stack Exchange dump (CC BY-SA,
+// docs/import.md) as demo data; `--demo=<folder>` imports another dump folder.
+const demoArg = process.argv.slice(2).find((a) => a === '--demo' || a.startsWith('--demo='));
+// The shared data beside the checkout, wherever it is cloned (sharedData says where it looks).
+const demo = demoArg ? demoArg.slice('--demo='.length) || sharedData('stackexchange-beer') : undefined;
+
 // Each process serves its Prometheus metrics on a port of its own: 9100 the gateway, 9101… the services.
 for (const [i, name] of services.entries())
   run(name, path.join('services', name, 'src', 'main.ts'), { ...env, METRICS_PORT: String(9101 + i) });
 run('gateway', path.join('gateway', 'src', 'main.ts'), { ...env, METRICS_PORT: '9100' });
-
-// `--demo`: once the system is ready, import the Beer, Wine & Spirits Stack Exchange dump (CC BY-SA,
-// docs/import.md) as demo data; `--demo=<folder>` imports another dump folder.
-const demoArg = process.argv.slice(2).find((a) => a === '--demo' || a.startsWith('--demo='));
-const demo = demoArg ? demoArg.slice('--demo='.length) || path.join('..', 'shared', 'data', 'stackexchange-beer') : undefined;
 
 function importDemo(dir: string) {
   return new Promise<number | null>((resolve) => {

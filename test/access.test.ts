@@ -5,10 +5,9 @@ import { createDb, sql } from '@kn/db';
 import { createLogger } from '@kn/telemetry';
 import { waitFor } from '@kn/testing';
 import { type Caller, expected, httpOperations, type Outcome, outcomeOf, type Request, type Scenario } from './access-matrix.ts';
-import { draftQuestion, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, draftQuestion, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
-const API = '/api/v1';
 const PASSWORD = 'password-1234';
 type U = Awaited<ReturnType<System['createUser']>>;
 

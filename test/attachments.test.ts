@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { loadConfig as gatewayConfig, start as startGateway } from '@kn/gateway';
 import supertest from 'supertest';
-import { API, contentEvents, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, contentEvents, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { type System, startSystem } from './system.ts';
 
 let system: System;

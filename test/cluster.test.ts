@@ -1,6 +1,7 @@
 import { connectBus } from '@kn/bus';
 import { createLogger } from '@kn/telemetry';
 import { startNatsCluster, waitFor } from '@kn/testing';
+import { newQuestion } from './fixtures.ts';
 import { type System, startSystem } from './system.ts';
 
 /**
@@ -41,14 +42,7 @@ test('streams, consumers and buckets have three replicas, and one node down lose
   expect(consumer.cluster?.replicas).toHaveLength(2);
 
   const user = await system.createUser();
-  const ask = async (title: string) => {
-    const res = await system.api
-      .post('/api/v1/questions')
-      .set(...user.auth)
-      .send({ title, tags: ['cluster'] });
-    expect(res.status).toBe(201);
-    expect((await system.api.put(`/api/v1/questions/${res.body.id}/publish`).set(...user.auth)).status).toBe(200);
-  };
+  const ask = (title: string) => newQuestion(system, user.token, { title, tags: ['cluster'] });
   await ask('Written while the whole cluster is up');
   // Take down the node that leads the content stream: another takes over.
   const leader = stream.cluster!.leader!;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importDump } from '@kn/stackexchange';
-import { publishedSolution } from './solutions-helpers.ts';
+import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 /**
@@ -13,7 +13,6 @@ import { bearer, type System, startSystem } from './system.ts';
  */
 let system: System;
 type U = Awaited<ReturnType<System['createUser']>>;
-const API = '/api/v1';
 const api = () => system.api;
 const admin = () => bearer(system.adminToken);
 let labPoser: U;
@@ -25,16 +24,8 @@ let lab: number;
 const ids: Record<string, number> = {};
 
 async function question(user: U, body: Record<string, unknown>) {
-  const d = await api()
-    .post(`${API}/questions`)
-    .set(...user.auth)
-    .send(body);
-  expect(d.status).toBe(201);
-  const published = await api()
-    .put(`${API}/questions/${d.body.id}/publish`)
-    .set(...user.auth);
-  expect(published.status).toBe(200);
-  return { id: d.body.id as number, number_of_experts: published.body.number_of_experts as number };
+  const { id, published } = await newQuestion(system, user.token, body);
+  return { id, number_of_experts: published.number_of_experts as number };
 }
 
 const accepted = async (poser: U, author: U, questionId: number, text: string) => {

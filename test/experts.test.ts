@@ -1,9 +1,8 @@
-import { publishedSolution } from './solutions-helpers.ts';
+import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 type U = Awaited<ReturnType<System['createUser']>>;
-const API = '/api/v1';
 const api = () => system.api;
 let poser: U;
 let hopsExpert: U;
@@ -14,22 +13,8 @@ let leaver: U;
 let appleExpert: U;
 const ids: Record<string, number> = {};
 
-async function question(user: U, body: Record<string, unknown>, publish = true) {
-  const d = await api()
-    .post(`${API}/questions`)
-    .set(...user.auth)
-    .send(body);
-  expect(d.status).toBe(201);
-  if (publish)
-    expect(
-      (
-        await api()
-          .put(`${API}/questions/${d.body.id}/publish`)
-          .set(...user.auth)
-      ).status,
-    ).toBe(200);
-  return d.body.id as number;
-}
+const question = async (user: U, body: Record<string, unknown>, publish = true) =>
+  (await newQuestion(system, user.token, body, { publish })).id;
 
 const solution = (user: U, questionId: number, description: string) => publishedSolution(system, user.token, questionId, description);
 

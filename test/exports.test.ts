@@ -5,7 +5,7 @@ import { waitFor } from '@kn/testing';
 import JSZip from 'jszip';
 import { SaxesParser } from 'saxes';
 import { validateXML } from 'xmllint-wasm';
-import { API, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, newQuestion, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 /*
@@ -35,15 +35,8 @@ async function comment(token: string, path: string, description: string) {
   return res.body.id as number;
 }
 
-async function question(token: string, title: string, description: string, tags: string[]) {
-  const created = await system.api
-    .post(`${API}/questions`)
-    .set(...bearer(token))
-    .send({ title, description, tags });
-  expect(created.status).toBe(201);
-  expect((await system.api.put(`${API}/questions/${created.body.id}/publish`).set(...bearer(token))).status).toBe(200);
-  return created.body.id as number;
-}
+const question = async (token: string, title: string, description: string, tags: string[]) =>
+  (await newQuestion(system, token, { title, description, tags })).id;
 
 /** The export record once it is no longer processing. */
 async function exportDone(kind: 'topic-content' | 'content', id: number, timeoutMs = 30_000) {

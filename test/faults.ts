@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Answer, KnClient, type OperationName } from '@kn/client';
-import { freePort, isolation, startNatsServer } from '@kn/testing';
+import { freePort, isolation, startNatsServer, waitFor } from '@kn/testing';
 import JSZip from 'jszip';
 import pg from 'pg';
 
@@ -364,15 +364,22 @@ export async function check(
   ack: Acknowledged,
   settleMs = 60_000,
 ): Promise<Findings> {
-  const deadline = Date.now() + settleMs;
-  for (;;) {
-    const findings = await checkOnce(system, admin, actors, ack);
-    if (!findings.differences.length || Date.now() > deadline) return findings;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  // The last check's findings (none when it failed): past the deadline, its differences are the result.
+  let last: Findings | undefined;
+  return waitFor(
+    async () => {
+      last = undefined;
+      last = await checkOnce(system, admin, actors, ack, settleMs);
+      return !last.differences.length && last;
+    },
+    { timeoutMs: settleMs, intervalMs: 1000, what: 'every service to hold what was acknowledged' },
+  ).catch((err) => {
+    if (last) return last;
+    throw err;
+  });
 }
 
-async function checkOnce(system: FaultySystem, admin: KnClient, actors: Actor[], ack: Acknowledged): Promise<Findings> {
+async function checkOnce(system: FaultySystem, admin: KnClient, actors: Actor[], ack: Acknowledged, timeoutMs: number): Promise<Findings> {
   const differences: string[] = [];
   const checked: Record<string, number> = {};
   const count = (what: string) => {
@@ -469,11 +476,13 @@ async function checkOnce(system: FaultySystem, admin: KnClient, actors: Actor[],
   const started = await admin.send('createContentExport', { body: {} });
   if (!started.ok) differences.push(`exports: ${started.status}`);
   else {
-    let record = started.data;
-    while (record.status === 'processing') {
-      await new Promise((r) => setTimeout(r, 300));
-      record = await admin.call('getContentExport', { params: { id: record.export_id } });
-    }
+    const record = await waitFor(
+      async () => {
+        const polled = await admin.call('getContentExport', { params: { id: started.data.export_id } });
+        return polled.status !== 'processing' && polled;
+      },
+      { timeoutMs, intervalMs: 300, what: `content export ${started.data.export_id}` },
+    );
     count('exports');
     const file = await admin.call('downloadContentExport', { params: { id: record.export_id } });
     const zip = await JSZip.loadAsync(file.bytes);

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import pg from 'pg';
 import type supertest from 'supertest';
+import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System } from './system.ts';
 
 // A JSON schema of the OpenAPI document.
@@ -62,7 +63,6 @@ export interface FuzzResult {
   transportError?: string;
 }
 
-export const BASE = '/api/v1';
 const BODY_LIMIT = 1024 * 1024;
 /**
  * The system under fuzzing takes bodies up to 1 MiB (the default is 10 MiB): what happens at the
@@ -708,7 +708,7 @@ export interface Actors {
 /** Sends one request; never throws: a timeout is `hung`, a broken connection `transportError`. */
 export async function send(api: supertest.Agent, actors: Actors, request: FuzzRequest, timeoutMs = 10_000): Promise<FuzzResult> {
   const started = performance.now();
-  let req = api[request.method](BASE + request.url)
+  let req = api[request.method](API + request.url)
     .timeout({ response: timeoutMs, deadline: timeoutMs })
     .ok(() => true);
   if (request.role === 'admin') req = req.set(...actors.admin);
@@ -916,22 +916,12 @@ export async function fuzzFixtures(system: System) {
     if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as { id: number };
   };
-  const question = ok(
-    await api
-      .post('/api/v1/questions')
-      .set(...user.auth)
-      .send({ title: 'How do I fuzz the knowledge network API?', description: '<p>With fast-check.</p>', tags: ['fuzz'] }),
-    'question',
-  );
-  ok(await api.put(`/api/v1/questions/${question.id}/publish`).set(...user.auth), 'publish');
-  const solution = ok(
-    await api
-      .post(`/api/v1/questions/${question.id}/solutions`)
-      .set(...admin)
-      .send({ description: 'Generate requests from the OpenAPI document.' }),
-    'solution',
-  );
-  ok(await api.put(`/api/v1/solutions/${solution.id}/publish`).set(...admin), 'publish solution');
+  const question = await newQuestion(system, user.token, {
+    title: 'How do I fuzz the knowledge network API?',
+    description: '<p>With fast-check.</p>',
+    tags: ['fuzz'],
+  });
+  const solution = { id: await publishedSolution(system, system.adminToken, question.id, 'Generate requests from the OpenAPI document.') };
   const comment = ok(
     await api
       .post(`/api/v1/questions/${question.id}/comments`)

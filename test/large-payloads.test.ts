@@ -2,7 +2,7 @@ import { type Subscription, subscribe } from '@kn/client';
 import { type EventEnvelope, events, PAYLOAD_HEADER } from '@kn/contracts';
 import { waitFor } from '@kn/testing';
 import JSZip from 'jszip';
-import { API } from './solutions-helpers.ts';
+import { API } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 /*
@@ -18,7 +18,9 @@ const published: Array<EventEnvelope<'content.question.published.v1'>> = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  system = await startSystem();
+  // Megabytes of description take seconds to sanitize and store on a loaded 2-core machine: this
+  // file is about completeness, not speed, so the gateway waits longer.
+  system = await startSystem({ RPC_TIMEOUT_MS: '60000' });
   subscription = await subscribe({
     url: system.env.NATS_URL,
     namespace: system.env.NATS_NAMESPACE,

@@ -3,7 +3,7 @@ import { contentOperations } from '@kn/contracts';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import { scrapeMetric, waitFor } from '@kn/testing';
 import supertest from 'supertest';
-import { publishedQuestion } from './solutions-helpers.ts';
+import { publishedQuestion } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;

@@ -1,6 +1,6 @@
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import supertest from 'supertest';
-import { API } from './solutions-helpers.ts';
+import { API } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 // Log-in throttling (docs/operations.md, "Limits"), at the default login_attempts_per_minute (10).

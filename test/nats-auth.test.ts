@@ -4,7 +4,7 @@ import { subscribe } from '@kn/client';
 import { type EventSubject, events, SEARCH_REBUILD_SUBJECT, type StreamSubject } from '@kn/contracts';
 import { createLogger } from '@kn/telemetry';
 import { startNatsServer, waitFor } from '@kn/testing';
-import { API, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 /**
@@ -29,7 +29,9 @@ beforeAll(async () => {
     env: Object.fromEntries(users.map((u) => [passwordVariable(u), passwords[u]])),
   });
   system = await startSystem(
-    { NATS_URL: nats.url, NATS_NAMESPACE: namespace },
+    // Megabytes of description take seconds to sanitize and store on a loaded 2-core machine: the
+    // large-body test is about completeness, not speed, so the gateway waits longer.
+    { NATS_URL: nats.url, NATS_NAMESPACE: namespace, RPC_TIMEOUT_MS: '60000' },
     {
       partEnv: (part) => ({ NATS_USER: part, NATS_PASSWORD: passwords[part] }),
       natsAdmin: { user: 'admin', pass: ADMIN_PASSWORD },

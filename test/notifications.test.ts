@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@kn/testing';
 import { SMTPServer } from 'smtp-server';
-import { API, contentEvents, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, contentEvents, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 type TestUser = Awaited<ReturnType<System['createUser']>>;

@@ -1,4 +1,5 @@
 import { usersProjectionCaughtUp } from '../services/content/test/events.ts';
+import { API, newQuestion } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
@@ -6,7 +7,7 @@ type U = Awaited<ReturnType<System['createUser']>>;
 let alice: U;
 let bob: U;
 let admin: U;
-const Q = '/api/v1/questions';
+const Q = `${API}/questions`;
 const ids: Record<string, number> = {};
 let catA: number;
 let catB: number;
@@ -15,20 +16,8 @@ const api = () => system.api;
 const db = () => system.services.content.runtime.db;
 
 async function publish(user: U, name: string, body: Record<string, unknown>) {
-  const d = await api()
-    .post(Q)
-    .set(...user.auth)
-    .send({ title: `Question about ${name} things`, ...body });
-  expect(d.status).toBe(201);
-  expect(
-    (
-      await api()
-        .put(`${Q}/${d.body.id}/publish`)
-        .set(...user.auth)
-    ).status,
-  ).toBe(200);
-  ids[name] = d.body.id;
-  return d.body.id as number;
+  ids[name] = (await newQuestion(system, user.token, { title: `Question about ${name} things`, ...body })).id;
+  return ids[name];
 }
 
 const list = async (query: string, user: U = alice) => {

@@ -1,5 +1,6 @@
 import { sql } from '@kn/db';
 import { contentEvents, usersProjectionCaughtUp } from '../services/content/test/events.ts';
+import { API, newQuestion } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
@@ -18,25 +19,14 @@ beforeAll(async () => {
 afterAll(() => system?.stop());
 
 const api = () => system.api;
-const Q = '/api/v1/questions';
+const Q = `${API}/questions`;
 
-async function draft(user: U, body: Record<string, unknown> = {}) {
-  const res = await api()
-    .post(Q)
-    .set(...user.auth)
-    .send({ title: 'How do I configure the build proxy?', description: '<p>The build fails behind the proxy.</p>', ...body });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-async function published(user: U, body: Record<string, unknown> = {}) {
-  const q = await draft(user, body);
-  const res = await api()
-    .put(`${Q}/${q.id}/publish`)
-    .set(...user.auth);
-  expect(res.status).toBe(200);
-  return q;
-}
+const aQuestion = { title: 'How do I configure the build proxy?', description: '<p>The build fails behind the proxy.</p>' };
+/** The created resource of a draft, and of a question then published. */
+const draft = async (user: U, body: Record<string, unknown> = {}) =>
+  (await newQuestion(system, user.token, { ...aQuestion, ...body }, { publish: false })).created;
+const published = async (user: U, body: Record<string, unknown> = {}) =>
+  (await newQuestion(system, user.token, { ...aQuestion, ...body })).created;
 
 describe('drafts', () => {
   test('creating a draft returns the whole Question resource', async () => {

@@ -1,7 +1,7 @@
 import { MAX_LIST_ITEMS } from '@kn/contracts';
 import { waitFor } from '@kn/testing';
 import pg from 'pg';
-import { API } from './solutions-helpers.ts';
+import { API, newQuestion } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 // What one request may cost: lists have a cap, and work for a request the gateway has given up on
@@ -15,15 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => system?.stop());
 
-async function question(title: string, tags: string[]) {
-  const created = await system.api
-    .post(`${API}/questions`)
-    .set(...bearer(token))
-    .send({ title, tags });
-  expect(created.status).toBe(201);
-  expect((await system.api.put(`${API}/questions/${created.body.id}/publish`).set(...bearer(token))).status).toBe(200);
-  return created.body.id as number;
-}
+const question = async (title: string, tags: string[]) => (await newQuestion(system, token, { title, tags })).id;
 
 const listed = async (query: string) => {
   const res = await system.api.get(`${API}/questions?${query}`).set(...bearer(token));

@@ -1,33 +1,19 @@
 import * as search from '@kn/search';
-import { publishedSolution } from './solutions-helpers.ts';
+import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;
 type U = Awaited<ReturnType<System['createUser']>>;
 let alice: U;
 let bob: U;
-const API = '/api/v1';
 const ids: Record<string, number> = {};
 const extra: Record<string, number> = {};
 
 const api = () => system.api;
 
 async function question(user: U, name: string, body: Record<string, unknown>, publish = true) {
-  const d = await api()
-    .post(`${API}/questions`)
-    .set(...user.auth)
-    .send(body);
-  if (d.status !== 201) throw new Error(`${d.status} ${JSON.stringify(d.body)}`);
-  if (publish)
-    expect(
-      (
-        await api()
-          .put(`${API}/questions/${d.body.id}/publish`)
-          .set(...user.auth)
-      ).status,
-    ).toBe(200);
-  ids[name] = d.body.id;
-  return d.body.id as number;
+  ids[name] = (await newQuestion(system, user.token, body, { publish })).id;
+  return ids[name];
 }
 
 const solution = (user: U, questionId: number, description: string) => publishedSolution(system, user.token, questionId, description);

@@ -1,4 +1,4 @@
-import { API, contentEvents, draftQuestion, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, contentEvents, draftQuestion, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { type System, startSystem } from './system.ts';
 
 let system: System;

@@ -1,4 +1,4 @@
-import { API, contentEvents, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, contentEvents, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 let system: System;

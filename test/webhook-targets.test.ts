@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@kn/testing';
-import { API, publishedQuestion, publishedSolution } from './solutions-helpers.ts';
+import { API, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 // Webhooks go out from inside our network: without WEBHOOK_ALLOW_INTERNAL (test/system.ts sets it

@@ -1,10 +1,13 @@
 import { EventEnvelope, type EventSubject, events, type ServiceName, type StreamSubject, streams, unlistedSubjects } from '@kn/contracts';
+import { transaction } from '@kn/db';
 import { SpanKind, withRemoteSpan } from '@kn/telemetry';
-import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { Kysely, Transaction } from 'kysely';
 import { type Bus, ensureStream } from './connection.ts';
+import { followStream } from './follow.ts';
 import { eventBody } from './large-payloads.ts';
+import { backoff } from './loops.ts';
 import type { BusTables } from './tables.ts';
 
 export type EventHandler<S extends EventSubject> = (tx: Transaction<any>, event: EventEnvelope<S>) => Promise<void>;
@@ -17,34 +20,13 @@ export type EventHandlers<St extends ServiceName, Ignored extends StreamSubject<
   [S in Exclude<StreamSubject<St>, Ignored>]: EventHandler<S>;
 };
 
+/** When a message that failed is delivered again: later after each failure, so a failing dependency is not hammered. */
+const redelivery = (msg: JsMsg) => backoff(msg.info.deliveryCount, 500, 30_000);
+
 export interface Consumer {
   /** Resolves once every event of its subjects that was in the stream at call time has been handled. */
   caughtUp(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/**
- * Ends a `consume()` whose pulls may be lost, so that the caller's loop consumes again from its own
- * position: after the connection moved to another server (the client's own recovery can stall
- * when the node that held the consumer is gone) and after two missed heartbeats.
- */
-export function stopWhenStale(bus: Bus, messages: ConsumerMessages): void {
-  const connection = bus.nc.status() as AsyncIterable<{ type: string }> & { stop(): void };
-  void messages.closed().then(() => connection.stop());
-  void (async () => {
-    for await (const s of connection)
-      if (s.type === 'reconnect') {
-        messages.stop();
-        return;
-      }
-  })();
-  void (async () => {
-    for await (const s of messages.status())
-      if (s.type === 'heartbeats_missed' && s.count >= 2) {
-        messages.stop();
-        return;
-      }
-  })();
 }
 
 /**
@@ -109,7 +91,6 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
   );
   const counted = (outcome: 'handled' | 'duplicate' | 'failed' | 'rejected') =>
     bus.metrics.events.inc({ consumer: options.durable, outcome });
-  let stopped = false;
   let lastHandledSeq = 0;
   let waiters: Array<{ seq: number; resolve: () => void }> = [];
   const settle = () => {
@@ -135,7 +116,7 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
       // A large event's body could not be read from the object store now: not the event's fault.
       counted('failed');
       log.warn({ err, seq: msg.seq }, 'event body could not be read; will retry');
-      msg.nak(Math.min(500 * 2 ** (msg.info.deliveryCount - 1), 30_000));
+      msg.nak(redelivery(msg));
       return;
     }
     let envelope: EventEnvelope;
@@ -168,7 +149,7 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
         SpanKind.CONSUMER,
         (k) => msg.headers?.get(k) || undefined,
         () =>
-          db.transaction().execute(async (tx) => {
+          transaction(db, async (tx) => {
             const first = await tx
               .insertInto('processed_events')
               .values({ consumer: options.durable, event_id: envelope.id })
@@ -182,38 +163,28 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
       msg.ack();
     } catch (err) {
       counted('failed');
-      const delay = Math.min(500 * 2 ** (msg.info.deliveryCount - 1), 30_000);
+      const delay = redelivery(msg);
       log.warn({ err, subject, id: envelope.id, attempt: msg.info.deliveryCount, delay }, 'event handling failed; will retry');
       msg.nak(delay);
     }
   }
 
-  let stopConsuming = () => {};
-  const run = (async () => {
-    while (!stopped) {
-      try {
-        const consumer = await bus.js.consumers.get(stream, options.durable);
-        // Small pulls: the instances sharing the durable take turns (a large pull would hold every
-        // event of a quiet stream for one instance), and a stopped instance leaves few messages to
-        // redeliver. Short ones: a pull lost with a cluster node is noticed (missed heartbeats) in seconds.
-        const messages = await consumer.consume({ max_messages: 10, expires: 5_000 });
-        stopWhenStale(bus, messages);
-        stopConsuming = () => messages.stop();
-        // A stop asked while the pull was being set up found nothing to stop: on a quiet stream
-        // nothing else would end the loop below.
-        if (stopped) messages.stop();
-        for await (const msg of messages) {
-          await handle(msg);
-          lastHandledSeq = Math.max(lastHandledSeq, msg.info.streamSequence);
-          settle();
-          if (stopped) break;
-        }
-      } catch (err) {
-        if (!stopped) log.warn({ err: (err as Error).message }, 'consumer interrupted; resuming');
-      }
-      if (!stopped) await new Promise((r) => setTimeout(r, 500));
-    }
-  })();
+  const follower = followStream({
+    bus,
+    consumer: () => bus.js.consumers.get(stream, options.durable),
+    // Small pulls: the instances sharing the durable take turns (a large pull would hold every
+    // event of a quiet stream for one instance), and a stopped instance leaves few messages to
+    // redeliver.
+    pull: 10,
+    batch: 1,
+    apply: async ([msg]) => {
+      await handle(msg!);
+      lastHandledSeq = Math.max(lastHandledSeq, msg!.info.streamSequence);
+      settle();
+    },
+    what: 'consumer',
+    log,
+  });
 
   return {
     caughtUp: async () => {
@@ -228,9 +199,7 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
       });
     },
     stop: async () => {
-      stopped = true;
-      stopConsuming();
-      await run;
+      await follower.stop();
       for (const w of waiters) w.resolve();
     },
   };

@@ -6,6 +6,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Bus } from './connection.ts';
 import { outgoingBody } from './large-payloads.ts';
+import { backoff, sleeper } from './loops.ts';
 import { recordRequestKey } from './request-keys.ts';
 import type { BusTables } from './tables.ts';
 
@@ -77,29 +78,13 @@ export function startOutboxRelay(options: {
   const db = options.db as Kysely<BusTables>;
   const { bus } = options;
   const log = bus.logger.child({ component: 'outbox-relay' });
-  let stopped = false;
-  let wake: (() => void) | undefined;
   let listener: pg.Client | undefined;
   let idleWaiters: Array<() => void> = [];
-
-  // Set by a notification and cleared before each batch: news that arrives while a batch is
-  // being published must not wait for the fallback poll.
-  let news = false;
-  const nudge = () => {
-    news = true;
-    wake?.();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (news) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
+  // Woken by a notification, cleared before each batch: news that arrives while a batch is being
+  // published must not wait for the fallback poll.
+  const idle = sleeper();
+  // The listener's own pause before it connects again, which news must not cut short.
+  const reconnect = sleeper();
 
   // Resolved by stop(): every wait of the listener also ends on it, so nothing outlives stop().
   let signalStop = () => {};
@@ -108,7 +93,7 @@ export function startOutboxRelay(options: {
   });
 
   async function listen() {
-    while (!stopped) {
+    while (!idle.stopped) {
       const client = new pg.Client({ connectionString: options.databaseUrl });
       listener = client;
       const ended = new Promise<void>((resolve) => {
@@ -118,16 +103,17 @@ export function startOutboxRelay(options: {
       try {
         await client.connect();
         client.on('notification', (n: pg.Notification) => {
-          if (n.payload === options.schema) nudge();
+          if (n.payload === options.schema) idle.wake();
         });
-        if (!stopped) await client.query(`listen ${CHANNEL}`);
-        wake?.();
+        if (!idle.stopped) await client.query(`listen ${CHANNEL}`);
+        // What was committed while nobody listened is looked for now.
+        idle.wake();
         await Promise.race([ended, stopping]);
       } catch (err) {
-        if (!stopped) log.warn({ err }, 'outbox listener failed; retrying');
+        if (!idle.stopped) log.warn({ err }, 'outbox listener failed; retrying');
       }
       await client.end().catch(() => {});
-      if (!stopped) await Promise.race([new Promise((r) => setTimeout(r, 1000).unref()), stopping]);
+      await reconnect.sleep(1000);
     }
     listener = undefined;
   }
@@ -179,14 +165,14 @@ export function startOutboxRelay(options: {
 
   const loop = (async () => {
     let failures = 0;
-    while (!stopped) {
+    while (!idle.stopped) {
       let published = 0;
       // Only a pass that began after a flush was asked for can tell it nothing is left: a pass that
       // read the outbox before the caller's row was committed finds nothing, and said so too early.
       const waiting = idleWaiters;
       idleWaiters = [];
       try {
-        news = false;
+        idle.clear();
         published = await publishBatch();
         failures = 0;
       } catch (err) {
@@ -196,7 +182,7 @@ export function startOutboxRelay(options: {
       }
       if (published === 0 && failures === 0) for (const w of waiting) w();
       else idleWaiters.unshift(...waiting);
-      if (published === 0) await sleep(failures ? Math.min(100 * 2 ** failures, 5000) : (options.pollMs ?? 1000));
+      if (published === 0) await idle.sleep(failures ? backoff(failures, 200, 5000) : (options.pollMs ?? 1000));
     }
   })();
   const listening = listen();
@@ -205,12 +191,12 @@ export function startOutboxRelay(options: {
     flush: () =>
       new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
-        nudge();
+        idle.wake();
       }),
     stop: async () => {
-      stopped = true;
+      idle.stop();
+      reconnect.stop();
       signalStop();
-      wake?.();
       await loop;
       await listener?.end().catch(() => {});
       await listening;

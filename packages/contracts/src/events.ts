@@ -60,6 +60,17 @@ export type EventPayload<S extends EventSubject> = z.infer<(typeof events)[S]>;
 /** The subjects of one service's stream. */
 export type StreamSubject<St extends ServiceName> = Extract<EventSubject, `${St}.${string}`>;
 
+/** Every subject of a stream but `handled`: what a consumer of only those subjects ignores. */
+export function subjectsExcept<St extends ServiceName, H extends StreamSubject<St>>(
+  stream: St,
+  handled: readonly H[],
+): Array<Exclude<StreamSubject<St>, H>> {
+  const kept = new Set<string>(handled);
+  return (Object.keys(events) as EventSubject[]).filter(
+    (s): s is Exclude<StreamSubject<St>, H> => s.startsWith(`${stream}.`) && !kept.has(s),
+  );
+}
+
 /** What travels on the wire: the payload wrapped with its identity. */
 export const EventEnvelope = z.object({
   /** uuid; also the JetStream message id, so a republished event is deduplicated. */

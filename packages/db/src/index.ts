@@ -12,6 +12,7 @@ export type Tx<S> = Transaction<S>;
 export type Executor<S> = Kysely<S> | Transaction<S>;
 export { turnBatched } from './batch.ts';
 export { DeadlineExceeded, deadlineLeft, QUERY_CANCELED, withDeadline } from './deadline.ts';
+export { afterCommit, transaction, whenLockFree } from './transaction.ts';
 export type { Migration };
 export { sql };
 

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { listen, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
 
 export { internalRange, ipv6Words, isLocalhostName, outboundUrlProblem } from './addresses.ts';
+export { type IntervalJob, intervalJob, lockedJob, type Stoppable, serviceParts } from './background.ts';
+export { escapeHtml } from './html.ts';
 export { listen, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
 
 /**
@@ -112,6 +114,7 @@ export interface Runtime<S> {
   /** This instance's Prometheus metrics (services add their own gauges), served at `metricsUrl`. */
   metrics: Metrics;
   metricsUrl: string;
+  /** Closes the relay, the connections and the metrics server; a second call returns the first's promise. */
   stop(): Promise<void>;
 }
 
@@ -169,6 +172,7 @@ export async function startRuntime<S>(options: {
     );
     const metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
     logger.info({ metrics: metricsUrl }, 'metrics served');
+    let stopping: Promise<void> | undefined;
     const runtime: Runtime<S> = {
       service,
       db,
@@ -184,17 +188,20 @@ export async function startRuntime<S>(options: {
       logger,
       metrics,
       metricsUrl,
-      stop: async () => {
+      stop: () => {
         // Every part is stopped even when one fails to (NATS already gone, say): nothing may keep
         // the process alive. The relay in force now: a test (or an operator tool) may have replaced it.
-        const results = await Promise.allSettled([
-          runtime.relay.stop().then(() => bus.close()),
-          runtime.requestKeys.stop(),
-          new Promise<void>((resolve) => server.close(() => resolve())),
-        ]);
-        results.push(...(await Promise.allSettled([db.destroy()])));
-        const failed = results.find((r) => r.status === 'rejected');
-        if (failed) throw (failed as PromiseRejectedResult).reason;
+        stopping ??= (async () => {
+          const results = await Promise.allSettled([
+            runtime.relay.stop().then(() => bus.close()),
+            runtime.requestKeys.stop(),
+            new Promise<void>((resolve) => server.close(() => resolve())),
+          ]);
+          results.push(...(await Promise.allSettled([db.destroy()])));
+          const failed = results.find((r) => r.status === 'rejected');
+          if (failed) throw (failed as PromiseRejectedResult).reason;
+        })();
+        return stopping;
       },
     };
     return runtime;

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { backoff } from '@kn/bus';
 import type { Logger } from '@kn/telemetry';
 
 /**
@@ -84,7 +85,7 @@ export async function startStep<T>(
     } catch (err) {
       if (err instanceof StartError) throw err;
       const { reason, passes } = options.problem(err);
-      const wait = Math.min(250 * 2 ** attempt, 5_000);
+      const wait = backoff(attempt + 1, 250, 5_000);
       if (!passes) throw new StartError(options.setting, reason);
       if (Date.now() + wait > deadline)
         throw new StartError(options.setting, `${reason} (still, after ${Math.round(options.budgetMs / 1000)} s)`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Bus, call } from '@kn/bus';
 import { type ImportedQuestion, importOperations, type Operation, usersOperations } from '@kn/contracts';
+import { escapeHtml } from '@kn/service';
 import { DumpError } from './reader.ts';
 import { LinkType, type Malformed, type Row } from './rows.ts';
 import {
@@ -80,8 +81,6 @@ export function splitName(displayName: string, fallback: string): { firstname: s
   return { firstname: name.slice(0, cut).slice(0, 191), lastname: name.slice(cut + 1).slice(0, 191) };
 }
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const iso = (d: string | undefined) => (d ? d : undefined);
 
 const USER_BATCHES_IN_FLIGHT = 2;

@@ -9,6 +9,9 @@ import { dropDatabase } from '@kn/db';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { testSettings } from './config.ts';
+
+export { DEFAULT_TEST_DATABASE_URL } from './config.ts';
 
 /**
  * A data set of the workplace (`shared/data/<name>`, beside the checkout, not in it): from
@@ -17,25 +20,16 @@ import pg from 'pg';
  */
 export function sharedData(name: string): string {
   // Tests and benchmarks run from the repository's root.
-  const candidates = [process.env.SHARED_DATA_DIR, path.resolve(process.cwd(), '../shared/data'), '/work/shared/data'];
+  const candidates = [testSettings.sharedDataDir(), path.resolve(process.cwd(), '../shared/data'), '/work/shared/data'];
   for (const dir of candidates) if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
   throw new Error(`data set ${name} not found in ${candidates.filter(Boolean).join(', ')}; set SHARED_DATA_DIR`);
 }
 
-/**
- * The run a test process belongs to: jest's global setup (test/global-setup.ts) names it in
- * KN_TEST_RUN, so that its global teardown can find whatever a test file of the run left behind.
- * Benchmarks and other scripts have no run.
- */
-const run = () => process.env.KN_TEST_RUN;
 /** The namespaces and databases of a test run start with these. */
 export const runPrefixes = (runId: string) => ({ namespace: `t${runId}`, database: `kn_t${runId}_` });
 
-/** The Postgres server tests use unless TEST_DATABASE_URL names another (its database part is replaced). */
-export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-
 /** The NATS server (with JetStream) tests use: TEST_NATS_URL, or this machine's. */
-export const testNatsUrl = () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export const testNatsUrl = testSettings.natsUrl;
 
 /**
  * Everything a test file (or a benchmark) touches is its own: a database and a NATS namespace
@@ -43,9 +37,9 @@ export const testNatsUrl = () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:
  */
 export function isolation() {
   const id = randomBytes(4).toString('hex');
-  const runId = run();
+  const runId = testSettings.run();
   const { namespace: scope, database } = runId ? runPrefixes(runId) : { namespace: 'bench', database: 'kn_bench_' };
-  const base = process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+  const base = testSettings.databaseUrl();
   const url = new URL(base);
   url.pathname = `/${database}${id}`;
   const databaseUrl = url.toString();
@@ -97,7 +91,7 @@ export async function removeRun(runId: string, natsUrl = testNatsUrl()): Promise
   } finally {
     await nc.close();
   }
-  const admin = new URL(process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL);
+  const admin = new URL(testSettings.databaseUrl());
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
@@ -138,9 +132,13 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/**
+ * The one polling helper: `probe` until it gives a value, which it returns. A probe that throws is
+ * tried again; past the deadline the error names `what` and the probe's last error.
+ */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
-  options: { timeoutMs?: number; what?: string } = {},
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ) {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   let last: unknown;
@@ -151,7 +149,7 @@ export async function waitFor<T>(
     } catch (err) {
       last = err;
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
   }
   throw new Error(`timed out waiting for ${options.what ?? 'condition'}${last ? `: ${(last as Error).message}` : ''}`);
 }
@@ -201,7 +199,7 @@ function listening(port: number) {
 export async function startNatsServer(options: { config?: string; env?: Record<string, string>; jetstream?: boolean } = {}) {
   const port = await freePort();
   const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-'));
-  const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+  const binary = testSettings.natsServerBinary();
   let child: ChildProcess | undefined;
   // A configuration of the test's own (authorization, say); the flags set address, port and store.
   const config = options.config === undefined ? [] : ['-c', path.join(storeDir, 'nats.conf')];
@@ -217,7 +215,7 @@ export async function startNatsServer(options: { config?: string; env?: Record<s
       ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, ...options.env },
+        env: { ...testSettings.environment(), ...options.env },
       },
     );
     const started = child;
@@ -267,7 +265,7 @@ export async function startNatsCluster() {
   const clients = [await freePort(), await freePort(), await freePort()];
   const routes = [await freePort(), await freePort(), await freePort()];
   const storeDir = mkdtempSync(path.join(tmpdir(), 'kn-nats-cluster-'));
-  const binary = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+  const binary = testSettings.natsServerBinary();
   const nodes: Array<ChildProcess | undefined> = [];
   const routeList = routes.map((p) => `nats://127.0.0.1:${p}`).join(',');
 

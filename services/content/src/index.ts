@@ -1,13 +1,13 @@
 import { serveOperations } from '@kn/bus';
 import { contentOperations } from '@kn/contracts';
-import { startRuntime } from '@kn/service';
+import { serviceParts, startRuntime } from '@kn/service';
 import type { ContentConfig } from './config.ts';
 import { startUsersConsumer } from './consumers/users.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { ContentSchema } from './db/schema.ts';
 import { searchClient } from './domain/search.ts';
-import { startSolutionExpiry } from './domain/validation-job.ts';
 import { createHandlers } from './handlers/index.ts';
+import { startSolutionExpiry } from './jobs/solution-expiry.ts';
 
 export { ContentConfig, loadConfig } from './config.ts';
 
@@ -15,28 +15,28 @@ export { ContentConfig, loadConfig } from './config.ts';
 export async function start(config: ContentConfig) {
   const runtime = await startRuntime<ContentSchema>({ service: 'content', config, migrations });
   const { db, bus, logger } = runtime;
-  const deps = { db, bus, config, logger, search: searchClient(bus, logger) };
-  const rpc = serveOperations({
-    bus,
-    service: 'content',
-    requestKeys: runtime.requestKeys,
-    operations: contentOperations,
-    handlers: createHandlers(deps),
+  const parts = serviceParts(runtime);
+  return parts.starting(async () => {
+    const deps = { db, bus, config, logger, search: searchClient(bus, logger) };
+    const usersConsumer = parts.add(await startUsersConsumer({ bus, db }));
+    const solutionExpiry = parts.add(startSolutionExpiry(deps, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS }));
+    parts.add(
+      serveOperations({
+        bus,
+        service: 'content',
+        requestKeys: runtime.requestKeys,
+        operations: contentOperations,
+        handlers: createHandlers(deps),
+      }),
+    );
+    logger.info('content service ready');
+    return {
+      runtime,
+      /** The solution-expiry job (tests run a round with runOnce). */
+      solutionExpiry,
+      /** Event consumers, so tests can wait until a projection has caught up. */
+      consumers: { users: usersConsumer },
+      stop: parts.stop,
+    };
   });
-  const usersConsumer = await startUsersConsumer({ bus, db });
-  const solutionExpiry = startSolutionExpiry(deps, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS });
-  logger.info('content service ready');
-  return {
-    runtime,
-    /** The solution-expiry job (tests run a round with runOnce). */
-    solutionExpiry,
-    /** Event consumers, so tests can wait until a projection has caught up. */
-    consumers: { users: usersConsumer },
-    stop: async () => {
-      await rpc.stop();
-      await solutionExpiry.stop();
-      await usersConsumer.stop();
-      await runtime.stop();
-    },
-  };
 }

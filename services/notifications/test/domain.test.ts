@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { backoff } from '@kn/bus';
 import { previousMonth } from '../src/domain/digest.ts';
 import { monthRange } from '../src/domain/email.ts';
 import { notificationUrl } from '../src/domain/notify.ts';
@@ -6,7 +7,6 @@ import { disguiseEmail } from '../src/domain/present.ts';
 import { emailSettingFor, NETWORK_DEFAULTS, wantsEmail } from '../src/domain/settings.ts';
 import { actorName, digestMail, notificationMail, notificationText } from '../src/domain/templates.ts';
 import { sign } from '../src/domain/webhooks.ts';
-import { backoff } from '../src/domain/worker.ts';
 
 const user = (email_settings: Record<string, unknown> | null, email = 'jane@example.com') => ({ email, is_deleted: false, email_settings });
 

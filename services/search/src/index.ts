@@ -1,15 +1,16 @@
 import { type Bus, call, serveOperations } from '@kn/bus';
-import { SEARCH_REBUILD_SUBJECT, type ServiceName, searchOperations } from '@kn/contracts';
-import { startRuntime } from '@kn/service';
+import { type ServiceName, searchOperations } from '@kn/contracts';
+import { serviceParts, startRuntime } from '@kn/service';
 import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
 import { startRoutingConsumers } from './consumers/content.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
-import { ExpertModels } from './domain/expert-models.ts';
 import { ExpertSearch } from './domain/expert-search.ts';
 import { routingResponses } from './domain/routing.ts';
 import { createHandlers } from './handlers/index.ts';
+import { ExpertModels } from './jobs/expert-models.ts';
+import { listenForRebuilds } from './jobs/rebuild.ts';
 import { indexedStreams, indexHandlers } from './local/events.ts';
 import { LocalBackend } from './local/local-backend.ts';
 import { SearchIndex } from './local/search-index.ts';
@@ -37,88 +38,78 @@ export const indexStatus = (bus: Bus) =>
 export async function start(config: SearchConfig) {
   const runtime = await startRuntime<SearchSchema>({ service: 'search', config, migrations });
   const { db, bus, logger } = runtime;
-  const streams: ServiceName[] = [...indexedStreams];
-  const index = config.ELASTICSEARCH_URL
-    ? null
-    : new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams, handlers: indexHandlers });
-  // The Elasticsearch client is loaded only when it is configured: 13 MiB of memory the local index does without.
-  const backend: SearchBackend = index
-    ? new LocalBackend(index)
-    : new (await import('./elasticsearch/backend.ts')).ElasticsearchBackend({
-        url: config.ELASTICSEARCH_URL!,
-        prefix: config.ELASTICSEARCH_INDEX_PREFIX,
+  const parts = serviceParts(runtime);
+  return parts.starting(async () => {
+    const streams: ServiceName[] = [...indexedStreams];
+    const index = config.ELASTICSEARCH_URL
+      ? null
+      : new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams, handlers: indexHandlers });
+    // The Elasticsearch client is loaded only when it is configured: 13 MiB of memory the local index does without.
+    const backend: SearchBackend = index
+      ? new LocalBackend(index)
+      : new (await import('./elasticsearch/backend.ts')).ElasticsearchBackend({
+          url: config.ELASTICSEARCH_URL!,
+          prefix: config.ELASTICSEARCH_INDEX_PREFIX,
+          bus,
+          streams,
+          handlers: indexHandlers,
+        });
+    await backend.open();
+    parts.add({ stop: () => backend.close() });
+    runtime.metrics.gauge(
+      'kn_search_index_lag_events',
+      'Events of a stream this instance has not applied to its index yet',
+      ['stream'],
+      async (set) => {
+        for (const [stream, { applied }] of Object.entries(backend.status().streams)) {
+          const info = await bus.jsm.streams.info(bus.streamName(stream as ServiceName));
+          set({ stream }, Math.max(0, info.state.last_seq - applied));
+        }
+      },
+    );
+    const models = parts.add(
+      new ExpertModels({
+        db,
+        backend,
+        logger,
+        checkMs: config.EXPERT_MODEL_CHECK_MS,
+        refitMs: config.EXPERT_MODEL_REFIT_MS,
+        refitAnswered: config.EXPERT_MODEL_REFIT_ANSWERED,
+      }),
+    );
+    await models.start();
+    const experts = new ExpertSearch({ backend, models, responses: routingResponses(db) });
+    const routing = parts.add(
+      await startRoutingConsumers({
         bus,
-        streams,
-        handlers: indexHandlers,
-      });
-  await backend.open();
-  runtime.metrics.gauge(
-    'kn_search_index_lag_events',
-    'Events of a stream this instance has not applied to its index yet',
-    ['stream'],
-    async (set) => {
-      for (const [stream, { applied }] of Object.entries(backend.status().streams)) {
-        const info = await bus.jsm.streams.info(bus.streamName(stream as ServiceName));
-        set({ stream }, Math.max(0, info.state.last_seq - applied));
-      }
-    },
-  );
-  const models = new ExpertModels({
-    db,
-    backend,
-    logger,
-    checkMs: config.EXPERT_MODEL_CHECK_MS,
-    refitMs: config.EXPERT_MODEL_REFIT_MS,
-    refitAnswered: config.EXPERT_MODEL_REFIT_ANSWERED,
+        db,
+        backend,
+        search: experts,
+        experts: config.ROUTING_EXPERTS,
+        maxEventAgeMs: config.ROUTING_MAX_EVENT_AGE_MS,
+      }),
+    );
+    parts.add(listenForRebuilds({ bus, backend, logger }));
+    parts.add(
+      serveOperations({
+        bus,
+        service: 'search',
+        requestKeys: runtime.requestKeys,
+        operations: searchOperations,
+        handlers: createHandlers({ db, bus, backend, experts, models, config }),
+        ready: () => backend.ready,
+      }),
+    );
+    logger.info('search service ready (index catching up)');
+    return {
+      runtime,
+      backend,
+      /** The local index (tests look inside it); null with Elasticsearch. */
+      index,
+      routing,
+      /** The expert model in force, and its fits. */
+      models,
+      stop: parts.stop,
+    };
   });
-  await models.start();
-  const experts = new ExpertSearch({ backend, models, responses: routingResponses(db) });
-  const rpc = serveOperations({
-    bus,
-    service: 'search',
-    requestKeys: runtime.requestKeys,
-    operations: searchOperations,
-    handlers: createHandlers({ db, bus, backend, experts, models, config }),
-    ready: () => backend.ready,
-  });
-  const routing = await startRoutingConsumers({
-    bus,
-    db,
-    backend,
-    search: experts,
-    experts: config.ROUTING_EXPERTS,
-    maxEventAgeMs: config.ROUTING_MAX_EVENT_AGE_MS,
-  });
-  const rebuild = bus.nc.subscribe(bus.subject(SEARCH_REBUILD_SUBJECT), {
-    callback: (_err, msg) => {
-      logger.info('search index rebuild requested');
-      const started = Date.now();
-      msg.respond(JSON.stringify({ started: true }));
-      backend.rebuild().then(
-        () => backend.caughtUp().then(() => logger.info({ ms: Date.now() - started }, 'search index rebuilt')),
-        (err) => logger.error({ err }, 'search index rebuild failed'),
-      );
-    },
-  });
-  logger.info('search service ready (index catching up)');
-  return {
-    runtime,
-    backend,
-    /** The local index (tests look inside it); null with Elasticsearch. */
-    index,
-    routing,
-    /** The expert model in force, and its fits. */
-    models,
-    stop: async () => {
-      try {
-        rebuild.unsubscribe();
-        await rpc.stop();
-        await routing.stop();
-        await models.stop();
-        await backend.close();
-      } finally {
-        await runtime.stop();
-      }
-    },
-  };
 }

@@ -2,6 +2,7 @@ import { type Actor, conflict, notFound } from '@kn/contracts';
 import { type Executor, sql } from '@kn/db';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import type { SolutionRow } from '../db/solutions-tables.ts';
 import { type QuestionRowWithRelations, questionsWithRelations } from './question-presenters.ts';
 
 /**
@@ -69,8 +70,8 @@ export async function canView(db: Executor<ContentSchema>, row: QuestionRow, act
   return canSeeSpace(db, row.knowledge_space_id, actor);
 }
 
-/** The author and content administrators may change a question. */
-export const canEdit = (row: QuestionRow, actor: Actor) => row.author_id === actor.id || isContentAdmin(actor);
+/** The author and content administrators may change a question, solution or comment. */
+export const canEdit = (row: { author_id: number }, actor: Actor) => row.author_id === actor.id || isContentAdmin(actor);
 
 /** The question if the caller may see it, else 404 (an invisible question does not exist for them); `lock`: for update. */
 export async function visibleQuestion(
@@ -107,4 +108,30 @@ async function visibleOrNotFound<R extends QuestionRow>(db: Executor<ContentSche
 export function requireOpenQuestion(q: QuestionRow) {
   if (q.is_deleted) throw conflict('the question is deleted');
   if (!q.is_published) throw conflict('the question is not published');
+}
+
+/**
+ * The solution and its question, or 404 when the caller may not see it: drafts and deleted
+ * solutions are visible to their author and content admins only.
+ */
+export async function visibleSolution(db: Executor<ContentSchema>, id: number, actor: Actor, options: { lock?: boolean } = {}) {
+  let query = db.selectFrom('solutions').selectAll().where('id', '=', id);
+  if (options.lock) query = query.forUpdate();
+  const solution = await query.executeTakeFirst();
+  if (!solution) throw notFound('solution');
+  const question = await db.selectFrom('questions').selectAll().where('id', '=', solution.question_id).executeTakeFirstOrThrow();
+  if (solution.author_id !== actor.id && !isContentAdmin(actor)) {
+    if (!solution.is_published || solution.is_deleted || !(await canView(db, question, actor))) throw notFound('solution');
+  }
+  return { solution, question };
+}
+
+export function requireLiveSolution(s: SolutionRow) {
+  if (s.is_deleted) throw conflict('the solution is deleted');
+}
+
+/** Ratings, upvotes, comments and shares need a live, published solution: 409 otherwise. */
+export function requirePublishedSolution(s: SolutionRow) {
+  requireLiveSolution(s);
+  if (!s.is_published) throw conflict('the solution is not published');
 }

@@ -2,13 +2,14 @@ import type { Bus } from '@kn/bus';
 import { objectStore, writeEvent } from '@kn/bus';
 import type { AttachmentUpload } from '@kn/contracts';
 import { type Actor, attachmentBucket, conflict, fileTooLarge, forbidden, notFound, validationError } from '@kn/contracts';
+import type { Executor } from '@kn/db';
 import type { z } from 'zod';
+import type { ContentSchema } from '../db/schema.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
-import { isContentAdmin, visibleQuestion } from './access.ts';
+import { canEdit, isContentAdmin, requireLiveSolution, visibleQuestion, visibleSolution } from './access.ts';
 import { extractText } from './attachments-text.ts';
 import { questionSummary } from './question-presenters.ts';
-import { visibleSolution } from './solutions.ts';
-import { type Ex, eventAttachment, presentAttachment } from './solutions-common.ts';
+import { eventAttachment, presentAttachment } from './solutions-common.ts';
 
 /** The shared object store of attachment bytes (created on first use; every instance reads it). */
 export const attachmentStore = (bus: Bus) => objectStore(bus, attachmentBucket(bus.streamName('content')));
@@ -16,41 +17,49 @@ export const attachmentStore = (bus: Bus) => objectStore(bus, attachmentBucket(b
 type Upload = z.output<typeof AttachmentUpload>;
 type Target = { questionId: number } | { solutionId: number };
 
+/** The live attachments of a solution, or of a question itself (not those of its solutions). */
+export function attachmentsOf(db: Executor<ContentSchema>, target: Target) {
+  const live = db.selectFrom('attachments').selectAll().where('is_deleted', '=', false);
+  const of =
+    'solutionId' in target
+      ? live.where('solution_id', '=', target.solutionId)
+      : live.where('question_id', '=', target.questionId).where('solution_id', 'is', null);
+  return of.orderBy('id').execute();
+}
+
+/** The question (and solution) an attachment goes to; only their authors and content admins may attach. */
+async function parentForUpload(db: Executor<ContentSchema>, actor: Actor, target: Target) {
+  if ('solutionId' in target) {
+    const { solution, question } = await visibleSolution(db, target.solutionId, actor);
+    if (!canEdit(solution, actor)) throw forbidden('only the solution author or a content admin may attach files');
+    requireLiveSolution(solution);
+    if (question.is_deleted) throw conflict('the question is deleted');
+    return { question, solutionId: solution.id };
+  }
+  const question = await visibleQuestion(db, target.questionId, actor);
+  if (!canEdit(question, actor)) throw forbidden('only the question author or a content admin may attach files');
+  if (question.is_deleted) throw conflict('the question is deleted');
+  return { question, solutionId: null };
+}
+
+async function visibleAttachment(db: Executor<ContentSchema>, actor: Actor, id: number) {
+  const row = await db.selectFrom('attachments').selectAll().where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
+  if (!row) throw notFound('attachment');
+  try {
+    if (row.solution_id !== null) {
+      const { solution, question } = await visibleSolution(db, row.solution_id, actor);
+      return { row, question, parentAuthor: solution.author_id };
+    }
+    const question = await visibleQuestion(db, row.question_id, actor);
+    return { row, question, parentAuthor: question.author_id };
+  } catch {
+    throw notFound('attachment');
+  }
+}
+
 export function attachmentsDomain(deps: ContentDeps) {
   const { db, bus, config, logger } = deps;
   const store = attachmentStore(bus);
-
-  /** The question (and solution) an attachment goes to; only their authors and content admins may attach. */
-  async function parentForUpload(ex: Ex, actor: Actor, target: Target) {
-    if ('solutionId' in target) {
-      const { solution, question } = await visibleSolution(ex, target.solutionId, actor);
-      if (solution.author_id !== actor.id && !isContentAdmin(actor))
-        throw forbidden('only the solution author or a content admin may attach files');
-      if (solution.is_deleted) throw conflict('the solution is deleted');
-      if (question.is_deleted) throw conflict('the question is deleted');
-      return { question, solutionId: solution.id };
-    }
-    const question = await visibleQuestion(ex, target.questionId, actor);
-    if (question.author_id !== actor.id && !isContentAdmin(actor))
-      throw forbidden('only the question author or a content admin may attach files');
-    if (question.is_deleted) throw conflict('the question is deleted');
-    return { question, solutionId: null };
-  }
-
-  async function visibleAttachment(ex: Ex, actor: Actor, id: number) {
-    const row = await ex.selectFrom('attachments').selectAll().where('id', '=', id).where('is_deleted', '=', false).executeTakeFirst();
-    if (!row) throw notFound('attachment');
-    try {
-      if (row.solution_id !== null) {
-        const { solution, question } = await visibleSolution(ex, row.solution_id, actor);
-        return { row, question, parentAuthor: solution.author_id };
-      }
-      const question = await visibleQuestion(ex, row.question_id, actor);
-      return { row, question, parentAuthor: question.author_id };
-    } catch {
-      throw notFound('attachment');
-    }
-  }
 
   return {
     store,
@@ -91,15 +100,9 @@ export function attachmentsDomain(deps: ContentDeps) {
     },
 
     async list(actor: Actor, target: Target) {
-      let query = db.selectFrom('attachments').selectAll().where('is_deleted', '=', false);
-      if ('solutionId' in target) {
-        await visibleSolution(db, target.solutionId, actor);
-        query = query.where('solution_id', '=', target.solutionId);
-      } else {
-        await visibleQuestion(db, target.questionId, actor);
-        query = query.where('question_id', '=', target.questionId).where('solution_id', 'is', null);
-      }
-      const rows = await query.orderBy('id').execute();
+      if ('solutionId' in target) await visibleSolution(db, target.solutionId, actor);
+      else await visibleQuestion(db, target.questionId, actor);
+      const rows = await attachmentsOf(db, target);
       return { total: rows.length, items: rows.map(presentAttachment) };
     },
 

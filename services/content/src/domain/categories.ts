@@ -1,8 +1,9 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, type Category, notFound } from '@kn/contracts';
-import { type Db, type Executor, json } from '@kn/db';
+import { type Executor, json } from '@kn/db';
 import type { CategoryRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import type { ContentDeps } from '../handlers/deps.ts';
 
 export function presentCategory(row: CategoryRow): Category {
   return { id: row.id, name: row.name, description: row.description, color: row.color, translations: row.translations ?? [] };
@@ -16,7 +17,9 @@ type Translation = { language: string; name: string; description: string };
 /** One translation per language: the last one given wins. */
 const byLanguage = (ts: Translation[]) => [...new Map(ts.map((t) => [t.language, t])).values()];
 
-export function categoriesDomain(db: Db<ContentSchema>) {
+export function categoriesDomain(deps: ContentDeps) {
+  const { db } = deps;
+
   return {
     async list() {
       const rows = await db.selectFrom('categories').selectAll().orderBy('name').orderBy('id').execute();

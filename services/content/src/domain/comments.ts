@@ -1,52 +1,54 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound } from '@kn/contracts';
-import { isUniqueViolation } from '@kn/db';
+import { type Executor, isUniqueViolation } from '@kn/db';
 import type { QuestionRow } from '../db/questions-tables.ts';
+import type { ContentSchema } from '../db/schema.ts';
 import type { SolutionRow } from '../db/solutions-tables.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
-import { isContentAdmin, requireOpenQuestion, visibleQuestion } from './access.ts';
+import { canEdit, requireOpenQuestion, requirePublishedSolution, visibleQuestion, visibleSolution } from './access.ts';
+import { cleanDescription } from './descriptions.ts';
 import { questionSummary } from './question-presenters.ts';
-import { visibleSolution } from './solutions.ts';
-import { type Ex, eventComment, eventSolution, presentComment, presentSolution, touchQuestion } from './solutions-common.ts';
-import { cleanDescription } from './solutions-text.ts';
+import { eventComment, presentComment, presentSolution, touchQuestion, writeSolutionEvent } from './solutions-common.ts';
 
-async function solutionAuthor(ex: Ex, solutionId: number | null) {
+async function solutionAuthor(db: Executor<ContentSchema>, solutionId: number | null) {
   if (solutionId === null) return null;
-  const s = await ex.selectFrom('solutions').select('author_id').where('id', '=', solutionId).executeTakeFirst();
+  const s = await db.selectFrom('solutions').select('author_id').where('id', '=', solutionId).executeTakeFirst();
   return s?.author_id ?? null;
 }
 
 /** A live comment the caller can see (through its question), or 404. */
-async function visibleComment(ex: Ex, id: number, actor: Actor, options: { lock?: boolean } = {}) {
-  let query = ex.selectFrom('comments').selectAll().where('id', '=', id).where('is_deleted', '=', false);
+async function visibleComment(db: Executor<ContentSchema>, id: number, actor: Actor, options: { lock?: boolean } = {}) {
+  let query = db.selectFrom('comments').selectAll().where('id', '=', id).where('is_deleted', '=', false);
   if (options.lock) query = query.forUpdate();
   const comment = await query.executeTakeFirst();
   if (!comment) throw notFound('comment');
-  const question = await visibleQuestion(ex, comment.question_id, actor).catch(() => {
+  const question = await visibleQuestion(db, comment.question_id, actor).catch(() => {
     throw notFound('comment');
   });
   return { comment, question };
 }
 
+/**
+ * Live comments of the question and of its published, live solutions, oldest first: for a
+ * question the caller was already allowed to see.
+ */
+export async function visibleComments(db: Executor<ContentSchema>, questionId: number) {
+  const rows = await db
+    .selectFrom('comments as c')
+    .leftJoin('solutions as s', 's.id', 'c.solution_id')
+    .selectAll('c')
+    .where('c.question_id', '=', questionId)
+    .where('c.is_deleted', '=', false)
+    .where((eb) => eb.or([eb('c.solution_id', 'is', null), eb.and([eb('s.is_published', '=', true), eb('s.is_deleted', '=', false)])]))
+    .orderBy('c.id')
+    .execute();
+  return rows.map(presentComment);
+}
+
 export function commentsDomain(deps: ContentDeps) {
   const { db } = deps;
 
-  /** The comments of a question the caller was already allowed to see. */
-  async function listVisible(questionId: number) {
-    const rows = await db
-      .selectFrom('comments as c')
-      .leftJoin('solutions as s', 's.id', 'c.solution_id')
-      .selectAll('c')
-      .where('c.question_id', '=', questionId)
-      .where('c.is_deleted', '=', false)
-      .where((eb) => eb.or([eb('c.solution_id', 'is', null), eb.and([eb('s.is_published', '=', true), eb('s.is_deleted', '=', false)])]))
-      .orderBy('c.id')
-      .execute();
-    return rows.map(presentComment);
-  }
-
   return {
-    listVisible,
     async create(actor: Actor, target: { questionId: number } | { solutionId: number }, description: string) {
       const row = await db.transaction().execute(async (tx) => {
         let question: QuestionRow;
@@ -54,8 +56,7 @@ export function commentsDomain(deps: ContentDeps) {
         let solutionAuthorId: number | null = null;
         if ('solutionId' in target) {
           const found = await visibleSolution(tx, target.solutionId, actor);
-          if (found.solution.is_deleted) throw conflict('the solution is deleted');
-          if (!found.solution.is_published) throw conflict('the solution is not published');
+          requirePublishedSolution(found.solution);
           question = found.question;
           solutionId = found.solution.id;
           solutionAuthorId = found.solution.author_id;
@@ -88,18 +89,16 @@ export function commentsDomain(deps: ContentDeps) {
       return presentComment(row);
     },
 
-    /** Live comments of the question and of its published, live solutions, oldest first. */
     async list(actor: Actor, questionId: number) {
       await visibleQuestion(db, questionId, actor);
-      const items = await listVisible(questionId);
+      const items = await visibleComments(db, questionId);
       return { total: items.length, items };
     },
 
     async update(actor: Actor, id: number, description: string) {
       const row = await db.transaction().execute(async (tx) => {
         const { comment, question } = await visibleComment(tx, id, actor, { lock: true });
-        if (comment.author_id !== actor.id && !isContentAdmin(actor))
-          throw forbidden('only the author or a content admin may change a comment');
+        if (!canEdit(comment, actor)) throw forbidden('only the author or a content admin may change a comment');
         const clean = await cleanDescription(tx, description, question.language);
         const now = new Date();
         const updated = await tx
@@ -126,8 +125,7 @@ export function commentsDomain(deps: ContentDeps) {
     async remove(actor: Actor, id: number) {
       await db.transaction().execute(async (tx) => {
         const { comment, question } = await visibleComment(tx, id, actor, { lock: true });
-        if (comment.author_id !== actor.id && !isContentAdmin(actor))
-          throw forbidden('only the author or a content admin may delete a comment');
+        if (!canEdit(comment, actor)) throw forbidden('only the author or a content admin may delete a comment');
         const updated = await tx
           .updateTable('comments')
           .set({ is_deleted: true, updated: new Date() })
@@ -151,7 +149,7 @@ export function commentsDomain(deps: ContentDeps) {
     async toSolution(actor: Actor, id: number) {
       const row = await db.transaction().execute(async (tx) => {
         const { comment, question } = await visibleComment(tx, id, actor, { lock: true });
-        if (comment.author_id !== actor.id && question.author_id !== actor.id && !isContentAdmin(actor))
+        if (!canEdit(comment, actor) && question.author_id !== actor.id)
           throw forbidden('only the comment author, the question poser or a content admin may turn a comment into a solution');
         requireOpenQuestion(question);
         const now = new Date();
@@ -181,14 +179,10 @@ export function commentsDomain(deps: ContentDeps) {
           .returningAll()
           .executeTakeFirstOrThrow();
         await touchQuestion(tx, question.id);
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.comment.converted.v1',
-          {
-            comment: eventComment(converted, await solutionAuthor(tx, converted.solution_id)),
-            solution: eventSolution(solution),
-            question: await questionSummary(tx, question),
-          },
+          { comment: eventComment(converted, await solutionAuthor(tx, converted.solution_id)), solution, question },
           { actorId: actor.id },
         );
         return solution;

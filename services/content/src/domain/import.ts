@@ -1,8 +1,10 @@
 import { writeEvent } from '@kn/bus';
-import type { EventSolution, ImportedQuestion, QuestionLink, QuestionLinkKind } from '@kn/contracts';
-import { type Db, json, sql, type Tx } from '@kn/db';
+import type { Actor, EventSolution, ImportedQuestion, QuestionLink, QuestionLinkKind } from '@kn/contracts';
+import { json, sql, type Tx } from '@kn/db';
 import type { ContentSchema } from '../db/schema.ts';
 import type { CommentRow, SolutionRow } from '../db/solutions-tables.ts';
+import type { ContentDeps } from '../handlers/deps.ts';
+import { visibleQuestion } from './access.ts';
 import { sanitizeDescription } from './html.ts';
 import { tagsOf, toQuestionSnapshot } from './question-presenters.ts';
 import { slugify } from './slug.ts';
@@ -64,7 +66,49 @@ async function ensureTagsBulk(tx: Tx<ContentSchema>, labels: string[]) {
 
 const date = (s: string | null | undefined) => (s ? new Date(s) : null);
 
-export function importDomain(db: Db<ContentSchema>) {
+export function importDomain(deps: ContentDeps) {
+  const { db } = deps;
+
+  async function listQuestionLinks(query: {
+    kind?: QuestionLinkKind;
+    question_id?: number;
+    limit: number;
+    offset: number;
+    onlyPublished?: boolean;
+  }) {
+    let base = db
+      .selectFrom('question_links as l')
+      .innerJoin('questions as q', 'q.id', 'l.question_id')
+      .innerJoin('questions as lq', 'lq.id', 'l.linked_question_id');
+    if (query.kind) base = base.where('l.kind', '=', query.kind);
+    // Through the API: links to questions a reader can open (imported questions have no knowledge space).
+    if (query.onlyPublished)
+      for (const q of ['q', 'lq'] as const)
+        base = base.where(`${q}.is_published`, '=', true).where(`${q}.is_deleted`, '=', false).where(`${q}.knowledge_space_id`, 'is', null);
+    if (query.question_id !== undefined) {
+      const id = query.question_id;
+      base = base.where((eb) => eb.or([eb('l.question_id', '=', id), eb('l.linked_question_id', '=', id)]));
+    }
+    const [{ total }] = await base.select((eb) => eb.fn.countAll<string>().as('total')).execute();
+    const rows = await base
+      .select([
+        'l.question_id',
+        'l.linked_question_id',
+        'l.kind',
+        'l.created',
+        'q.external_id as question_external_id',
+        'lq.external_id as linked_external_id',
+      ])
+      .orderBy('l.created')
+      .orderBy('l.question_id')
+      .orderBy('l.linked_question_id')
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute();
+    const items: QuestionLink[] = rows.map((r) => ({ ...r, created: r.created.toISOString() }));
+    return { total: Number(total), items };
+  }
+
   return {
     async importTags(labels: string[]): Promise<Counts> {
       return db.transaction().execute(async (tx) => {
@@ -354,47 +398,12 @@ export function importDomain(db: Db<ContentSchema>) {
       });
     },
 
-    async listQuestionLinks(query: {
-      kind?: QuestionLinkKind;
-      question_id?: number;
-      limit: number;
-      offset: number;
-      onlyPublished?: boolean;
-    }) {
-      let base = db
-        .selectFrom('question_links as l')
-        .innerJoin('questions as q', 'q.id', 'l.question_id')
-        .innerJoin('questions as lq', 'lq.id', 'l.linked_question_id');
-      if (query.kind) base = base.where('l.kind', '=', query.kind);
-      // Through the API: links to questions a reader can open (imported questions have no knowledge space).
-      if (query.onlyPublished)
-        for (const q of ['q', 'lq'] as const)
-          base = base
-            .where(`${q}.is_published`, '=', true)
-            .where(`${q}.is_deleted`, '=', false)
-            .where(`${q}.knowledge_space_id`, 'is', null);
-      if (query.question_id !== undefined) {
-        const id = query.question_id;
-        base = base.where((eb) => eb.or([eb('l.question_id', '=', id), eb('l.linked_question_id', '=', id)]));
-      }
-      const [{ total }] = await base.select((eb) => eb.fn.countAll<string>().as('total')).execute();
-      const rows = await base
-        .select([
-          'l.question_id',
-          'l.linked_question_id',
-          'l.kind',
-          'l.created',
-          'q.external_id as question_external_id',
-          'lq.external_id as linked_external_id',
-        ])
-        .orderBy('l.created')
-        .orderBy('l.question_id')
-        .orderBy('l.linked_question_id')
-        .limit(query.limit)
-        .offset(query.offset)
-        .execute();
-      const items: QuestionLink[] = rows.map((r) => ({ ...r, created: r.created.toISOString() }));
-      return { total: Number(total), items };
+    listQuestionLinks,
+
+    /** The links of a question the caller may see, to and from questions a reader can open. */
+    async questionLinks(actor: Actor, questionId: number) {
+      const question = await visibleQuestion(db, questionId, actor);
+      return listQuestionLinks({ question_id: question.id, limit: 1000, offset: 0, onlyPublished: true });
     },
   };
 }

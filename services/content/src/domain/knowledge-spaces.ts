@@ -1,8 +1,9 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, notFound } from '@kn/contracts';
-import type { Db, Executor, Tx } from '@kn/db';
+import type { Executor, Tx } from '@kn/db';
 import type { KnowledgeSpaceRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import type { ContentDeps } from '../handlers/deps.ts';
 
 async function memberIds(db: Executor<ContentSchema>, id: number) {
   const rows = await db
@@ -55,7 +56,9 @@ export async function assignNewUser(tx: Tx<ContentSchema>, userId: number) {
 
 type SpaceInput = { name?: string; description?: string | null; is_closed?: boolean; automatic_new_user_assignment?: boolean };
 
-export function knowledgeSpacesDomain(db: Db<ContentSchema>) {
+export function knowledgeSpacesDomain(deps: ContentDeps) {
+  const { db } = deps;
+
   return {
     /** Every space, closed ones included (their questions stay hidden from non-members). */
     async list() {

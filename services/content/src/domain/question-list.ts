@@ -2,6 +2,7 @@ import { type Actor, forbidden, type Question, type SearchField, SearchFieldName
 import { type Db, sql } from '@kn/db';
 import type { RawBuilder } from 'kysely';
 import type { ContentSchema } from '../db/schema.ts';
+import type { ContentDeps } from '../handlers/deps.ts';
 import { hiddenSpaces, isContentAdmin } from './access.ts';
 import { presentQuestions, type QuestionRowWithRelations, questionsWithRelations } from './question-presenters.ts';
 import type { SearchClient } from './search.ts';
@@ -97,7 +98,7 @@ function searchFields(value: string | undefined): SearchField[] {
 /** How many of the best matches a search with filters or a sort of this service's own considers. */
 const SEARCH_WINDOW = 1000;
 
-export async function listQuestions(
+async function listQuestions(
   db: Db<ContentSchema>,
   search: SearchClient,
   query: ListQuestionsQuery,
@@ -282,7 +283,7 @@ export async function listQuestions(
  * Questions ranked elsewhere (similar questions), in that order: those the caller may see, one
  * page of them, each with `search_metadata.score`.
  */
-export async function presentRanked(
+async function presentRanked(
   db: Db<ContentSchema>,
   actor: Actor,
   ranked: ReadonlyArray<{ id: number; score: number }>,
@@ -304,4 +305,16 @@ export async function presentRanked(
   const items = await presentQuestions(db, rows.rows, { translations: [] });
   for (const item of items) item.search_metadata = { score: Math.min(1, Math.max(score.get(item.id) ?? 0, 1e-9)) };
   return { total: shown.length, items };
+}
+
+/** Lists of questions: pages filtered, sorted or searched here, and pages of questions ranked elsewhere. */
+export function questionListDomain(deps: ContentDeps) {
+  const { db, search } = deps;
+
+  return {
+    list: (query: ListQuestionsQuery, actor: Actor, request: { url: string; requestId: string }) =>
+      listQuestions(db, search, query, actor, request),
+    ranked: (actor: Actor, ranked: ReadonlyArray<{ id: number; score: number }>, page: { limit: number; offset: number }) =>
+      presentRanked(db, actor, ranked, page),
+  };
 }

@@ -1,15 +1,16 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question } from '@kn/contracts';
-import { type Db, type Executor, json, sql, type Tx } from '@kn/db';
+import { type Executor, json, sql, type Tx } from '@kn/db';
 import { detectLanguage } from '@kn/similarity';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import type { ContentDeps } from '../handlers/deps.ts';
 import { canEdit, canSeeSpace, visibleQuestion, visibleQuestionWithRelations } from './access.ts';
 import { findCategory } from './categories.ts';
+import { liveMentions } from './descriptions.ts';
 import { sanitizeDescription } from './html.ts';
 import { getNetworkSettings } from './network.ts';
 import { presentQuestions, questionSnapshot } from './question-presenters.ts';
-import type { SearchClient } from './search.ts';
 import { slugify } from './slug.ts';
 import { ensureTags } from './tags.ts';
 
@@ -17,14 +18,6 @@ export const TITLE_MIN = 10;
 export const TITLE_MAX = 100;
 
 /** The commands on questions: create, change, publish, delete, restore, flag, follow. */
-
-/** Mentioned ids that are live users (per the users projection), in order. */
-async function liveMentions(db: Executor<ContentSchema>, ids: number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const rows = await db.selectFrom('user_projection').select('id').where('id', 'in', ids).where('is_deleted', '=', false).execute();
-  const live = new Set(rows.map((r) => r.id));
-  return ids.filter((id) => live.has(id));
-}
 
 async function requireCategory(db: Executor<ContentSchema>, id: number | null | undefined) {
   if (id === null || id === undefined) return null;
@@ -74,7 +67,9 @@ export interface UpdateQuestionInput {
   category?: number | null;
 }
 
-export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
+export function questionsDomain(deps: ContentDeps) {
+  const { db, search } = deps;
+
   async function publishEvent(
     tx: Tx<ContentSchema>,
     subject: 'content.question.deleted.v1' | 'content.question.restored.v1' | 'content.question.created.v1',
@@ -83,6 +78,23 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
   ) {
     // The three subjects share one payload shape.
     await writeEvent(tx, subject as 'content.question.created.v1', { question: await questionSnapshot(tx, row) }, { actorId: actor.id });
+  }
+
+  /** Deletes or restores the question; one already in that state stays as it is, without an event. */
+  async function setDeleted(id: number, actor: Actor, deleted: boolean) {
+    await db.transaction().execute(async (tx) => {
+      const row = await visibleQuestion(tx, id, actor, { lock: true });
+      if (!canEdit(row, actor))
+        throw forbidden(`only the author and content administrators may ${deleted ? 'delete' : 'restore'} a question`);
+      if (row.is_deleted === deleted) return;
+      const updated = await tx
+        .updateTable('questions')
+        .set({ is_deleted: deleted, updated: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await publishEvent(tx, deleted ? 'content.question.deleted.v1' : 'content.question.restored.v1', updated, actor);
+    });
   }
 
   return {
@@ -288,35 +300,9 @@ export function questionsDomain(db: Db<ContentSchema>, search: SearchClient) {
       return { number_of_experts: experts.length };
     },
 
-    async remove(id: number, actor: Actor) {
-      await db.transaction().execute(async (tx) => {
-        const row = await visibleQuestion(tx, id, actor, { lock: true });
-        if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may delete a question');
-        if (row.is_deleted) return;
-        const updated = await tx
-          .updateTable('questions')
-          .set({ is_deleted: true, updated: new Date() })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await publishEvent(tx, 'content.question.deleted.v1', updated, actor);
-      });
-    },
+    remove: (id: number, actor: Actor) => setDeleted(id, actor, true),
 
-    async restore(id: number, actor: Actor) {
-      await db.transaction().execute(async (tx) => {
-        const row = await visibleQuestion(tx, id, actor, { lock: true });
-        if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may restore a question');
-        if (!row.is_deleted) return;
-        const updated = await tx
-          .updateTable('questions')
-          .set({ is_deleted: false, updated: new Date() })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await publishEvent(tx, 'content.question.restored.v1', updated, actor);
-      });
-    },
+    restore: (id: number, actor: Actor) => setDeleted(id, actor, false),
 
     async flag(id: number, message: string | null | undefined, actor: Actor) {
       await db.transaction().execute(async (tx) => {

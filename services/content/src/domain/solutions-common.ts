@@ -1,15 +1,27 @@
-import type { Attachment, Comment, EventSolution, Solution, ValidityPeriod } from '@kn/contracts';
-import { type Executor, sql } from '@kn/db';
+import { writeEvent } from '@kn/bus';
+import type {
+  Attachment,
+  Comment,
+  EventPayload,
+  EventSolution,
+  EventSubject,
+  QuestionSummary,
+  Solution,
+  ValidityPeriod,
+} from '@kn/contracts';
+import { type Executor, sql, type Tx } from '@kn/db';
+import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { AttachmentRow, CommentRow, SolutionRow } from '../db/solutions-tables.ts';
+import { questionSummary } from './question-presenters.ts';
 
 /** Links in responses carry the API prefix (CONTRACT preamble). */
 export const API = '/api/v1';
-export type Ex = Executor<ContentSchema>;
 
 /** A timestamp as the API writes it. */
 export const iso = (d: Date) => d.toISOString();
-const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+/** A timestamp or null as the API writes it. */
+export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function presentSolution(row: SolutionRow): Solution {
   return {
@@ -56,6 +68,26 @@ export function eventSolution(row: SolutionRow): EventSolution {
     updated: iso(row.updated),
     content_updated: iso(row.content_updated),
   };
+}
+
+/** The subjects whose payload is a solution and its question, with what each adds. */
+type SolutionEventSubject = {
+  [S in EventSubject]: EventPayload<S> extends { solution: EventSolution; question: QuestionSummary } ? S : never;
+}[EventSubject];
+
+/**
+ * Writes a solution event (in the transaction of the change): the solution and its question as
+ * events carry them, from their rows, beside what the subject adds.
+ */
+export async function writeSolutionEvent<S extends SolutionEventSubject>(
+  tx: Tx<ContentSchema>,
+  subject: S,
+  data: Omit<EventPayload<S>, 'solution' | 'question'> & { solution: SolutionRow; question: QuestionRow },
+  options: { actorId: number | null },
+) {
+  const { solution, question, ...rest } = data;
+  const payload = { solution: eventSolution(solution), question: await questionSummary(tx, question), ...rest };
+  return writeEvent(tx, subject, payload as EventPayload<S>, options);
 }
 
 export function presentComment(row: CommentRow): Comment {
@@ -117,8 +149,8 @@ export function eventAttachment(row: AttachmentRow) {
 }
 
 /** Moves the question's last_activity and recounts its published, live solutions (same transaction). */
-export async function touchQuestion(ex: Ex, questionId: number, options: { activity?: boolean } = { activity: true }) {
-  await ex
+export async function touchQuestion(db: Executor<ContentSchema>, questionId: number, options: { activity?: boolean } = { activity: true }) {
+  await db
     .updateTable('questions')
     .set({
       solution_count: sql<number>`(select count(*) from solutions s where s.question_id = ${questionId} and s.is_published and not s.is_deleted)::int`,

@@ -1,47 +1,41 @@
-import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound, type ValidityPeriod } from '@kn/contracts';
-import { isUniqueViolation, sql, type Tx } from '@kn/db';
+import { type Executor, isUniqueViolation, sql, type Tx } from '@kn/db';
 import type { UpdateObject } from 'kysely';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { SolutionRow } from '../db/solutions-tables.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
-import { canView, isContentAdmin, requireOpenQuestion, visibleQuestion } from './access.ts';
-import { questionSummary } from './question-presenters.ts';
-import { type Ex, eventSolution, presentSolution, touchQuestion } from './solutions-common.ts';
-import { cleanDescription } from './solutions-text.ts';
-import { fetchUsers } from './solutions-users.ts';
+import {
+  canEdit,
+  requireLiveSolution,
+  requireOpenQuestion,
+  requirePublishedSolution,
+  visibleQuestion,
+  visibleQuestionWithRelations,
+  visibleSolution,
+} from './access.ts';
+import { attachmentsOf } from './attachments.ts';
+import { visibleComments } from './comments.ts';
+import { cleanDescription } from './descriptions.ts';
+import { presentQuestions } from './question-presenters.ts';
+import { presentAttachment, presentSolution, touchQuestion, writeSolutionEvent } from './solutions-common.ts';
 import { expiryOf } from './validation.ts';
 
 type T = Tx<ContentSchema>;
 
-/**
- * The solution and its question, or 404 when the caller may not see it: drafts and deleted
- * solutions are visible to their author and content admins only.
- */
-export async function visibleSolution(ex: Ex, id: number, actor: Actor, options: { lock?: boolean } = {}) {
-  let query = ex.selectFrom('solutions').selectAll().where('id', '=', id);
-  if (options.lock) query = query.forUpdate();
-  const solution = await query.executeTakeFirst();
-  if (!solution) throw notFound('solution');
-  const question = await ex.selectFrom('questions').selectAll().where('id', '=', solution.question_id).executeTakeFirstOrThrow();
-  if (solution.author_id !== actor.id && !isContentAdmin(actor)) {
-    if (!solution.is_published || solution.is_deleted || !(await canView(ex, question, actor))) throw notFound('solution');
-  }
-  return { solution, question };
-}
-
-const mayEdit = (s: SolutionRow, actor: Actor) => s.author_id === actor.id || isContentAdmin(actor);
-const requireLive = (s: SolutionRow) => {
-  if (s.is_deleted) throw conflict('the solution is deleted');
-};
-const requirePublished = (s: SolutionRow) => {
-  requireLive(s);
-  if (!s.is_published) throw conflict('the solution is not published');
-};
+/** The caller's draft for the question, if they have one (there is at most one: a unique index). */
+const findDraft = (db: Executor<ContentSchema>, questionId: number, authorId: number) =>
+  db
+    .selectFrom('solutions')
+    .selectAll()
+    .where('question_id', '=', questionId)
+    .where('author_id', '=', authorId)
+    .where('is_published', '=', false)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
 
 export function solutionsDomain(deps: ContentDeps) {
-  const { db, bus } = deps;
+  const { db } = deps;
 
   /** Runs `change` on the locked solution in a transaction and answers the resulting Solution. */
   async function mutate(id: number, actor: Actor, change: (tx: T, s: SolutionRow, q: QuestionRow) => Promise<SolutionRow>) {
@@ -64,14 +58,7 @@ export function solutionsDomain(deps: ContentDeps) {
         // One draft per person and question: a second request of the same person (another tab, a
         // second worker) waits here and then edits the draft the first one made.
         await sql`select pg_advisory_xact_lock(hashtextextended(${`content.solution-draft ${questionId} ${actor.id}`}, 0))`.execute(tx);
-        const existing = await tx
-          .selectFrom('solutions')
-          .selectAll()
-          .where('question_id', '=', questionId)
-          .where('author_id', '=', actor.id)
-          .where('is_published', '=', false)
-          .where('is_deleted', '=', false)
-          .executeTakeFirst();
+        const existing = await findDraft(tx, questionId, actor.id);
         const now = new Date();
         let solution: SolutionRow;
         if (existing) {
@@ -89,10 +76,10 @@ export function solutionsDomain(deps: ContentDeps) {
             .returningAll()
             .executeTakeFirstOrThrow();
         }
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.solution.created.v1',
-          { solution: eventSolution(solution), question: await questionSummary(tx, question), mentions: clean.mentions },
+          { solution, question, mentions: clean.mentions },
           { actorId: actor.id },
         );
         return solution;
@@ -103,14 +90,7 @@ export function solutionsDomain(deps: ContentDeps) {
 
     async getDraft(actor: Actor, questionId: number) {
       await visibleQuestion(db, questionId, actor);
-      const row = await db
-        .selectFrom('solutions')
-        .selectAll()
-        .where('question_id', '=', questionId)
-        .where('author_id', '=', actor.id)
-        .where('is_published', '=', false)
-        .where('is_deleted', '=', false)
-        .executeTakeFirst();
+      const row = await findDraft(db, questionId, actor.id);
       if (!row) return undefined;
       const { accepted_by_question_poser: _accepted, ...draft } = presentSolution(row);
       return draft;
@@ -120,10 +100,36 @@ export function solutionsDomain(deps: ContentDeps) {
       return presentSolution((await visibleSolution(db, id, actor)).solution);
     },
 
+    /** The question with its published, live solutions (best rated first), its comments and its own attachments. */
+    async completeQuestion(actor: Actor, questionId: number) {
+      const question = await visibleQuestionWithRelations(db, questionId, actor);
+      const [[presented], solutions, comments, attachments] = await Promise.all([
+        presentQuestions(db, [question]),
+        db
+          .selectFrom('solutions')
+          .selectAll()
+          .where('question_id', '=', question.id)
+          .where('is_published', '=', true)
+          .where('is_deleted', '=', false)
+          .orderBy('rating', (ob) => ob.desc().nullsLast())
+          .orderBy('rating_count', 'desc')
+          .orderBy('id')
+          .execute(),
+        visibleComments(db, question.id),
+        attachmentsOf(db, { questionId: question.id }),
+      ]);
+      return {
+        ...presented,
+        solutions: solutions.map(presentSolution),
+        comments,
+        attachments: attachments.map(presentAttachment),
+      };
+    },
+
     update: (actor: Actor, id: number, description: string) =>
       mutate(id, actor, async (tx, s, q) => {
-        if (!mayEdit(s, actor)) throw forbidden('only the author or a content admin may change a solution');
-        requireLive(s);
+        if (!canEdit(s, actor)) throw forbidden('only the author or a content admin may change a solution');
+        requireLiveSolution(s);
         const clean = await cleanDescription(tx, description, q.language);
         const now = new Date();
         const row = await update(tx, s.id, {
@@ -137,15 +143,10 @@ export function solutionsDomain(deps: ContentDeps) {
           expired: null,
         });
         if (row.is_published) await touchQuestion(tx, q.id);
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.solution.updated.v1',
-          {
-            solution: eventSolution(row),
-            question: await questionSummary(tx, q),
-            mentions: clean.mentions,
-            previous_description: s.description,
-          },
+          { solution: row, question: q, mentions: clean.mentions, previous_description: s.description },
           { actorId: actor.id },
         );
         return row;
@@ -153,43 +154,33 @@ export function solutionsDomain(deps: ContentDeps) {
 
     publish: (actor: Actor, id: number) =>
       mutate(id, actor, async (tx, s, q) => {
-        if (!mayEdit(s, actor)) throw forbidden('only the author or a content admin may publish a solution');
-        requireLive(s);
+        if (!canEdit(s, actor)) throw forbidden('only the author or a content admin may publish a solution');
+        requireLiveSolution(s);
         if (s.is_published) throw conflict('the solution is already published');
         requireOpenQuestion(q);
         const now = new Date();
         const row = await update(tx, s.id, { is_published: true, published: now, updated: now });
         await touchQuestion(tx, q.id);
         const { mentions } = await cleanDescription(tx, row.description, q.language);
-        await writeEvent(
-          tx,
-          'content.solution.published.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q), mentions },
-          { actorId: actor.id },
-        );
+        await writeSolutionEvent(tx, 'content.solution.published.v1', { solution: row, question: q, mentions }, { actorId: actor.id });
         return row;
       }),
 
     async remove(actor: Actor, id: number) {
       await mutate(id, actor, async (tx, s, q) => {
-        if (!mayEdit(s, actor)) throw forbidden('only the author or a content admin may delete a solution');
+        if (!canEdit(s, actor)) throw forbidden('only the author or a content admin may delete a solution');
         if (s.is_deleted) throw notFound('solution');
         const now = new Date();
         const row = await update(tx, s.id, { is_deleted: true, deleted: now, updated: now });
         await touchQuestion(tx, q.id, { activity: false });
-        await writeEvent(
-          tx,
-          'content.solution.deleted.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q) },
-          { actorId: actor.id },
-        );
+        await writeSolutionEvent(tx, 'content.solution.deleted.v1', { solution: row, question: q }, { actorId: actor.id });
         return row;
       });
     },
 
     async restore(actor: Actor, id: number) {
       await mutate(id, actor, async (tx, s, q) => {
-        if (!mayEdit(s, actor)) throw forbidden('only the author or a content admin may restore a solution');
+        if (!canEdit(s, actor)) throw forbidden('only the author or a content admin may restore a solution');
         if (!s.is_deleted) throw conflict('the solution is not deleted');
         let row: SolutionRow;
         try {
@@ -199,19 +190,14 @@ export function solutionsDomain(deps: ContentDeps) {
           throw err;
         }
         await touchQuestion(tx, q.id, { activity: false });
-        await writeEvent(
-          tx,
-          'content.solution.restored.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q) },
-          { actorId: actor.id },
-        );
+        await writeSolutionEvent(tx, 'content.solution.restored.v1', { solution: row, question: q }, { actorId: actor.id });
         return row;
       });
     },
 
     rate: (actor: Actor, id: number, rating: number) =>
       mutate(id, actor, async (tx, s, q) => {
-        requirePublished(s);
+        requirePublishedSolution(s);
         if (s.author_id === actor.id) throw forbidden('authors cannot rate their own solution');
         const now = new Date();
         await tx
@@ -227,12 +213,12 @@ export function solutionsDomain(deps: ContentDeps) {
           .execute();
         const average = raters.reduce((sum, r) => sum + r.rating, 0) / raters.length;
         const row = await update(tx, s.id, { rating: average, rating_count: raters.length });
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.solution.rated.v1',
           {
-            solution: eventSolution(row),
-            question: await questionSummary(tx, q),
+            solution: row,
+            question: q,
             rater_id: actor.id,
             rating,
             by_question_poser: q.author_id === actor.id,
@@ -246,7 +232,7 @@ export function solutionsDomain(deps: ContentDeps) {
     accept: (actor: Actor, id: number) =>
       mutate(id, actor, async (tx, s, q) => {
         if (q.author_id !== actor.id) throw forbidden('only the question poser may accept a solution');
-        requirePublished(s);
+        requirePublishedSolution(s);
         if (s.accepted_by_question_poser) return s;
         // One accepted solution per question: accepting another moves the acceptance.
         await tx
@@ -257,18 +243,13 @@ export function solutionsDomain(deps: ContentDeps) {
           .execute();
         const row = await update(tx, s.id, { accepted_by_question_poser: new Date() });
         await touchQuestion(tx, q.id);
-        await writeEvent(
-          tx,
-          'content.solution.accepted.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q) },
-          { actorId: actor.id },
-        );
+        await writeSolutionEvent(tx, 'content.solution.accepted.v1', { solution: row, question: q }, { actorId: actor.id });
         return row;
       }),
 
     upvote: (actor: Actor, id: number) =>
       mutate(id, actor, async (tx, s, q) => {
-        requirePublished(s);
+        requirePublishedSolution(s);
         if (s.author_id === actor.id) throw forbidden('authors cannot upvote their own solution');
         const inserted = await tx
           .insertInto('solution_upvotes')
@@ -278,10 +259,10 @@ export function solutionsDomain(deps: ContentDeps) {
           .executeTakeFirst();
         if (!inserted) return s;
         const row = await update(tx, s.id, { upvote_count: sql<number>`upvote_count + 1` });
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.solution.upvoted.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q), user_id: actor.id },
+          { solution: row, question: q, user_id: actor.id },
           { actorId: actor.id },
         );
         return row;
@@ -297,10 +278,10 @@ export function solutionsDomain(deps: ContentDeps) {
           .executeTakeFirst();
         if (!removed) return s;
         const row = await update(tx, s.id, { upvote_count: sql<number>`greatest(upvote_count - 1, 0)` });
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.solution.upvote-removed.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q), user_id: actor.id },
+          { solution: row, question: q, user_id: actor.id },
           { actorId: actor.id },
         );
         return row;
@@ -308,45 +289,17 @@ export function solutionsDomain(deps: ContentDeps) {
 
     async validate(actor: Actor, id: number, validity: ValidityPeriod) {
       return mutate(id, actor, async (tx, s, q) => {
-        if (!mayEdit(s, actor)) throw forbidden('only the solution poser or an administrator may validate a solution');
-        requireLive(s);
+        if (!canEdit(s, actor)) throw forbidden('only the solution poser or an administrator may validate a solution');
+        requireLiveSolution(s);
         const now = new Date();
         const row = await update(tx, s.id, { validity_period: validity, expires: expiryOf(validity, now), expired: null, updated: now });
-        await writeEvent(
+        await writeSolutionEvent(
           tx,
           'content.solution.validated.v1',
-          { solution: eventSolution(row), question: await questionSummary(tx, q), validated_by: actor.id },
+          { solution: row, question: q, validated_by: actor.id },
           { actorId: actor.id },
         );
         return row;
-      });
-    },
-
-    async share(actor: Actor, id: number, body: { recipients: number[]; message?: string }, requestId: string) {
-      // Check the solution first (404/409 before looking up users), then the recipients.
-      const { solution } = await visibleSolution(db, id, actor);
-      requirePublished(solution);
-      const recipients = [...new Set(body.recipients)];
-      await fetchUsers(bus, actor, recipients, requestId, 'recipients');
-      await db.transaction().execute(async (tx) => {
-        const { solution: s, question: q } = await visibleSolution(tx, id, actor, { lock: true });
-        requirePublished(s);
-        await tx
-          .insertInto('shares')
-          .values({ question_id: q.id, solution_id: s.id, sender_id: actor.id, recipients, message: body.message ?? null })
-          .execute();
-        await writeEvent(
-          tx,
-          'content.solution.shared.v1',
-          {
-            solution: eventSolution(s),
-            question: await questionSummary(tx, q),
-            sender_id: actor.id,
-            recipients,
-            message: body.message ?? null,
-          },
-          { actorId: actor.id },
-        );
       });
     },
   };

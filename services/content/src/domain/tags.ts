@@ -1,9 +1,10 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, notFound } from '@kn/contracts';
-import { type Db, type Executor, sql, type Tx } from '@kn/db';
+import { type Executor, sql, type Tx } from '@kn/db';
 import type { RawBuilder } from 'kysely';
 import type { TagRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
+import type { ContentDeps } from '../handlers/deps.ts';
 import { hiddenSpaces } from './access.ts';
 
 const snapshot = (t: TagRow) => ({ id: t.id, label: t.label, excluded_from_suggestions: t.excluded_from_suggestions });
@@ -80,7 +81,9 @@ async function requireVisibleTag(db: Executor<ContentSchema>, label: string, hid
   return tag;
 }
 
-export function tagsDomain(db: Db<ContentSchema>) {
+export function tagsDomain(deps: ContentDeps) {
+  const { db } = deps;
+
   return {
     /** The tags the caller may see (not those used only in closed spaces they may not read). */
     async list(query: { query?: string; limit: number; offset: number }, url: string, actor: Actor) {

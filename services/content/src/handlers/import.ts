@@ -1,20 +1,16 @@
 import type { Handlers, importOperations } from '@kn/contracts';
-import { visibleQuestion } from '../domain/access.ts';
 import { importDomain } from '../domain/import.ts';
 import type { ContentDeps } from './deps.ts';
 
 /** Internal operations of importers (docs/import.md); no http: only services and tools on the bus call them. */
 export function importHandlers(deps: ContentDeps): Handlers<typeof importOperations> {
-  const imports = importDomain(deps.db);
+  const imports = importDomain(deps);
   return {
     importTags: async ({ body }) => imports.importTags(body.labels),
     importQuestions: async ({ body }) => imports.importQuestions(body.questions),
     importTagLinks: async ({ body }) => imports.importTagLinks(body.links),
     importQuestionLinks: async ({ body }) => imports.importQuestionLinks(body.links),
     listQuestionLinks: async ({ query }) => imports.listQuestionLinks(query),
-    getQuestionLinks: async ({ actor, params }) => {
-      const question = await visibleQuestion(deps.db, params.id, actor);
-      return imports.listQuestionLinks({ question_id: question.id, limit: 1000, offset: 0, onlyPublished: true });
-    },
+    getQuestionLinks: async ({ actor, params }) => imports.questionLinks(actor, params.id),
   };
 }

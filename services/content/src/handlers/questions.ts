@@ -1,7 +1,7 @@
 import type { categoriesOperations, Handlers, knowledgeSpacesOperations, questionsOperations, tagsOperations } from '@kn/contracts';
 import { categoriesDomain } from '../domain/categories.ts';
 import { knowledgeSpacesDomain } from '../domain/knowledge-spaces.ts';
-import { listQuestions } from '../domain/question-list.ts';
+import { questionListDomain } from '../domain/question-list.ts';
 import { questionsDomain } from '../domain/questions.ts';
 import { tagsDomain } from '../domain/tags.ts';
 import type { ContentDeps } from './deps.ts';
@@ -10,14 +10,14 @@ import type { ContentDeps } from './deps.ts';
 export function questionHandlers(
   deps: ContentDeps,
 ): Handlers<typeof questionsOperations & typeof categoriesOperations & typeof tagsOperations & typeof knowledgeSpacesOperations> {
-  const { db, search } = deps;
-  const questions = questionsDomain(db, search);
-  const categories = categoriesDomain(db);
-  const tags = tagsDomain(db);
-  const spaces = knowledgeSpacesDomain(db);
+  const questions = questionsDomain(deps);
+  const lists = questionListDomain(deps);
+  const categories = categoriesDomain(deps);
+  const tags = tagsDomain(deps);
+  const spaces = knowledgeSpacesDomain(deps);
   return {
     createQuestion: async ({ body, actor }) => questions.create(body, actor),
-    listQuestions: async ({ query, actor, url, requestId }) => listQuestions(db, search, query, actor, { url, requestId }),
+    listQuestions: async ({ query, actor, url, requestId }) => lists.list(query, actor, { url, requestId }),
     getQuestion: async ({ params, actor }) => questions.view(params.id, actor),
     updateQuestion: async ({ params, body, actor }) => questions.update(params.id, body, actor),
     publishQuestion: async ({ params, actor, requestId }) => questions.publish(params.id, actor, requestId),

@@ -1,57 +1,25 @@
 import type { attachmentsOperations, commentsOperations, Handlers, sharingOperations, solutionsOperations } from '@kn/contracts';
-import { visibleQuestionWithRelations } from '../domain/access.ts';
 import { attachmentsDomain } from '../domain/attachments.ts';
 import { commentsDomain } from '../domain/comments.ts';
-import { presentQuestions } from '../domain/question-presenters.ts';
+import { sharingDomain } from '../domain/sharing.ts';
 import { solutionsDomain } from '../domain/solutions.ts';
-import { presentAttachment, presentSolution } from '../domain/solutions-common.ts';
-import { sharingDomain } from '../domain/solutions-sharing.ts';
+import { validationRequestsDomain } from '../domain/validation-requests.ts';
 import type { ContentDeps } from './deps.ts';
 
 /** What hangs off a question: solutions, comments, attachments, forwards and shares. */
 export function solutionHandlers(
   deps: ContentDeps,
 ): Handlers<typeof solutionsOperations & typeof commentsOperations & typeof attachmentsOperations & typeof sharingOperations> {
-  const { db } = deps;
   const solutions = solutionsDomain(deps);
   const comments = commentsDomain(deps);
   const attachments = attachmentsDomain(deps);
   const sharing = sharingDomain(deps);
+  const validationRequests = validationRequestsDomain(deps);
 
   return {
     createSolution: async ({ actor, params, body }) => solutions.create(actor, params.id, body.description),
     getSolutionDraft: async ({ actor, params }) => solutions.getDraft(actor, params.id),
-    getCompleteQuestion: async ({ actor, params }) => {
-      const question = await visibleQuestionWithRelations(db, params.id, actor);
-      const [[presented], solutionRows, commentItems, attachmentRows] = await Promise.all([
-        presentQuestions(db, [question]),
-        db
-          .selectFrom('solutions')
-          .selectAll()
-          .where('question_id', '=', question.id)
-          .where('is_published', '=', true)
-          .where('is_deleted', '=', false)
-          .orderBy('rating', (ob) => ob.desc().nullsLast())
-          .orderBy('rating_count', 'desc')
-          .orderBy('id')
-          .execute(),
-        comments.listVisible(question.id),
-        db
-          .selectFrom('attachments')
-          .selectAll()
-          .where('question_id', '=', question.id)
-          .where('solution_id', 'is', null)
-          .where('is_deleted', '=', false)
-          .orderBy('id')
-          .execute(),
-      ]);
-      return {
-        ...presented,
-        solutions: solutionRows.map(presentSolution),
-        comments: commentItems,
-        attachments: attachmentRows.map(presentAttachment),
-      };
-    },
+    getCompleteQuestion: async ({ actor, params }) => solutions.completeQuestion(actor, params.id),
     getSolution: async ({ actor, params }) => solutions.get(actor, params.id),
     updateSolution: async ({ actor, params, body }) => solutions.update(actor, params.id, body.description),
     publishSolution: async ({ actor, params }) => solutions.publish(actor, params.id),
@@ -69,7 +37,7 @@ export function solutionHandlers(
     removeSolutionUpvote: async ({ actor, params }) => solutions.removeUpvote(actor, params.id),
     validateSolution: async ({ actor, params, body }) => solutions.validate(actor, params.id, body.validity),
     shareSolution: async ({ actor, params, body, requestId }) => {
-      await solutions.share(actor, params.id, body, requestId);
+      await sharing.shareSolution(actor, params.id, body, requestId);
       return undefined;
     },
 
@@ -102,7 +70,7 @@ export function solutionHandlers(
       await sharing.shareQuestion(actor, params.id, body, requestId);
       return undefined;
     },
-    getValidationRequest: async ({ actor, params }) => sharing.getValidationRequest(actor, params.id),
-    requestValidation: async ({ actor, params }) => sharing.requestValidation(actor, params.id),
+    getValidationRequest: async ({ actor, params }) => validationRequests.get(actor, params.id),
+    requestValidation: async ({ actor, params }) => validationRequests.request(actor, params.id),
   };
 }

@@ -7,6 +7,15 @@
  */
 export const CONTENT_EXPORT_NAMESPACE = 'urn:knowledge-network:content-export:1';
 
+/** The attributes a question and a solution both have, in the order both list them. */
+const POST_ATTRIBUTES = `    <xs:attribute name="id" type="xs:positiveInteger" use="required"/>
+    <xs:attribute name="language" type="xs:string" use="required"/>
+    <xs:attribute name="published" type="xs:dateTime"/>
+    <xs:attribute name="created" type="xs:dateTime" use="required"/>
+    <xs:attribute name="updated" type="xs:dateTime" use="required"/>
+    <xs:attribute name="is_deleted" type="xs:boolean" use="required"/>
+`;
+
 export const CONTENT_EXPORT_XSD = `<?xml version="1.0" encoding="UTF-8"?>
 <!--
   Content export of a knowledge network: every published question with its published solutions,
@@ -63,13 +72,7 @@ export const CONTENT_EXPORT_XSD = `<?xml version="1.0" encoding="UTF-8"?>
         </xs:complexType>
       </xs:element>
     </xs:sequence>
-    <xs:attribute name="id" type="xs:positiveInteger" use="required"/>
-    <xs:attribute name="language" type="xs:string" use="required"/>
-    <xs:attribute name="published" type="xs:dateTime"/>
-    <xs:attribute name="created" type="xs:dateTime" use="required"/>
-    <xs:attribute name="updated" type="xs:dateTime" use="required"/>
-    <xs:attribute name="is_deleted" type="xs:boolean" use="required"/>
-    <xs:attribute name="view_count" type="xs:nonNegativeInteger" use="required"/>
+${POST_ATTRIBUTES}    <xs:attribute name="view_count" type="xs:nonNegativeInteger" use="required"/>
     <xs:attribute name="upvote_count" type="xs:integer" use="required"/>
     <!-- the solutions in this file -->
     <xs:attribute name="solution_count" type="xs:nonNegativeInteger" use="required"/>
@@ -81,13 +84,7 @@ export const CONTENT_EXPORT_XSD = `<?xml version="1.0" encoding="UTF-8"?>
       <xs:element name="description" type="xs:string"/>
       <xs:element name="comments" type="Comments"/>
     </xs:sequence>
-    <xs:attribute name="id" type="xs:positiveInteger" use="required"/>
-    <xs:attribute name="language" type="xs:string" use="required"/>
-    <xs:attribute name="published" type="xs:dateTime"/>
-    <xs:attribute name="created" type="xs:dateTime" use="required"/>
-    <xs:attribute name="updated" type="xs:dateTime" use="required"/>
-    <xs:attribute name="is_deleted" type="xs:boolean" use="required"/>
-    <xs:attribute name="rating" type="xs:decimal"/>
+${POST_ATTRIBUTES}    <xs:attribute name="rating" type="xs:decimal"/>
     <xs:attribute name="rating_count" type="xs:nonNegativeInteger" use="required"/>
     <xs:attribute name="upvote_count" type="xs:integer" use="required"/>
     <xs:attribute name="accepted_by_question_poser" type="xs:dateTime"/>

@@ -1,11 +1,8 @@
 import type { Db } from '@kn/db';
-import type { Logger } from '@kn/telemetry';
-import nodemailer from 'nodemailer';
 import type { NotificationsConfig } from '../config.ts';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { deliverable, getNetwork, languageOf } from './settings.ts';
 import { digestMail, lang, type Mail, notificationMail } from './templates.ts';
-import { backoff, claimDue, startWorker } from './worker.ts';
 
 /** Start and end (exclusive) of a `YYYY-MM` month in UTC. */
 export function monthRange(period: string) {
@@ -14,118 +11,45 @@ export function monthRange(period: string) {
 }
 
 /**
- * Sends email_outbox rows through SMTP. Rows are claimed with SKIP LOCKED and a lease; the mail is
- * rendered at send time in the receiver's interface language (text and HTML parts). A refused or
- * failed send is recorded and retried with exponential backoff until EMAIL_MAX_ATTEMPTS (`failed`).
- * Deleted users and reserved `.invalid` addresses are `skipped`.
+ * An email_outbox row as the mail its receiver gets, in their interface language (text and HTML
+ * parts): null for a deleted user, a reserved `.invalid` address, or nothing left to tell. A
+ * receiver the users consumer has not projected yet is an error: the row is tried again later.
  */
-export function startEmailWorker(deps: { db: Db<NotificationsSchema>; config: NotificationsConfig; logger: Logger }) {
-  const { db, config } = deps;
-  // One pooled set of SMTP connections (5 by default) instead of a connection per message.
-  const smtpUrl = new URL(config.SMTP_URL);
-  if (!smtpUrl.searchParams.has('pool')) smtpUrl.searchParams.set('pool', 'true');
-  const transport = nodemailer.createTransport(smtpUrl.toString());
-
-  async function render(row: { user_id: number; kind: string; notification_id: number | null; period: string | null }) {
-    const user = await db.selectFrom('user_projection').selectAll().where('id', '=', row.user_id).executeTakeFirst();
-    // The users consumer may not have caught up yet: retry later.
-    if (!user) throw new Error('receiver not known yet');
-    if (user.is_deleted || !deliverable(user.email)) return { user, mail: null };
-    const network = await getNetwork(db);
-    const language = lang(languageOf(user, network));
-    const link = (url: string) => `${config.PUBLIC_URL.replace(/\/$/, '')}${url}`;
-    let mail: Mail | null = null;
-    if (row.kind === 'notification' && row.notification_id !== null) {
-      const n = await db.selectFrom('notifications').selectAll().where('id', '=', row.notification_id).executeTakeFirst();
-      if (n) mail = notificationMail(language, network.network_name, n.content, link(n.url));
-    } else if (row.kind === 'digest' && row.period) {
-      const { from, to } = monthRange(row.period);
-      const items = await db
-        .selectFrom('notifications')
-        .select(['content', 'url'])
-        .where('user_id', '=', row.user_id)
-        .where('is_read', '=', false)
-        .where('created', '>=', from)
-        .where('created', '<', to)
-        .orderBy('created', 'desc')
-        .limit(50)
-        .execute();
-      if (items.length)
-        mail = digestMail(
-          language,
-          network.network_name,
-          row.period,
-          items.map((i) => ({ content: i.content, link: link(i.url) })),
-        );
-    }
-    return { user, mail };
+export async function renderEmail(
+  db: Db<NotificationsSchema>,
+  config: NotificationsConfig,
+  row: { user_id: number; kind: string; notification_id: number | null; period: string | null },
+) {
+  const user = await db.selectFrom('user_projection').selectAll().where('id', '=', row.user_id).executeTakeFirst();
+  // The users consumer may not have caught up yet: retry later.
+  if (!user) throw new Error('receiver not known yet');
+  if (user.is_deleted || !deliverable(user.email)) return { user, mail: null };
+  const network = await getNetwork(db);
+  const language = lang(languageOf(user, network));
+  const link = (url: string) => `${config.PUBLIC_URL.replace(/\/$/, '')}${url}`;
+  let mail: Mail | null = null;
+  if (row.kind === 'notification' && row.notification_id !== null) {
+    const n = await db.selectFrom('notifications').selectAll().where('id', '=', row.notification_id).executeTakeFirst();
+    if (n) mail = notificationMail(language, network.network_name, n.content, link(n.url));
+  } else if (row.kind === 'digest' && row.period) {
+    const { from, to } = monthRange(row.period);
+    const items = await db
+      .selectFrom('notifications')
+      .select(['content', 'url'])
+      .where('user_id', '=', row.user_id)
+      .where('is_read', '=', false)
+      .where('created', '>=', from)
+      .where('created', '<', to)
+      .orderBy('created', 'desc')
+      .limit(50)
+      .execute();
+    if (items.length)
+      mail = digestMail(
+        language,
+        network.network_name,
+        row.period,
+        items.map((i) => ({ content: i.content, link: link(i.url) })),
+      );
   }
-
-  async function send(row: {
-    id: number;
-    user_id: number;
-    kind: string;
-    notification_id: number | null;
-    period: string | null;
-    attempts: number;
-  }) {
-    try {
-      const { user, mail } = await render(row);
-      if (!mail) {
-        await db.updateTable('email_outbox').set({ status: 'skipped', locked_until: null }).where('id', '=', row.id).execute();
-        return;
-      }
-      await transport.sendMail({
-        from: config.EMAIL_FROM,
-        to: user.email,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        headers: { 'X-KN-Email-Id': String(row.id) },
-      });
-      await db
-        .updateTable('email_outbox')
-        .set({ status: 'sent', sent: new Date(), locked_until: null, last_error: null })
-        .where('id', '=', row.id)
-        .execute();
-    } catch (err) {
-      const giveUp = row.attempts >= config.EMAIL_MAX_ATTEMPTS;
-      deps.logger.warn({ err: (err as Error).message, email_id: row.id, attempt: row.attempts, giveUp }, 'email not sent');
-      await db
-        .updateTable('email_outbox')
-        .set({
-          status: giveUp ? 'failed' : 'pending',
-          next_attempt: new Date(Date.now() + backoff(row.attempts, config.EMAIL_RETRY_BASE_MS, config.RETRY_MAX_DELAY_MS)),
-          locked_until: null,
-          last_error: String((err as Error).message).slice(0, 1000),
-        })
-        .where('id', '=', row.id)
-        .execute();
-    }
-  }
-
-  const worker = startWorker({
-    name: 'email',
-    pollMs: config.OUTBOX_POLL_MS,
-    logger: deps.logger,
-    round: async () => {
-      const claimed = await claimDue(db, 'email_outbox', config.DELIVERY_LEASE_MS, [
-        'id',
-        'user_id',
-        'kind',
-        'notification_id',
-        'period',
-        'attempts',
-      ]);
-      await Promise.all(claimed.map(send));
-      return claimed.length;
-    },
-  });
-  return {
-    ...worker,
-    stop: async () => {
-      await worker.stop();
-      transport.close();
-    },
-  };
+  return { user, mail };
 }

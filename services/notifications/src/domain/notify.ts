@@ -1,6 +1,6 @@
 import { writeEvent } from '@kn/bus';
 import type { NotificationTargetType, NotificationType } from '@kn/contracts';
-import { json, type Tx } from '@kn/db';
+import { afterCommit, json, type Tx } from '@kn/db';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { getNetwork, languageOf, wantsEmail } from './settings.ts';
 import { actorName, lang, notificationText } from './templates.ts';
@@ -43,7 +43,7 @@ export interface NotifyHooks {
    * stream with years of history, or a replay, must not flood users with stale notifications.
    */
   maxEventAgeMs: number;
-  /** Called after the transaction may have committed: wakes the email and webhook workers. */
+  /** Called once the transaction that created notifications committed: the workers can claim their rows then. */
   created(counts: { emails: number; webhooks: number }): void;
 }
 
@@ -164,6 +164,9 @@ export async function notify(tx: Tx<NotificationsSchema>, cause: Cause, drafts: 
         })),
       )
       .execute();
-  hooks?.created({ emails: emails.length, webhooks: webhookUrl ? inserted.length : 0 });
+  if (hooks) {
+    const counts = { emails: emails.length, webhooks: webhookUrl ? inserted.length : 0 };
+    afterCommit(tx, () => hooks.created(counts));
+  }
   return inserted;
 }

@@ -1,4 +1,5 @@
 import type { NotificationType } from '@kn/contracts';
+import { escapeHtml } from '@kn/service';
 
 type Texts = Record<NotificationType, (actor: string, title: string) => string>;
 export type Lang = 'en' | 'de';
@@ -100,9 +101,6 @@ export function actorName(
 export function notificationText(language: Lang, type: NotificationType, actor: string, title: string) {
   return (language === 'de' ? de : en)[type](actor, title);
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 export interface Mail {
   subject: string;

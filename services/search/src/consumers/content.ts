@@ -1,48 +1,15 @@
 import { type Bus, type Consumer, type EventHandlers, startConsumer } from '@kn/bus';
+import { type StreamSubject, subjectsExcept } from '@kn/contracts';
 import type { Db, Tx } from '@kn/db';
 import type { SearchBackend } from '../backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { markAnswered, routeQuestion } from '../domain/routing.ts';
 
-/** Content events that route nothing (the index follows them on its own: local/events.ts). */
-const ignored = [
-  'content.question.created.v1',
-  'content.question.updated.v1',
-  'content.question.deleted.v1',
-  'content.question.restored.v1',
-  'content.question.flagged.v1',
-  'content.question.followed.v1',
-  'content.question.unfollowed.v1',
-  'content.question.imported.v1',
-  'content.question.forwarded.v1',
-  'content.question.shared.v1',
-  'content.category.created.v1',
-  'content.category.updated.v1',
-  'content.category.deleted.v1',
-  'content.tag.created.v1',
-  'content.tag.updated.v1',
-  'content.tag.links-updated.v1',
-  'content.knowledge-space.created.v1',
-  'content.knowledge-space.updated.v1',
-  'content.solution.created.v1',
-  'content.solution.updated.v1',
-  'content.solution.deleted.v1',
-  'content.solution.restored.v1',
-  'content.solution.rated.v1',
-  'content.solution.accepted.v1',
-  'content.solution.upvoted.v1',
-  'content.solution.upvote-removed.v1',
-  'content.solution.validated.v1',
-  'content.solution.expired.v1',
-  'content.solution.shared.v1',
-  'content.comment.created.v1',
-  'content.comment.updated.v1',
-  'content.comment.deleted.v1',
-  'content.comment.converted.v1',
-  'content.attachment.added.v1',
-  'content.attachment.deleted.v1',
-] as const;
+/** What each routing consumer handles; the other content events route nothing. */
+const published = ['content.question.published.v1', 'content.solution.published.v1'] as const;
+const validationRequested = ['content.question.validation-requested.v1'] as const;
+type Unhandled<H extends StreamSubject<'content'>> = Exclude<StreamSubject<'content'>, H>;
 
 /**
  * Routes every published question and validation request: the safety net behind the content
@@ -64,7 +31,7 @@ export async function startRoutingConsumers(options: {
 }): Promise<Consumer> {
   const { backend, search, experts, maxEventAgeMs } = options;
   const recent = (occurredAt: string) => Date.now() - Date.parse(occurredAt) <= maxEventAgeMs;
-  const published: EventHandlers<'content', (typeof ignored)[number] | 'content.question.validation-requested.v1'> = {
+  const routing: EventHandlers<'content', Unhandled<(typeof published)[number]>> = {
     'content.question.published.v1': async (tx, { id, occurred_at, data: { question } }) => {
       if (!recent(occurred_at)) return;
       await routeQuestion(
@@ -92,7 +59,7 @@ export async function startRoutingConsumers(options: {
       await markAnswered(tx as Tx<SearchSchema>, solution.question_id, solution.author_id, new Date(solution.published ?? occurred_at));
     },
   };
-  const validation: EventHandlers<'content', (typeof ignored)[number] | keyof typeof published> = {
+  const validation: EventHandlers<'content', Unhandled<(typeof validationRequested)[number]>> = {
     'content.question.validation-requested.v1': async (tx, { id, occurred_at, data: { question, requested_by } }) => {
       if (!recent(occurred_at)) return;
       const indexed = await backend.question(question.id);
@@ -115,8 +82,8 @@ export async function startRoutingConsumers(options: {
       durable: 'search-routing',
       stream: 'content',
       filter: 'content.*.published.v1',
-      ignore: [...ignored, 'content.question.validation-requested.v1'],
-      handlers: published,
+      ignore: subjectsExcept('content', published),
+      handlers: routing,
     }),
     startConsumer({
       bus,
@@ -124,7 +91,7 @@ export async function startRoutingConsumers(options: {
       durable: 'search-validation',
       stream: 'content',
       filter: 'content.question.validation-requested.v1',
-      ignore: [...ignored, 'content.question.published.v1', 'content.solution.published.v1'],
+      ignore: subjectsExcept('content', validationRequested),
       handlers: validation,
     }),
   ]);

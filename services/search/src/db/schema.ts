@@ -24,7 +24,7 @@ export interface RoutingTable {
   created: Generated<Date>;
 }
 
-/** A fit's outcome (domain/expert-models.ts); the latest is the model in force. */
+/** A fit's outcome (jobs/expert-models.ts); the latest is the model in force. */
 export interface ExpertModelTable {
   id: Generated<number>;
   model: Json<ExpertModel>;

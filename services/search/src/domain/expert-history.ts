@@ -2,7 +2,7 @@ import { DAY, Expertise, fading, type SolutionFacts, solutionValue, timeWeight }
 import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
 import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
 import { pacer } from './pace.ts';
-import { topK } from './ranking.ts';
+import { topK, unitIdf } from './ranking.ts';
 
 /**
  * A network's past as the fit reads it, up to a cut-off: what was asked and when, who answered
@@ -118,7 +118,7 @@ class Replay implements ExpertEvidence {
     const df = new Int32Array(maxTerm);
     for (const q of history.questions) for (const t of q.terms) df[t]!++;
     const n = history.questions.length;
-    this.idf = Float64Array.from(df, (f) => Math.log((n + 1) / (f + 0.5)));
+    this.idf = Float64Array.from(df, (f) => unitIdf(n, f));
     this.dense = new Float64Array(maxTerm);
     for (const q of history.questions) {
       this.questionTags.set(q.id, [...new Set(q.tags.map((t) => t.toLowerCase()))]);

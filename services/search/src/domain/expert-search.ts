@@ -1,6 +1,6 @@
 import type { RoutedQuestion } from '@kn/contracts';
 import type { SearchBackend } from '../backend.ts';
-import type { ExpertModels } from './expert-models.ts';
+import type { ExpertModels } from '../jobs/expert-models.ts';
 import { type ExpertQuery, type RoutingResponse, rankExperts } from './experts.ts';
 import type { Viewer } from './visibility.ts';
 

@@ -1,4 +1,5 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { escapeHtml } from '@kn/service';
 import { FIELDS } from '../local/postings.ts';
 import type { QuestionTexts, SearchStore } from '../local/store.ts';
 import { fieldPart, type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
@@ -16,9 +17,6 @@ export interface Highlighting {
 const FRAGMENT_LENGTH = 200;
 /** Fields in the order a highlight is taken from: the one that weighs most in the ranking first. */
 const order: SearchField[] = [...SearchFieldNames].sort((a, b) => fieldWeights[b] - fieldWeights[a]);
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 interface Hit {
   from: number;

@@ -7,6 +7,12 @@ export function bm25Idf(documents: number, frequency: number): number {
 }
 
 /**
+ * Similar-question search's idf of a word in `unitFrequency` of `documents` units (TermIndex.unitIdf),
+ * also the one of a word among what was asked (the expert model's neighbours, on either backend).
+ */
+export const unitIdf = (documents: number, unitFrequency: number) => Math.log((documents + 1) / (unitFrequency + 0.5));
+
+/**
  * The `k` best slots an accumulator touched, by their score (negative: not a match), best first
  * (ties: the newer question, then the higher id, first), among those `keep` accepts; `keep` is
  * asked only of slots that would enter.

@@ -78,13 +78,20 @@ function normalised(ids: number[], weights: number[], norm: number): TopicVector
 
 /** The topic vector of a free text in a language (its stop words left out). */
 export function textVector(index: TermIndex, text: string, language?: string): TopicVector {
-  const counts = textCounts(text, language);
+  return weightedText(index, text, language, (id) => index.unitIdf(id));
+}
+
+/**
+ * A text's words weighted by log(1 + count) · idf and normalised; a word the index does not know
+ * still counts in the norm (it makes the text's other words weigh less), as it would in the unit.
+ */
+function weightedText(index: TermIndex, text: string, language: string | undefined, idf: (id: number) => number): TopicVector {
   const ids: number[] = [];
   const weights: number[] = [];
   let norm = 0;
-  for (const [term, count] of counts) {
+  for (const [term, count] of textCounts(text, language)) {
     const id = index.termId(term);
-    const w = Math.log1p(count) * index.unitIdf(id);
+    const w = Math.log1p(count) * idf(id);
     if (w <= 0) continue;
     norm += w * w;
     if (id >= 0) {
@@ -229,21 +236,7 @@ export function askedSimilarTo(
   // Its own words are one question rarer without it.
   const logN = Math.log(documents + 1);
   const idf = (id: number) => logN - (own?.has(id) ? Math.log(index.askedFrequency(id) - 0.5) : index.askedLogDf(id));
-  const counts = textCounts(text, language);
-  const ids: number[] = [];
-  const weights: number[] = [];
-  let norm = 0;
-  for (const [term, count] of counts) {
-    const id = index.termId(term);
-    const w = Math.log1p(count) * idf(id);
-    if (w <= 0) continue;
-    norm += w * w;
-    if (id >= 0) {
-      ids.push(id);
-      weights.push(w);
-    }
-  }
-  const vector = normalised(ids, weights, norm);
+  const vector = weightedText(index, text, language, idf);
   if (!vector.ids.length) return [];
   const slots = candidateSlots(index, vector, selfSlot, candidateCount(false), hidden);
   if (dense.length < index.termCount) dense = new Float64Array(Math.max(index.termCount, dense.length * 2));
@@ -262,9 +255,6 @@ export function askedSimilarTo(
     for (const id of vector.ids) dense[id] = 0;
   }
 }
-
-/** Similar-question search's idf of a word in `unitFrequency` of `documents` units (TermIndex.unitIdf). */
-export const unitIdf = (documents: number, unitFrequency: number) => Math.log((documents + 1) / (unitFrequency + 0.5));
 
 /**
  * A bag of words as a unit-length topic vector by word (log(1 + tf) · idf), for an index that

@@ -1,10 +1,12 @@
 import { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
 import { NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
+import { type IntervalJob, intervalJob } from '@kn/service';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
 import { highlightSource } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
-import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, unitIdf, withFeedbackOf } from '../domain/similarity.ts';
+import { unitIdf } from '../domain/ranking.ts';
+import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import type { IndexHandlers } from '../local/events.ts';
@@ -43,7 +45,7 @@ export class ElasticsearchBackend implements SearchBackend {
   private targets: Record<string, number> = {};
   private applied: Record<string, number> = {};
   private questions = 0;
-  private poller: NodeJS.Timeout | null = null;
+  private poller: IntervalJob<void> | null = null;
 
   constructor(options: { url: string; prefix: string; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers; client?: Client }) {
     this.client = options.client ?? new Client({ node: options.url });
@@ -81,12 +83,18 @@ export class ElasticsearchBackend implements SearchBackend {
     this.targets = await this.lastSequences();
     await this.poll();
     this.opened = true;
-    this.poller = setInterval(() => void this.poll().catch(() => {}), 1000);
+    this.poller = intervalJob({
+      name: 'index status poll',
+      everyMs: 1000,
+      logger: this.bus.logger,
+      // A failed poll leaves the figures of the last one; the feed's lease renewal reports an Elasticsearch that does not answer.
+      round: () => this.poll().catch(() => {}),
+    });
   }
 
   async close() {
     this.opened = false;
-    if (this.poller) clearInterval(this.poller);
+    await this.poller?.stop();
     this.poller = null;
     await this.feed.stop();
   }

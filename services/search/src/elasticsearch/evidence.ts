@@ -5,6 +5,7 @@ import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
 import { pacer } from '../domain/pace.ts';
+import { unitIdf } from '../domain/ranking.ts';
 import { fadedValue, type SolutionFacts, solutionValue, type TagRecord } from '../local/expertise.ts';
 import { askedFieldWeights } from '../local/postings.ts';
 import { labelWords, tagNamer } from '../words.ts';
@@ -105,7 +106,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     const total = response.hits.total;
     const documents = (typeof total === 'number' ? total : (total?.value ?? 0)) - (own ? 1 : 0);
     const df = new Map(bucketsOf(response.aggregations?.df).map((b) => [String(b.key), b.doc_count as number]));
-    return (word) => Math.log((documents + 1) / ((df.get(word) ?? 0) - (own?.has(word) ? 1 : 0) + 0.5));
+    return (word) => unitIdf(documents, (df.get(word) ?? 0) - (own?.has(word) ? 1 : 0));
   }
 
   async neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]> {

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { type Client, errors, type estypes } from '@elastic/elasticsearch';
-import { type Bus, ensureStream, eventBody, stopWhenStale } from '@kn/bus';
+import { type Bus, ensureStream, eventBody, followStream } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
+import { type IntervalJob, intervalJob } from '@kn/service';
 import type { JsMsg } from '@nats-io/jetstream';
 import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../local/events.ts';
 import type { IndexedQuestion, PartKind } from '../local/store.ts';
@@ -194,7 +195,8 @@ export class ElasticsearchFeed {
   private generation = 0;
   private holding = false;
   private following: { stop: () => Promise<void> } | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private renewals: IntervalJob<void> | null = null;
+  /** The renewal under way, which a rebuild waits for before it takes the lease. */
   private ticking: Promise<void> = Promise.resolve();
   private readonly log: Bus['logger'];
 
@@ -214,17 +216,19 @@ export class ElasticsearchFeed {
     for (const stream of streams) await ensureStream(bus, stream);
     await createIndex(client, { index: names.control, ...controlIndex });
     await this.tick();
-    this.timer = setInterval(() => {
-      this.ticking = this.ticking
-        .then(() => this.tick())
-        .catch((err) => this.log.warn({ err: (err as Error).message }, 'lease renewal failed'));
-    }, LEASE_RENEW_MS);
+    this.renewals = intervalJob({
+      name: 'lease renewal',
+      everyMs: LEASE_RENEW_MS,
+      logger: this.log,
+      round: () => {
+        this.ticking = this.tick();
+        return this.ticking;
+      },
+    });
   }
 
   async stop() {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.ticking;
+    await this.renewals?.stop();
     await this.unfollow();
     if (this.holding) await this.release();
   }
@@ -317,7 +321,7 @@ export class ElasticsearchFeed {
    */
   async rebuild() {
     const { client, names } = this.options;
-    await this.ticking;
+    await this.ticking.catch(() => {});
     for (;;) {
       const read = await this.readLease();
       const generation = (read?.lease.generation ?? 0) + 1;
@@ -357,7 +361,6 @@ export class ElasticsearchFeed {
     const questionsIndexName = physicalIndex(names.questions, generation);
     const stateIndexName = physicalIndex(names.state, generation);
     let stopped = false;
-    const stops: Array<() => void> = [];
     const log = this.log;
 
     const load = async (touched: ReturnType<RecordedChanges['touched']>): Promise<Loaded> => {
@@ -415,39 +418,24 @@ export class ElasticsearchFeed {
       await client.index({ index: stateIndexName, id: stateId.position(bus.streamName(stream)), document: position, refresh: live });
     };
 
-    const followStream = async (stream: ServiceName) => {
-      while (!stopped) {
-        try {
+    const followers = streams.map((stream) =>
+      followStream({
+        bus,
+        consumer: async () => {
           const applied = (await this.positions())[stream] ?? 0;
-          const consumer = await bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: applied + 1 });
-          const messages = await consumer.consume({ max_messages: BATCH * 2, expires: 5_000 });
-          stopWhenStale(bus, messages);
-          stops.push(() => messages.stop());
-          // A stop asked while the pull was being set up found nothing to stop (a quiet stream would keep it).
-          if (stopped) messages.stop();
-          let batch: JsMsg[] = [];
-          for await (const msg of messages) {
-            batch.push(msg);
-            if (batch.length >= BATCH || msg.info.pending === 0) {
-              await apply(stream, batch, msg.info.pending === 0);
-              batch = [];
-            }
-            if (stopped) break;
-          }
-          await apply(stream, batch, true);
-        } catch (err) {
-          if (!stopped) log.warn({ err: (err as Error).message, stream }, 'search index feed interrupted; resuming');
-        }
-        if (!stopped) await new Promise((r) => setTimeout(r, 500));
-      }
-    };
-
-    const runs = streams.map((s) => followStream(s));
+          return bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: applied + 1 });
+        },
+        pull: BATCH * 2,
+        batch: BATCH,
+        apply: (messages, live) => apply(stream, messages, live),
+        what: 'search index feed',
+        log: log.child({ stream }),
+      }),
+    );
     this.following = {
       stop: async () => {
         stopped = true;
-        for (const stop of stops) stop();
-        await Promise.all(runs);
+        await Promise.all(followers.map((f) => f.stop()));
       },
     };
   }

@@ -5,11 +5,11 @@ import type { SearchBackend } from '../backend.ts';
 import type { SearchConfig } from '../config.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import { type ExpertModel, FEATURES } from '../domain/expert-model.ts';
-import type { ExpertModels } from '../domain/expert-models.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { presentExperts, routeQuestion } from '../domain/routing.ts';
 import { similarityOfScore, similarParameters, similarTextRequest } from '../domain/similarity.ts';
 import { NOBODY } from '../domain/visibility.ts';
+import type { ExpertModels } from '../jobs/expert-models.ts';
 
 /** The model as GET /search/experts/model shows it. */
 const modelView = (m: ExpertModel) => ({

@@ -1,5 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
+import { unitIdf } from '../domain/ranking.ts';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { ListArena } from './list-arena.ts';
 import { SlotHeap } from './slot-heap.ts';
@@ -666,9 +667,9 @@ export class TermIndex {
   /** The idf of a word in similar-question search, log((N + 1) / (unit frequency + 0.5)); unknown words (-1) as if seen nowhere. */
   unitIdf(termId: number): number {
     this.refreshWeights();
-    if (termId < 0) return Math.log((this.idfDocuments + 1) / 0.5);
+    if (termId < 0) return unitIdf(this.idfDocuments, 0);
     if (!this.unitIdfFresh[termId]) {
-      this.unitIdfs[termId] = Math.log((this.idfDocuments + 1) / (this.unitDf[termId]! + 0.5));
+      this.unitIdfs[termId] = unitIdf(this.idfDocuments, this.unitDf[termId]!);
       this.unitIdfFresh[termId] = 1;
     }
     return this.unitIdfs[termId]!;

@@ -1,4 +1,4 @@
-import { type Bus, ensureStream, eventBody, stopWhenStale } from '@kn/bus';
+import { type Bus, ensureStream, eventBody, followStream, type StreamFollower } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
 import { applyEvent, type IndexHandlers } from './events.ts';
@@ -32,10 +32,9 @@ export async function startProjector(options: {
 }): Promise<Projector> {
   const { bus, store } = options;
   const log = bus.logger.child({ component: 'search-projector' });
-  let stopped = false;
   let trimmed = false;
   /** Per stream: the last position applied, the catch-up's target, and how many events were waiting after it. */
-  const state = new Map<ServiceName, { applied: number; target: number; waiting: number; stop: () => void; run: Promise<void> }>();
+  const state = new Map<ServiceName, { applied: number; target: number; waiting: number; follower?: StreamFollower }>();
   const ready = () => [...state.values()].every((s) => s.applied >= s.target);
   let waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
   const settle = () => {
@@ -44,14 +43,14 @@ export async function startProjector(options: {
     waiters = still;
   };
 
-  /** Events read (a large one's body from the object store) before their batch's transaction, which is synchronous. */
-  type Read = { msg: JsMsg; body: { json(): unknown } };
-
-  function apply(stream: ServiceName, messages: Read[]) {
-    if (!messages.length) return;
-    const last = messages[messages.length - 1]!.msg.info.streamSequence;
+  async function apply(stream: ServiceName, messages: JsMsg[]) {
+    // Bodies (a large one's from the object store) are read before the batch's transaction, which
+    // is synchronous; one that cannot be read now fails the batch, read again after the resume.
+    const bodies = await Promise.all(messages.map((msg) => eventBody(bus, stream, msg)));
+    const last = messages[messages.length - 1]!.info.streamSequence;
     store.transaction(() => {
-      for (const { msg, body } of messages) {
+      for (const [i, msg] of messages.entries()) {
+        const body = bodies[i]!;
         try {
           store.attempt(() => applyEvent(options.handlers, store, body.json()));
         } catch (err) {
@@ -64,7 +63,7 @@ export async function startProjector(options: {
     });
     const entry = state.get(stream)!;
     entry.applied = last;
-    entry.waiting = messages[messages.length - 1]!.msg.info.pending;
+    entry.waiting = messages[messages.length - 1]!.info.pending;
     afterApplied();
     settle();
   }
@@ -83,36 +82,17 @@ export async function startProjector(options: {
         .catch((err) => log.error({ err }, 'topic vectors could not be trained; searches go on without them'));
   }
 
-  async function follow(stream: ServiceName) {
+  function follow(stream: ServiceName): StreamFollower {
     const entry = state.get(stream)!;
-    while (!stopped) {
-      try {
-        const consumer = await bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: entry.applied + 1 });
-        // Short pulls: when the node that holds this ephemeral consumer stops (a cluster), the missed
-        // heartbeats (every expires/2) make the client recreate it within seconds, not half a minute.
-        const messages = await consumer.consume({ max_messages: BATCH * 2, expires: 5_000 });
-        stopWhenStale(bus, messages);
-        entry.stop = () => messages.stop();
-        // A stop asked while the pull was being set up found nothing to stop (a quiet stream would keep it).
-        if (stopped) messages.stop();
-        let batch: Read[] = [];
-        for await (const msg of messages) {
-          // A body that cannot be read now ends this pull: the next one starts again after what was applied.
-          batch.push({ msg, body: await eventBody(bus, stream, msg) });
-          // Commit when the batch is full or nothing more is waiting: catch-up runs in large
-          // transactions, live updates are visible at once.
-          if (batch.length >= BATCH || msg.info.pending === 0) {
-            apply(stream, batch);
-            batch = [];
-          }
-          if (stopped) break;
-        }
-        apply(stream, batch);
-      } catch (err) {
-        if (!stopped) log.warn({ err: (err as Error).message, stream }, 'index feed interrupted; resuming');
-      }
-      if (!stopped) await new Promise((r) => setTimeout(r, 500));
-    }
+    return followStream({
+      bus,
+      consumer: () => bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: entry.applied + 1 }),
+      pull: BATCH * 2,
+      batch: BATCH,
+      apply: (messages) => apply(stream, messages),
+      what: 'index feed',
+      log: log.child({ stream }),
+    });
   }
 
   for (const stream of options.streams) {
@@ -121,9 +101,9 @@ export async function startProjector(options: {
     const applied = store.position(bus.streamName(stream));
     if (applied > info.state.last_seq)
       throw new Error(`the search index is ahead of stream ${stream} (${applied} > ${info.state.last_seq}): rebuild it`);
-    state.set(stream, { applied, target: info.state.last_seq, waiting: 0, stop: () => {}, run: Promise.resolve() });
+    state.set(stream, { applied, target: info.state.last_seq, waiting: 0 });
   }
-  for (const stream of options.streams) state.get(stream)!.run = follow(stream);
+  for (const stream of options.streams) state.get(stream)!.follower = follow(stream);
   // An index that was already up to date (a restart) gets its topic vectors now, not at the next event.
   afterApplied();
 
@@ -140,9 +120,7 @@ export async function startProjector(options: {
     },
     status: () => Object.fromEntries([...state].map(([stream, s]) => [stream, { applied: s.applied, target: s.target }])),
     stop: async () => {
-      stopped = true;
-      for (const s of state.values()) s.stop();
-      await Promise.all([...state.values()].map((s) => s.run));
+      await Promise.all([...state.values()].map((s) => s.follower?.stop()));
       for (const w of waiters) w.resolve();
     },
   };

@@ -1,13 +1,19 @@
+import { writeEvent } from '@kn/bus';
 import {
+  type Actor,
   CommunicationFlags,
   type EmailSettings,
   type LanguageSettings,
   NETWORK_SETTINGS_DEFAULTS,
   type NetworkSettings,
   NotificationEmailDefaults,
+  notFound,
+  type usersOperations,
   validationError,
 } from '@kn/contracts';
-import type { Executor } from '@kn/db';
+import { type Db, type Executor, json } from '@kn/db';
+import { outboundUrlProblem } from '@kn/service';
+import type { z } from 'zod';
 import type { UsersConfig } from '../config.ts';
 import type { UserRow, UsersSchema } from '../db/schema.ts';
 
@@ -78,4 +84,96 @@ export function changeLanguageSettings(
 
 export function resolveEmailSettings(user: Pick<UserRow, 'email_settings'>): EmailSettings {
   return { ...CommunicationFlags, ...NotificationEmailDefaults, ...(user.email_settings as Partial<EmailSettings>) } as EmailSettings;
+}
+
+type StoredSettings = Pick<UserRow, 'language_settings' | 'email_settings'>;
+const storedSettings = (db: Executor<UsersSchema>, userId: number) =>
+  db.selectFrom('users').select(['language_settings', 'email_settings']).where('id', '=', userId);
+type NetworkSettingsChange = z.output<typeof usersOperations.updateNetworkSettings.body>;
+
+/** A user's own language and email settings, and the network's settings. */
+export function settingsDomain(deps: {
+  db: Db<UsersSchema>;
+  settings: NetworkSettingsStore;
+  /** WEBHOOK_ALLOW_INTERNAL: a webhook_url may name a non-public address. */
+  webhookAllowInternal: boolean;
+}) {
+  const { db, settings } = deps;
+
+  async function stored(userId: number): Promise<StoredSettings> {
+    const row = await storedSettings(db, userId).executeTakeFirst();
+    if (!row) throw notFound('user');
+    return row;
+  }
+
+  /** Changes one user's stored settings and publishes them resolved. */
+  async function change(userId: number, next: (row: StoredSettings) => Promise<Partial<StoredSettings>>) {
+    return db.transaction().execute(async (tx) => {
+      const row = await storedSettings(tx, userId).forUpdate().executeTakeFirst();
+      if (!row) throw notFound('user');
+      const changed = { ...row, ...(await next(row)) };
+      await tx
+        .updateTable('users')
+        .set({
+          language_settings: json(changed.language_settings),
+          email_settings: json(changed.email_settings),
+        })
+        .where('id', '=', userId)
+        .execute();
+      const network = await settings.get(tx);
+      const resolved = { language: resolveLanguageSettings(changed, network), email: resolveEmailSettings(changed) };
+      await writeEvent(tx, 'users.settings.updated.v1', { user_id: userId, ...resolved }, { actorId: userId });
+      return resolved;
+    });
+  }
+
+  return {
+    language: async (userId: number) => resolveLanguageSettings(await stored(userId), await settings.get()),
+    changeLanguage: async (userId: number, body: Partial<LanguageSettings>) =>
+      (
+        await change(userId, async (row) => ({
+          language_settings: changeLanguageSettings(row.language_settings, body, await settings.get()),
+        }))
+      ).language,
+
+    email: async (userId: number) => resolveEmailSettings(await stored(userId)),
+    changeEmail: async (userId: number, body: Partial<EmailSettings>) =>
+      (await change(userId, async (row) => ({ email_settings: { ...row.email_settings, ...body } }))).email,
+    resetEmail: async (userId: number) => {
+      await change(userId, async () => ({ email_settings: {} }));
+    },
+
+    network: () => settings.get(db),
+    async changeNetwork(body: NetworkSettingsChange, actor: Actor) {
+      const { webhook_secret, ...values } = body;
+      // Webhooks are POSTed from inside our network: a URL must not turn them against it (SSRF).
+      const problem = values.webhook_url
+        ? await outboundUrlProblem(values.webhook_url, { allowInternal: deps.webhookAllowInternal })
+        : null;
+      if (problem) throw validationError(`webhook_url: ${problem}`, [{ path: 'webhook_url', code: 'invalid_value', message: problem }]);
+      const result = await db.transaction().execute(async (tx) => {
+        const row = await tx.selectFrom('network_settings').selectAll().where('id', '=', 1).forUpdate().executeTakeFirstOrThrow();
+        await tx
+          .updateTable('network_settings')
+          .set({
+            settings: json({ ...row.settings, ...values }),
+            ...(webhook_secret !== undefined ? { webhook_secret } : {}),
+            updated: new Date(),
+          })
+          .where('id', '=', 1)
+          .execute();
+        const next = await settings.get(tx);
+        await writeEvent(tx, 'users.network-settings.updated.v1', { settings: next }, { actorId: actor.id });
+        return next;
+      });
+      settings.invalidate();
+      return result;
+    },
+
+    /** Write-only in the API and never in events: the notifications service asks for it to sign webhooks. */
+    async webhookSecret() {
+      const row = await db.selectFrom('network_settings').select('webhook_secret').where('id', '=', 1).executeTakeFirst();
+      return { secret: row?.webhook_secret ?? null };
+    },
+  };
 }

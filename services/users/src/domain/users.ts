@@ -30,10 +30,6 @@ const emailTaken = () => conflict('a user with this email exists');
 export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; settings: NetworkSettingsStore }) {
   const { db, config, settings } = deps;
 
-  async function findLive(executor: Db<UsersSchema> | Tx<UsersSchema>, id: number) {
-    return executor.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
   /**
    * A user by id, read with the other reads of the same event-loop turn: one query (one socket
    * write, one round trip) for all the users that the requests of one NATS read ask for. One query
@@ -83,7 +79,6 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
   }
 
   return {
-    findLive,
     create,
 
     async createByAdmin(input: CreateUser, actor: Actor) {

@@ -1,3 +1,4 @@
+import { sleeper } from '@kn/bus';
 import { type Db, sql } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import type { Selectable } from 'kysely';
@@ -11,9 +12,6 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Exponential backoff: base, 2·base, 4·base, … capped. */
-export const backoff = (attempt: number, baseMs: number, maxMs: number) => Math.min(baseMs * 2 ** Math.max(0, attempt - 1), maxMs);
-
 /**
  * A loop over an outbox table: `round` claims due rows (SKIP LOCKED plus a lease, so each row is
  * worked on by one instance at a time), handles them and returns how many it claimed. It sleeps
@@ -21,21 +19,9 @@ export const backoff = (attempt: number, baseMs: number, maxMs: number) => Math.
  */
 export function startWorker(options: { name: string; pollMs: number; logger: Logger; round: () => Promise<number> }): Worker {
   const log = options.logger.child({ worker: options.name });
-  let stopped = false;
-  let wakeUp: (() => void) | undefined;
-  let pending = false;
+  // Cleared before each round: rows committed while a round looks must not wait for the poll.
+  const idle = sleeper();
   let current: Promise<number> | undefined;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
 
   const runRound = async () => {
     current = options.round();
@@ -50,25 +36,21 @@ export function startWorker(options: { name: string; pollMs: number; logger: Log
   };
 
   const loop = (async () => {
-    while (!stopped) {
-      pending = false;
+    while (!idle.stopped) {
+      idle.clear();
       const n = await runRound();
-      if (n === 0 && !pending && !stopped) await sleep(options.pollMs);
+      if (n === 0) await idle.sleep(options.pollMs);
     }
   })();
 
   return {
-    wake() {
-      pending = true;
-      wakeUp?.();
-    },
+    wake: () => idle.wake(),
     async drain() {
       while (current) await current.catch(() => 0);
       while ((await runRound()) > 0) {}
     },
     async stop() {
-      stopped = true;
-      wakeUp?.();
+      idle.stop();
       await loop;
     },
   };

@@ -1,26 +1,41 @@
+// What the integration tests make through the API (questions, solutions) and read back (the
+// content service's events): one set, so a test file does not write its own.
 import { bearer, type System } from './system.ts';
 
+/** The API's base path: every route the tests call is below it. */
 export const API = '/api/v1';
 
-/** A published question of the user with this token (through the questions endpoints). */
-export async function publishedQuestion(system: System, token: string, title = 'How do I configure the build cache?') {
+/** The question the fixtures ask where a test does not care which. */
+const DEFAULT_QUESTION = {
+  title: 'How do I configure the build cache?',
+  description: '<p>The build is slow and I want to cache the dependencies.</p>',
+  tags: ['build'],
+};
+
+/**
+ * A question of the user with this token, with this body (POST /questions), published unless
+ * `publish` is false: its id, the created resource and the publish answer. Throws when either is refused.
+ */
+export async function newQuestion(system: System, token: string, body: Record<string, unknown>, { publish = true } = {}) {
   const created = await system.api
     .post(`${API}/questions`)
     .set(...bearer(token))
-    .send({ title, description: '<p>The build is slow and I want to cache the dependencies.</p>', tags: ['build'] });
+    .send(body);
   if (created.status !== 201) throw new Error(`creating a question failed: ${created.status} ${JSON.stringify(created.body)}`);
-  const published = await system.api.put(`${API}/questions/${created.body.id}/publish`).set(...bearer(token));
+  const id = created.body.id as number;
+  if (!publish) return { id, created: created.body, published: undefined };
+  const published = await system.api.put(`${API}/questions/${id}/publish`).set(...bearer(token));
   if (published.status !== 200) throw new Error(`publishing a question failed: ${published.status} ${JSON.stringify(published.body)}`);
-  return created.body.id as number;
+  return { id, created: created.body, published: published.body };
+}
+
+/** A published question of the user with this token (the fixtures' question, under this title). */
+export async function publishedQuestion(system: System, token: string, title = DEFAULT_QUESTION.title) {
+  return (await newQuestion(system, token, { ...DEFAULT_QUESTION, title })).id;
 }
 
 export async function draftQuestion(system: System, token: string) {
-  const created = await system.api
-    .post(`${API}/questions`)
-    .set(...bearer(token))
-    .send({ title: 'A draft question title', description: '<p>draft</p>' });
-  if (created.status !== 201) throw new Error(`creating a question failed: ${created.status} ${JSON.stringify(created.body)}`);
-  return created.body.id as number;
+  return (await newQuestion(system, token, { title: 'A draft question title', description: '<p>draft</p>' }, { publish: false })).id;
 }
 
 /** A published solution by the user with this token. */

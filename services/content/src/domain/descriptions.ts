@@ -1,7 +1,8 @@
 import { validationError } from '@kn/contracts';
+import type { Executor } from '@kn/db';
 import { detectLanguage } from '@kn/similarity';
+import type { ContentSchema } from '../db/schema.ts';
 import { sanitizeDescription } from './html.ts';
-import type { Ex } from './solutions-common.ts';
 
 export interface CleanDescription {
   html: string;
@@ -11,27 +12,33 @@ export interface CleanDescription {
   mentions: number[];
 }
 
+/** Mentioned ids that are live users (per the users projection), in order. */
+export async function liveMentions(db: Executor<ContentSchema>, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('user_projection').select('id').where('id', 'in', ids).where('is_deleted', '=', false).execute();
+  const live = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => live.has(id));
+}
+
 /**
  * Sanitizes a solution or comment description (no script, no event handlers), detects its
  * language (falling back to the question's) and resolves the mentions. A description that is
  * empty once sanitized (for example only a script) is a validation error, like an empty one.
  */
-export async function cleanDescription(ex: Ex, description: string, fallbackLanguage: string): Promise<CleanDescription> {
+export async function cleanDescription(
+  db: Executor<ContentSchema>,
+  description: string,
+  fallbackLanguage: string,
+): Promise<CleanDescription> {
   const clean = sanitizeDescription(description);
   if (clean.html.trim() === '' || (clean.text === '' && !/<img\b/i.test(clean.html)))
     throw validationError('description must not be empty', [
       { path: 'description', code: 'too_small', message: 'the description has no content once sanitized' },
     ]);
-  let mentions: number[] = [];
-  if (clean.mentions.length) {
-    const live = await ex
-      .selectFrom('user_projection')
-      .select('id')
-      .where('id', 'in', clean.mentions)
-      .where('is_deleted', '=', false)
-      .execute();
-    const ids = new Set(live.map((r) => r.id));
-    mentions = clean.mentions.filter((id) => ids.has(id));
-  }
-  return { html: clean.html, text: clean.text, language: detectLanguage(clean.text, fallbackLanguage), mentions };
+  return {
+    html: clean.html,
+    text: clean.text,
+    language: detectLanguage(clean.text, fallbackLanguage),
+    mentions: await liveMentions(db, clean.mentions),
+  };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Bus, ensureStream, eventBody, internalRequestId } from '@kn/bus';
+import { type Bus, backoff, ensureStream, eventBody, internalRequestId, sleeper } from '@kn/bus';
 import { AppError, EventEnvelope, events } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
@@ -29,7 +29,8 @@ export interface ExportWorker {
  * Stopping an instance aborts its runs and hands their jobs back at once.
  *
  * Not `startConsumer` of @kn/bus: that handles an event inside one short transaction, while an
- * export runs for minutes outside any transaction.
+ * export runs for minutes outside any transaction. Nor `followStream`: its pulls ask ahead, and a
+ * job pulled ahead would wait unreported behind the one a slot runs.
  */
 export async function startExportWorker(deps: {
   bus: Bus;
@@ -60,7 +61,8 @@ export async function startExportWorker(deps: {
     });
   }
 
-  let stopped = false;
+  // Ended by stop: a slot waiting to pull again after a failure stops at once.
+  const pause = sleeper();
   const controllers = new Set<AbortController>();
   const fetches = new Set<ConsumerMessages>();
 
@@ -132,7 +134,7 @@ export async function startExportWorker(deps: {
         );
         msg.ack();
       } else {
-        const delay = Math.min(1000 * 2 ** (attempt - 1), 60_000);
+        const delay = backoff(attempt, 1000, 60_000);
         log.warn({ err, export_id: exportId, attempt, delay }, 'export run failed; will retry');
         msg.nak(delay);
       }
@@ -143,14 +145,14 @@ export async function startExportWorker(deps: {
   }
 
   async function slot() {
-    while (!stopped) {
+    while (!pause.stopped) {
       try {
         const consumer = await bus.js.consumers.get(stream, WORKER_DURABLE);
         const batch = await consumer.fetch({ max_messages: 1, expires: 5000 });
         fetches.add(batch);
         try {
           for await (const msg of batch) {
-            if (stopped) {
+            if (pause.stopped) {
               msg.nak();
               break;
             }
@@ -160,10 +162,8 @@ export async function startExportWorker(deps: {
           fetches.delete(batch);
         }
       } catch (err) {
-        if (!stopped) {
-          log.warn({ err: (err as Error).message }, 'export worker interrupted; resuming');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
+        if (!pause.stopped) log.warn({ err: (err as Error).message }, 'export worker interrupted; resuming');
+        await pause.sleep(1000);
       }
     }
   }
@@ -172,7 +172,7 @@ export async function startExportWorker(deps: {
   return {
     running: () => controllers.size,
     stop: async () => {
-      stopped = true;
+      pause.stop();
       for (const batch of fetches) batch.stop();
       for (const controller of controllers) controller.abort(new Error('the exports service is stopping'));
       await Promise.all(slots);

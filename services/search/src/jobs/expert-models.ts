@@ -1,9 +1,10 @@
-import { type Db, sql } from '@kn/db';
+import { type Db, whenLockFree } from '@kn/db';
+import { type IntervalJob, intervalJob } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
 import type { SearchBackend } from '../backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
-import { fitExpertModel } from './expert-history.ts';
-import { defaultModel, type ExpertModel, FEATURES, MIN_EXAMPLES, weightVector } from './expert-model.ts';
+import { fitExpertModel } from '../domain/expert-history.ts';
+import { defaultModel, type ExpertModel, FEATURES, MIN_EXAMPLES, weightVector } from '../domain/expert-model.ts';
 
 /**
  * The expert model in force, shared by the instances through the search service's database: every
@@ -11,15 +12,15 @@ import { defaultModel, type ExpertModel, FEATURES, MIN_EXAMPLES, weightVector } 
  * again every `checkMs`. A fit runs on request (`fit`) and by itself, in the background: when the
  * network has `refitAnswered` more accepted answers than at the last fit, and every `refitMs`.
  * Scheduled fits take a transaction-scoped advisory lock, so one instance fits at a time. A fit
- * that fails keeps the model there was and logs why.
+ * that fails keeps the model there was and logs why. `start()` reads the model and starts the
+ * schedule.
  */
 export class ExpertModels {
   private model: ExpertModel = defaultModel();
   private weightsOfModel = weightVector(this.model);
   private answeredAtFit = 0;
   private fitting: Promise<ExpertModel> | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private checking: Promise<void> = Promise.resolve();
+  private schedule: IntervalJob<void, number> | null = null;
   private stopped = false;
   private readonly options: {
     db: Db<SearchSchema>;
@@ -46,16 +47,17 @@ export class ExpertModels {
 
   async start() {
     await this.load();
-    // Its failures are logged by check().
-    this.timer = setInterval(() => void this.check().catch(() => {}), this.options.checkMs);
-    this.timer.unref();
+    this.schedule = intervalJob({
+      name: 'expert model check',
+      everyMs: this.options.checkMs,
+      logger: this.options.logger,
+      round: (now) => this.round(now ?? Date.now()),
+    });
   }
 
   async stop() {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.checking;
+    await this.schedule?.stop();
     await this.fitting?.catch(() => {});
   }
 
@@ -82,9 +84,8 @@ export class ExpertModels {
    * finds the model fitted (it returned at once before, with the model not fitted yet).
    */
   check(now = Date.now()): Promise<void> {
-    const round = this.checking.then(() => this.round(now));
-    this.checking = round.catch((err) => this.options.logger.warn({ err }, 'expert model check failed'));
-    return round;
+    if (!this.schedule) throw new Error('the expert model schedule has not started');
+    return this.schedule.runOnce(now);
   }
 
   private async round(now: number) {
@@ -95,11 +96,7 @@ export class ExpertModels {
     const fittedAt = this.model.fitted_at ? Date.parse(this.model.fitted_at) : 0;
     const due = now - fittedAt >= this.options.refitMs || answered - this.answeredAtFit >= this.options.refitAnswered;
     if (!due) return;
-    await this.options.db.transaction().execute(async (tx) => {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext('search.expert_model')) as locked`.execute(
-        tx,
-      );
-      if (!rows[0]?.locked) return;
+    await whenLockFree(this.options.db, 'search.expert_model', undefined, async () => {
       await this.fit({ reason: 'scheduled' }).catch(() => {});
     });
   }

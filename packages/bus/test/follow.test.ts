@@ -1,0 +1,70 @@
+import { type Bus, connectBus, ensureStream, followStream } from '@kn/bus';
+import { createLogger } from '@kn/telemetry';
+import { isolation, testNatsUrl, waitFor } from '@kn/testing';
+import type { JsMsg } from '@nats-io/jetstream';
+
+/** The stream follower on the real NATS server, in a namespace of this file's own. */
+const space = isolation();
+let bus: Bus;
+const warnings: string[] = [];
+
+beforeAll(async () => {
+  const logger = createLogger('follow-test', 'silent');
+  logger.warn = ((_: unknown, message: string) => void warnings.push(message)) as typeof logger.warn;
+  bus = await connectBus({ url: testNatsUrl(), namespace: space.namespace, name: 'follow-test', logger });
+  await ensureStream(bus, 'users');
+  for (let i = 1; i <= 7; i++) await bus.js.publish(bus.subject('users.user.deleted.v1'), JSON.stringify({ i }));
+});
+afterAll(async () => {
+  await bus?.close();
+  await space.drop();
+});
+
+/** A follower of the users stream from the position after `applied`, recording the batches it applies. */
+function follower(options: { batch: number; failOnce?: boolean }) {
+  const batches: Array<{ seqs: number[]; live: boolean }> = [];
+  let applied = 0;
+  let failed = false;
+  const following = followStream({
+    bus,
+    consumer: () => bus.js.consumers.get(bus.streamName('users'), { opt_start_seq: applied + 1 }),
+    pull: 10,
+    batch: options.batch,
+    apply: (messages: JsMsg[], live: boolean) => {
+      if (options.failOnce && !failed && applied > 0) {
+        failed = true;
+        throw new Error('the index went away');
+      }
+      batches.push({ seqs: messages.map((m) => m.info.streamSequence), live });
+      applied = messages[messages.length - 1]!.info.streamSequence;
+    },
+    what: 'test feed',
+    log: bus.logger,
+  });
+  return { batches, following, applied: () => applied };
+}
+
+test('batches of at most `batch`; the last as soon as nothing more waits, as live', async () => {
+  const { batches, following, applied } = follower({ batch: 3 });
+  await waitFor(() => applied() === 7, { what: 'every message applied' });
+  await following.stop();
+  expect(batches).toEqual([
+    { seqs: [1, 2, 3], live: false },
+    { seqs: [4, 5, 6], live: false },
+    { seqs: [7], live: true },
+  ]);
+});
+
+test('an apply that fails is logged, and the follower reads again from where it applied', async () => {
+  const { batches, following, applied } = follower({ batch: 3, failOnce: true });
+  await waitFor(() => applied() === 7, { what: 'every message applied' });
+  await following.stop();
+  expect(batches.flatMap((b) => b.seqs)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  expect(warnings).toContain('test feed interrupted; resuming');
+});
+
+test('a stop ends a follower waiting on a quiet stream at once, also one stopped again', async () => {
+  const { following, applied } = follower({ batch: 3 });
+  await waitFor(() => applied() === 7, { what: 'every message applied' });
+  await Promise.all([following.stop(), following.stop()]);
+});
