@@ -19,6 +19,7 @@
 # Every failure is one line on stderr; the failing node's log is named in it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/infra/need.sh"
 src="$root/infra/search-cluster"
 target="$src/target"
 dir=${SEARCH_CLUSTER_DIR:-/tmp/kn-search-cluster}
@@ -58,7 +59,7 @@ health() { curl -s -m 5 "http://127.0.0.1:$http_base/_cluster/health${1:-}" 2>/d
 # The launcher's classes and classpath, built again when the pom or a source is newer than them
 # or a jar of the classpath has gone (a fresh Maven repository).
 build() {
-  command -v java >/dev/null || fail "java is missing: install a JDK 17 or newer (apt-get install openjdk-17-jdk-headless)"
+  need java openjdk-17-jdk-headless
   local version
   version=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
   [ "${version%%.*}" -ge 17 ] 2>/dev/null || fail "java $version is too old: OpenSearch 2.19 here needs Java 17 or newer"
@@ -71,7 +72,7 @@ build() {
     for jar in "${jars[@]}"; do [ -e "$jar" ] || { stale=1; break; }; done
   fi
   if [ -n "$stale" ]; then
-    command -v mvn >/dev/null || fail "mvn is missing: install Maven (apt-get install maven), which builds $src"
+    need mvn maven
     say "building the launcher in $src (Maven; the first build downloads OpenSearch and Maven plugins, about 85 MB)"
     local log
     log=$(mktemp)
@@ -84,7 +85,7 @@ build() {
 start() {
   local n=${1:-1}
   [[ $n =~ ^[1-9][0-9]*$ ]] || fail "the number of nodes must be a positive integer, not '$n'"
-  command -v curl >/dev/null || fail "curl is missing: install it (apt-get install curl)"
+  need curl curl
   local pids
   pids=$(running)
   if [ -n "$pids" ]; then

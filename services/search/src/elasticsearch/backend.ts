@@ -1,4 +1,4 @@
-import { Client } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
 import { NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import { type IntervalJob, intervalJob } from '@kn/service';
@@ -11,6 +11,7 @@ import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import type { IndexHandlers } from '../local/events.ts';
 import { queryTerms, queryWords, textCounts } from '../words.ts';
+import { engineClient } from './client.ts';
 import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
@@ -48,7 +49,7 @@ export class ElasticsearchBackend implements SearchBackend {
   private poller: IntervalJob<void> | null = null;
 
   constructor(options: { url: string; prefix: string; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers; client?: Client }) {
-    this.client = options.client ?? new Client({ node: options.url });
+    this.client = options.client ?? engineClient(options.url);
     this.names = indexNames(options.prefix);
     this.bus = options.bus;
     this.streams = options.streams;
@@ -400,7 +401,7 @@ export class ElasticsearchBackend implements SearchBackend {
 
 /** Deletes every index of a prefix (tests drop their own; Elasticsearch refuses wildcards in deletes by default). */
 export async function dropElasticsearchIndices(url: string, prefix: string) {
-  const client = new Client({ node: url });
+  const client = engineClient(url);
   try {
     const names = Object.keys(await client.indices.get({ index: `${prefix}-*`, ignore_unavailable: true, allow_no_indices: true }));
     if (names.length) await client.indices.delete({ index: names });
