@@ -8,7 +8,7 @@ import { sleeper } from './loops.ts';
  * position: after the connection moved to another server (the client's own recovery can stall
  * when the node that held the consumer is gone) and after two missed heartbeats.
  */
-export function stopWhenStale(bus: Bus, messages: ConsumerMessages): void {
+function stopWhenStale(bus: Bus, messages: ConsumerMessages): void {
   const connection = bus.nc.status() as AsyncIterable<{ type: string }> & { stop(): void };
   void messages.closed().then(() => connection.stop());
   void (async () => {

@@ -39,7 +39,7 @@ function store(bus: Bus, service: ServiceName, kind: PayloadKind) {
 }
 
 /** The largest body a message carries itself. */
-export const inlineLimit = (bus: Bus) => (bus.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ALLOWANCE;
+const inlineLimit = (bus: Bus) => (bus.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ALLOWANCE;
 
 /**
  * The body to send in the message: `body` itself when it fits, else nothing, with the header that

@@ -5,7 +5,7 @@ import pg from 'pg';
  * The moment (epoch ms) by which the request being served must be answered: the gateway gives up
  * then and answers 503, so work still running for it after that only takes resources from the
  * requests that can still be answered. Statements run for a request wait for a connection and run
- * at most until then (see `bounded` below); calls to other services get what is left.
+ * at most until then (`boundByDeadlines`); calls to other services get what is left.
  */
 const current = new AsyncLocalStorage<number>();
 
@@ -30,7 +30,7 @@ export function deadlineLeft(): number | undefined {
 export const QUERY_CANCELED = '57014';
 
 /** The error of work stopped at its request's deadline. */
-export class DeadlineExceeded extends Error {
+class DeadlineExceeded extends Error {
   readonly code = QUERY_CANCELED;
   constructor(what: string) {
     super(`${what}: the request's deadline passed`);

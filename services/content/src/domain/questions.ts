@@ -160,10 +160,6 @@ export function questionsDomain(deps: ContentDeps) {
       return (await presentQuestions(db, [row]))[0];
     },
 
-    async get(id: number, actor: Actor): Promise<Question> {
-      return (await presentQuestions(db, [await visibleQuestionWithRelations(db, id, actor)]))[0];
-    },
-
     async update(id: number, input: UpdateQuestionInput, actor: Actor): Promise<Question> {
       return db.transaction().execute(async (tx) => {
         const row = await visibleQuestion(tx, id, actor, { lock: true });
