@@ -38,6 +38,8 @@ const getModel = async () => {
 const fitNow = () => system.api.post('/api/v1/search/experts/model/fit').set(...admin());
 
 test('a network with no answered questions ranks with the defaults and says so; a fit there keeps them', async () => {
+  // A fit reads the index: on Elasticsearch it answers SearchIndexLoading until the feed has caught up.
+  await system.searchCaughtUp();
   const model = await getModel();
   expect(model).toMatchObject({
     status: 'default',
