@@ -46,6 +46,9 @@ export class ElasticsearchBackend implements SearchBackend {
   private targets: Record<string, number> = {};
   private applied: Record<string, number> = {};
   private questions = 0;
+  /** Polls run concurrently (the timer's and caughtUp's): only the latest one started shows its figures. */
+  private pollsStarted = 0;
+  private pollShown = 0;
   private poller: IntervalJob<void> | null = null;
 
   constructor(options: { url: string; prefix: string; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers; client?: Client }) {
@@ -71,12 +74,16 @@ export class ElasticsearchBackend implements SearchBackend {
 
   /** Reads the positions (and the question count) from the index: another instance may be the one feeding it. */
   private async poll() {
-    this.applied = await this.feed.positions();
+    const ticket = ++this.pollsStarted;
+    const applied = await this.feed.positions();
+    let questions = 0;
     try {
-      this.questions = (await this.client.count({ index: this.names.questions, query: { term: { is_published: true } } })).count;
-    } catch {
-      this.questions = 0;
-    }
+      questions = (await this.client.count({ index: this.names.questions, query: { term: { is_published: true } } })).count;
+    } catch {}
+    if (ticket < this.pollShown) return;
+    this.pollShown = ticket;
+    this.applied = applied;
+    this.questions = questions;
   }
 
   async open() {
@@ -129,6 +136,8 @@ export class ElasticsearchBackend implements SearchBackend {
       try {
         await this.feed.rebuild();
         this.targets = await this.lastSequences();
+        // A poll started before the rebuild read the old generation's positions.
+        this.pollShown = ++this.pollsStarted;
         this.applied = Object.fromEntries(this.streams.map((s) => [s, 0]));
       } finally {
         this.rebuilding = null;
