@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { type Bus, connectBus } from '@kn/bus';
 import type { KnClient } from '@kn/client';
-import { indexStatus } from '@kn/search';
+import { dropElasticsearchIndices, indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
 import { sharedData } from '@kn/testing';
 import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
@@ -38,6 +38,8 @@ export async function startBenchSystem(port: number, options: { beer: boolean })
     HOST: '127.0.0.1',
     SCRYPT_COST: '1024',
     SEARCH_INDEX_PATH: `${dir}/index.sqlite`,
+    // ELASTICSEARCH_URL=… runs search on that engine, in indices of this run's own (dropped at stop).
+    ...(process.env.ELASTICSEARCH_URL ? { ELASTICSEARCH_INDEX_PREFIX: `kn-bench-${id}` } : {}),
   };
   // The ready lines are logged at info.
   const processEnv = { ...env, LOG_LEVEL: 'info' };
@@ -57,6 +59,7 @@ export async function startBenchSystem(port: number, options: { beer: boolean })
     for (const p of processes.reverse()) await stopProcess(p);
     await bus.close();
     await space.drop();
+    if (process.env.ELASTICSEARCH_URL) await dropElasticsearchIndices(process.env.ELASTICSEARCH_URL, `kn-bench-${id}`);
     rmSync(dir, { recursive: true, force: true });
   };
   try {

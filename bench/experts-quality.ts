@@ -39,8 +39,8 @@ import {
   reciprocalRank,
   weightVector,
 } from '../services/search/src/domain/expert-model.ts';
-import { rankExperts, ranking } from '../services/search/src/domain/experts.ts';
-import { handlerOf, indexHandlers } from '../services/search/src/local/events.ts';
+import { type ExpertRanking, expertRanking, rankExperts } from '../services/search/src/domain/experts.ts';
+import { handlerOf, indexHandlers } from '../services/search/src/feed/events.ts';
 import { LocalEvidence, localHistory } from '../services/search/src/local/local-evidence.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 import { indexWords } from '../services/search/src/words.ts';
@@ -317,7 +317,7 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
     const started = Date.now();
     load(store, l, known);
     const loaded = Date.now();
-    const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] });
+    const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] }, undefined, ranking);
     const fitted = Date.now();
     const evidence = new LocalEvidence(store);
     const back = new Map<number, number>();
@@ -327,7 +327,7 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
         await rankExperts(
           evidence,
           { text: `${q.title}\n${q.text}`, limit, exclude: exclude ? [l.id('user', q.owner!)] : [], asker: l.id('user', q.owner!) },
-          { weights: weightVector(m), responses: async () => new Map() },
+          { weights: weightVector(m), responses: async () => new Map(), ranking },
         )
       ).experts.map((e) => back.get(e.user_id) ?? -e.user_id);
     const ranks = { model: [] as Array<number | null>, defaults: [] as Array<number | null> };
@@ -346,7 +346,7 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
       const all = await rankExperts(
         evidence,
         { text: `${q.title}\n${q.text}`, limit: 0, asker: l.id('user', q.owner!) },
-        { weights: weightVector(model), responses: async () => new Map() },
+        { weights: weightVector(model), responses: async () => new Map(), ranking },
       );
       asExamples.push({
         rows: all.rows,
@@ -406,7 +406,7 @@ const renumber = (() => {
   return (kind: 'post' | 'user', id: number) => maps[kind].get(id) ?? id;
 })();
 // TUNE='{"neighbours":50}' tries other ranking parameters; LOADS=1 loads once (quick).
-Object.assign(ranking, JSON.parse(process.env.TUNE ?? '{}'));
+const ranking: ExpertRanking = { ...expertRanking, ...JSON.parse(process.env.TUNE ?? '{}') };
 const started = Date.now();
 
 // ORIGINS=0.5,0.6,0.7,0.8,0.9: the same protocol at several cut-offs, each asking with the next tenth

@@ -11,11 +11,14 @@
 // 10 related questions are ranked by the answer (those not answered last, ties by a hash of the id).
 // Run: pnpm bench:retrieval-cv
 
+import type { SearchField } from '@kn/contracts';
 import { languages, useStemmers } from '@kn/similarity';
 import snowball from 'snowball-stemmers';
-import { formWeights, matchQuestions, similarityBlend } from '../services/search/src/domain/match.ts';
-import { similarityOfScore, similarParameters, similarTextRequest, similarTo } from '../services/search/src/domain/similarity.ts';
-import { unitFieldWeights } from '../services/search/src/local/postings.ts';
+import { unitFieldWeights } from '../services/search/src/domain/fields.ts';
+import { formWeights, similarityBlend } from '../services/search/src/domain/match.ts';
+import { relevanceFeedback, similarityOfScore, similarTextRequest } from '../services/search/src/domain/similarity.ts';
+import { type MatchOptions, matchQuestions } from '../services/search/src/local/match.ts';
+import { similarTo } from '../services/search/src/local/similarity.ts';
 import type { SearchStore } from '../services/search/src/local/store.ts';
 import { report } from './lib.ts';
 import {
@@ -63,24 +66,35 @@ const matchRequest = (query: string, limit: number) => ({
   limit,
 });
 
-type Task = 'similar' | 'query';
-/** Scores of an original's related questions by the task's answer. */
-function scoresOf(store: SearchStore, task: Task, o: Original): Map<number, number> {
-  // As the search service's handler answers GET /search/questions-similar.
-  if (task === 'similar' && similarParameters.textRanking === 'search') {
-    const { items } = matchQuestions(store, similarTextRequest(asked(o), 'en', 1000));
+/**
+ * What is scored: 'unit', the unit cosine of the text (similarTo, as a question's similar questions
+ * are ranked: what the unit weights and feedback are chosen by); 'similar', GET
+ * /search/questions-similar of a text as the service answers it (question search of the text);
+ * 'query', GET /questions?query=.
+ */
+type Task = 'unit' | 'similar' | 'query';
+/** Scores of an original's related questions by the task's answer, with the parameters of a setting. */
+function scoresOf(store: SearchStore, task: Task, o: Original, options: MatchOptions): Map<number, number> {
+  if (task === 'similar') {
+    const { items } = matchQuestions(store, similarTextRequest(asked(o), 'en', 1000), options);
     return new Map(items.map((i) => [i.id, similarityOfScore(i.score)]));
   }
-  if (task === 'similar') return new Map(similarTo(store, { text: asked(o), language: 'en' }, 1000, true).map((s) => [s.id, s.score]));
-  const { items } = matchQuestions(store, { ...matchRequest(asked(o), 1000), fields: [...matchRequest('', 0).fields] });
+  if (task === 'unit')
+    return new Map(
+      similarTo(store, { text: asked(o), language: 'en' }, 1000, { thorough: true, feedback: options.feedback }).map((s) => [
+        s.id,
+        s.score,
+      ]),
+    );
+  const { items } = matchQuestions(store, { ...matchRequest(asked(o), 1000), fields: [...matchRequest('', 0).fields] }, options);
   return new Map(items.map((i) => [i.id, i.score]));
 }
 
-function evaluate(store: SearchStore, task: Task, half: readonly Original[]) {
+function evaluate(store: SearchStore, task: Task, options: MatchOptions, half: readonly Original[]) {
   let map = 0;
   let mrr = 0;
   for (const o of half) {
-    const scores = scoresOf(store, task, o);
+    const scores = scoresOf(store, task, o, options);
     const ranked = o.related
       .map((r) => ({ r, s: scores.get(numeric.get(r.id)!) ?? -1, t: tieBreak(r.id) }))
       .sort((x, y) => y.s - x.s || x.t - y.t)
@@ -99,7 +113,6 @@ for (const o of originals) halves[tieBreak(o.id) % 2]!.push(o);
 interface Setting {
   unit?: { title: number; comments: number };
   feedback?: { documents: number; weight: number };
-  textRanking?: 'search' | 'cosine';
   stem?: number;
   blend?: { weight: number; depth: number; topics: number };
 }
@@ -108,30 +121,26 @@ const describe = (s: Setting) =>
     .map(([k, v]) => `${k} ${typeof v === 'object' ? Object.values(v).join('/') : v}`)
     .join(', ');
 
-const defaults = {
-  unit: { ...unitFieldWeights },
-  forms: { ...formWeights },
-  blend: { ...similarityBlend },
-  similar: structuredClone(similarParameters),
-};
-function apply(...settings: Setting[]) {
-  Object.assign(unitFieldWeights, defaults.unit);
-  Object.assign(formWeights, defaults.forms);
-  Object.assign(similarityBlend, defaults.blend);
-  Object.assign(similarParameters, structuredClone(defaults.similar));
+/**
+ * The parameters of settings applied in turn on top of the service's own: the unit weights an index
+ * is built with, and the options question search and similarTo are passed.
+ */
+function parametersOf(...settings: Setting[]) {
+  const unit: Record<SearchField, number> = { ...unitFieldWeights };
+  const options = { forms: { ...formWeights }, blend: { ...similarityBlend }, feedback: { ...relevanceFeedback } };
   for (const s of settings) {
-    if (s.unit) Object.assign(unitFieldWeights, s.unit);
-    if (s.feedback) similarParameters.feedback = { ...s.feedback };
-    if (s.textRanking) similarParameters.textRanking = s.textRanking;
-    if (s.stem !== undefined) formWeights.stem = s.stem;
-    if (s.blend) Object.assign(similarityBlend, s.blend);
+    if (s.unit) Object.assign(unit, s.unit);
+    if (s.feedback) options.feedback = { ...s.feedback };
+    if (s.stem !== undefined) options.forms.stem = s.stem;
+    if (s.blend) options.blend = { ...s.blend };
   }
+  return { unit, options };
 }
 const stores = new Map<string, SearchStore>();
-/** The index for the unit weights in force (built once per weights). */
-function store(): SearchStore {
-  const key = JSON.stringify(unitFieldWeights);
-  if (!stores.has(key)) stores.set(key, storeOf(relatedQuestions));
+/** The index for these unit weights (built once per weights). */
+function store(unit: Record<SearchField, number>): SearchStore {
+  const key = JSON.stringify(unit);
+  if (!stores.has(key)) stores.set(key, storeOf(relatedQuestions, { unitWeights: unit }));
   return stores.get(key)!;
 }
 
@@ -141,7 +150,6 @@ const similarGrid: Setting[] = product<Setting>(
     .map((title) => ({ unit: { title, comments: 0.25 } }))
     .flatMap((s) => [0.1, 0.25, 0.5].map((c) => ({ unit: { ...s.unit!, comments: c } }))),
   [{ feedback: { documents: 0, weight: 0 } }, { feedback: { documents: 5, weight: 0.5 } }],
-  [{ textRanking: 'cosine' as const }],
 ).map((parts) => Object.assign({}, ...parts));
 const queryGrid: Setting[] = product<Setting>(
   [0.3, 0.5, 0.7].map((stem) => ({ stem })),
@@ -153,9 +161,9 @@ const queryGrid: Setting[] = product<Setting>(
 /** Scores of every setting of a grid (on top of `base`) on both halves. */
 function scoreGrid(task: Task, grid: Setting[], base: Setting = {}) {
   return grid.map((setting) => {
-    apply(base, setting);
-    const s = store();
-    return { setting, result: halves.map((half) => evaluate(s, task, half)) };
+    const { unit, options } = parametersOf(base, setting);
+    const s = store(unit);
+    return { setting, result: halves.map((half) => evaluate(s, task, options, half)) };
   });
 }
 /** MAP points within which settings count as equally good: the cheaper one (a smaller blend depth) is chosen. */
@@ -178,11 +186,9 @@ const bestOn = (scores: ReturnType<typeof scoreGrid>, half: number | null) => {
 };
 
 // Each fold, on the training half: the unit and feedback (by the unit cosine), then the query
-// parameters on top of them; both reported on the held-out half. A text's similar questions can be
-// ranked two ways (similarParameters.textRanking), each with its own parameters chosen on the
-// training half; which way is better is a choice between two pipelines, so it is made on their
-// held-out figures (comparing them on the half they were tuned on favours the one with more knobs).
-const similarScores = scoreGrid('similar', similarGrid);
+// parameters on top of them; both reported on the held-out half, with a text's similar questions as
+// the service ranks them (question search of the text) with the parameters of both.
+const similarScores = scoreGrid('unit', similarGrid);
 const rows: Record<string, unknown>[] = [];
 /** The unit, feedback and query choices on the whole file (half null) or on one half. */
 function choose(half: number | null) {
@@ -190,18 +196,12 @@ function choose(half: number | null) {
   const query = bestOn(scoreGrid('query', queryGrid, unit.setting), half);
   return { unit, query };
 }
-const heldOut: Record<'cosine' | 'search', number[]> = { cosine: [], search: [] };
 for (const held of [0, 1]) {
   const { unit, query } = choose(1 - held);
-  const [search] = scoreGrid('similar', [{ textRanking: 'search' }], { ...unit.setting, ...query.setting });
-  heldOut.cosine.push(unit.result[held]!.MAP);
-  heldOut.search.push(search!.result[held]!.MAP);
+  const [search] = scoreGrid('similar', [query.setting], unit.setting);
   for (const [task, best] of [
-    ['GET /search/questions-similar, the unit cosine', unit],
-    [
-      'GET /search/questions-similar, question search',
-      { ...search!, setting: { ...unit.setting, ...query.setting, textRanking: 'search' } },
-    ],
+    ['similar questions by the unit cosine (as of a question; chooses unit and feedback)', unit],
+    ['GET /search/questions-similar of a text: question search', { ...search!, setting: { ...unit.setting, ...query.setting } }],
     ['GET /questions?query=', query],
   ] as const)
     rows.push({
@@ -218,47 +218,36 @@ report(
   'pnpm bench:retrieval-cv',
   rows,
 );
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-const textRanking = mean(heldOut.search) > mean(heldOut.cosine) ? 'search' : 'cosine';
-console.log(
-  `A text's similar questions: held-out MAP ${heldOut.cosine.map((m) => m.toFixed(2)).join('/')} by the unit cosine, ${heldOut.search.map((m) => m.toFixed(2)).join('/')} by question search: ${textRanking}`,
-);
 
 // The defaults: chosen the same way on the whole file (no figure of them on it is reported), then
 // checked on data they were never chosen on. The code's defaults must be these.
 const whole = choose(null);
-const wholeSimilar: Setting = { ...whole.unit.setting, textRanking };
-const wholeQuery = whole.query.setting;
-apply(wholeSimilar, wholeQuery);
-// Copies: apply() below puts the code's defaults back into the same objects.
-const shipped = {
-  unit: { title: unitFieldWeights.title, comments: unitFieldWeights.comments },
-  feedback: { ...similarParameters.feedback },
-  textRanking: similarParameters.textRanking,
-  stem: formWeights.stem,
-  blend: { ...similarityBlend },
-};
-apply();
-const code = {
-  unit: { title: unitFieldWeights.title, comments: unitFieldWeights.comments },
-  feedback: similarParameters.feedback,
-  textRanking: similarParameters.textRanking,
-  stem: formWeights.stem,
-  blend: similarityBlend,
-};
-console.log(`\nChosen on the whole file: ${describe(shipped)}`);
-if (JSON.stringify(code) !== JSON.stringify(shipped))
-  console.log(`The code's defaults differ (${describe(code)}): set them to the chosen ones; checked below with the chosen ones.`);
-apply(wholeSimilar, wholeQuery);
+const chosen = parametersOf(whole.unit.setting, whole.query.setting);
+const service = parametersOf();
+const figures = ({ unit, options }: ReturnType<typeof parametersOf>) => ({
+  unit: { title: unit.title, comments: unit.comments },
+  feedback: options.feedback,
+  stem: options.forms.stem,
+  blend: options.blend,
+});
+console.log(`\nChosen on the whole file: ${describe(figures(chosen))}`);
+if (JSON.stringify(figures(service)) !== JSON.stringify(figures(chosen)))
+  console.log(
+    `The code's defaults differ (${describe(figures(service))}): set them to the chosen ones; checked below with the chosen ones.`,
+  );
 const checks: Record<string, unknown>[] = [];
 for (const name of ['stackexchange-beer', 'stackexchange-quantumcomputing']) {
   const site = await stackExchangeSite(name);
-  const store = storeOf(site.questions);
+  const store = storeOf(site.questions, { unitWeights: chosen.unit });
   const title = new Map(site.questions.map((q) => [q.id, q.title]));
   let found = 0;
   let rr = 0;
   for (const { duplicate, original } of site.duplicates) {
-    const { items } = matchQuestions(store, { ...matchRequest(title.get(duplicate)!, 11), fields: [...matchRequest('', 0).fields] });
+    const { items } = matchQuestions(
+      store,
+      { ...matchRequest(title.get(duplicate)!, 11), fields: [...matchRequest('', 0).fields] },
+      chosen.options,
+    );
     const at = items.filter((i) => i.id !== duplicate).findIndex((i) => i.id === original);
     if (at >= 0 && at < 10) {
       found++;

@@ -9,7 +9,7 @@ import type { EventEnvelope, EventSubject } from '@kn/contracts';
 import { dumpFiles, htmlText, parseRow, readRows, readSite, type SiteQuestion } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
-import { handlerOf, indexHandlers } from '../services/search/src/local/events.ts';
+import { handlerOf, indexHandlers } from '../services/search/src/feed/events.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 
 export interface Related {
@@ -103,9 +103,12 @@ export function tieBreak(id: string): number {
 /** A question as the benchmarks index it. */
 export type BenchQuestion = SiteQuestion & { language?: string };
 
-/** A search index (the search service's store, in memory) holding these questions, fed through its event handlers. */
-export function storeOf(questions: readonly BenchQuestion[]): SearchStore {
-  const store = new SearchStore(':memory:');
+/**
+ * A search index (the search service's store, in memory) holding these questions, fed through its
+ * event handlers; `options.unitWeights`: other field weights of the similarity unit than the service's.
+ */
+export function storeOf(questions: readonly BenchQuestion[], options: ConstructorParameters<typeof SearchStore>[1] = {}): SearchStore {
+  const store = new SearchStore(':memory:', options);
   const apply = (subject: EventSubject, data: unknown) => {
     const handler = handlerOf(indexHandlers, subject);
     handler?.(store, { id: '', subject, occurred_at: '', actor_id: null, data } as EventEnvelope);

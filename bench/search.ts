@@ -4,8 +4,11 @@
 // POST /search/experts with a question's text, at 16 connections, through the gateway, content,
 // search and users services as separate processes; then the expert model's fit on the whole
 // network (timed), and expert search again while fits run one after the other in the background
-// (FIT=0 leaves the fits out).
+// (FIT=0 leaves the fits out). ENGINE=opensearch runs the search service on a one-node OpenSearch
+// (infra/search-cluster.sh, its JVM's CPU and memory counted with the service's); ENGINE=both runs
+// the local engine and then OpenSearch, one after the other, and prints both headlines.
 // Run: pnpm bench:search
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { connectBus } from '@kn/bus';
 import { SEARCH_REBUILD_SUBJECT } from '@kn/contracts';
@@ -17,6 +20,22 @@ import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
 import { bearer, benchSpace, cpuMeter, load, login, profileWindow, referenceText, report, startProcess, stopProcess } from './lib.ts';
 
+const ENGINE = process.env.ENGINE ?? 'local';
+if (!['local', 'opensearch', 'both'].includes(ENGINE)) throw new Error(`ENGINE is local, opensearch or both, not ${ENGINE}`);
+if (ENGINE === 'both') {
+  const headlines = ['local', 'opensearch'].map((engine) => {
+    const run = spawnSync(process.execPath, [process.argv[1]!], {
+      env: { ...process.env, ENGINE: engine },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const out = run.stdout.toString();
+    process.stdout.write(out);
+    if (run.status !== 0) throw new Error(`the ${engine} run failed (exit ${run.status})`);
+    return `${engine}: ${out.match(/^headline: (.*)$/m)?.[1] ?? '?'}`;
+  });
+  console.log(`\nside by side (ENGINE=both pnpm bench:search):\n${headlines.join('\n')}`);
+  process.exit(0);
+}
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const USERS = Number(process.env.USERS ?? 10_000);
 const CONNECTIONS = 16;
@@ -44,6 +63,22 @@ const env = {
   EXPERT_MODEL_CHECK_MS: '2147483647',
 };
 
+// OpenSearch on ports and in a folder of the benchmark's own, stopped however it ends.
+const clusterEnv = {
+  ...process.env,
+  SEARCH_CLUSTER_DIR: `/tmp/kn-bench-search-cluster-${id}`,
+  SEARCH_CLUSTER_HTTP_PORT: '9280',
+  SEARCH_CLUSTER_TRANSPORT_PORT: '9380',
+};
+const cluster = (...args: string[]) =>
+  execFileSync('bash', ['infra/search-cluster.sh', ...args], { env: clusterEnv, encoding: 'utf8' }).trim();
+let enginePid: number | undefined;
+if (ENGINE === 'opensearch') {
+  const url = cluster('start', '1');
+  process.once('exit', () => cluster('stop'));
+  enginePid = Number(readFileSync(`${clusterEnv.SEARCH_CLUSTER_DIR}/node-1.pid`, 'utf8'));
+  Object.assign(env, { ELASTICSEARCH_URL: url, ELASTICSEARCH_INDEX_PREFIX: `kn-bench-${id}` });
+}
 const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
 const content = await startProcess('services/content/src/main.ts', env, 'content service ready');
 const search = await startProcess('services/search/src/main.ts', { ...env, LOG_LEVEL: 'info' }, 'search service ready');
@@ -70,13 +105,22 @@ async function waitForTopics() {
     await new Promise((r) => setTimeout(r, 200));
   }
 }
-/** The search process's resident memory: its peak (VmHWM) or now (VmRSS). */
+/** The search process's resident memory (with OpenSearch's JVM's beside it): its peak (VmHWM) or now (VmRSS). */
 const rssOf = (field: 'VmHWM' | 'VmRSS') => {
-  const line = readFileSync(`/proc/${search.pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
-  return line ? `${Math.round(Number(line[1]) / 1024)} MiB` : '?';
+  const mib = (pid: number) => {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
+    return line ? Math.round(Number(line[1]) / 1024) : Number.NaN;
+  };
+  return enginePid ? `${mib(search.pid!)} MiB + OpenSearch ${mib(enginePid)} MiB` : `${mib(search.pid!)} MiB`;
 };
 const peakRss = () => rssOf('VmHWM');
-const processes = { gateway: gateway.pid!, content: content.pid!, search: search.pid!, users: users.pid! };
+const processes = {
+  gateway: gateway.pid!,
+  content: content.pid!,
+  search: search.pid!,
+  users: users.pid!,
+  ...(enginePid ? { opensearch: enginePid } : {}),
+};
 /** What a phase cost each process, in CPU seconds: where a catch-up or a rebuild is bound. */
 const cpuSeconds = (cpu: ReturnType<typeof cpuMeter>) =>
   `CPU s: ${cpu()
@@ -197,8 +241,8 @@ try {
     console.log(`fits during that load: ${during.map((s) => `${s.toFixed(1)} s`).join(', ')}`);
   }
   report(
-    `Question and expert search, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${rebuild.toFixed(1)} s`,
-    'pnpm bench:search',
+    `Question and expert search on the ${ENGINE} engine, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${rebuild.toFixed(1)} s`,
+    `ENGINE=${ENGINE} pnpm bench:search`,
     rows,
   );
   const machine = (row: (typeof rows)[number]) => row.cpu_ms_per_request?.match(/machine ([\d.]+)/)?.[1] ?? '?';

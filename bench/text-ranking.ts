@@ -16,8 +16,8 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { SearchFieldNames } from '@kn/contracts';
 import { tokenize } from '@kn/similarity';
-import { highlight } from '../services/search/src/domain/highlight.ts';
-import { matchQuestions } from '../services/search/src/domain/match.ts';
+import { highlight } from '../services/search/src/local/highlight.ts';
+import { matchQuestions } from '../services/search/src/local/match.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 
 const [path, count = '300'] = process.argv.slice(2);
@@ -76,7 +76,7 @@ for (const n of (process.env.SIZES ?? '1,2,4').split(',').map(Number)) {
     for (const way of order)
       store.index.withWordsOf([], () => {
         started = performance.now();
-        const result = matchQuestions(store, request(query), way === 'skipping');
+        const result = matchQuestions(store, request(query), way === 'skipping' ? {} : { atATimeWords: 0 });
         const ms = performance.now() - started;
         time[way] += ms;
         results[way] = result;

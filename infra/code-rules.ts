@@ -1,6 +1,6 @@
-// Two rules of CONTRIBUTING's "Code" kept by a check rather than by memory (test/code-rules.test.ts):
-// only configuration reads the environment, and no six lines of source stand twice.
-// `node infra/code-rules.ts` prints what breaks them.
+// Rules of CONTRIBUTING's "Code" kept by a check rather than by memory (test/code-rules.test.ts):
+// only configuration reads the environment, no six lines of source stand twice, and a service's
+// layers import only what they may, without cycles. `node infra/code-rules.ts` prints what breaks them.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -161,6 +161,127 @@ export function copies(files: SourceFile[], size = 6): Copy[] {
   });
 }
 
+/** The code of a file without its comments, lines kept in place. */
+const codeText = (text: string) => {
+  const state = { inComment: false };
+  return text
+    .split('\n')
+    .map((line) => codeOf(line, state))
+    .join('\n');
+};
+
+/**
+ * The modules of the repository a file imports (relative specifiers only, resolved to paths like
+ * SourceFile.path): `import … from`, `import type … from`, `export … from`, `import '…'` and
+ * `import('…')`, in the order they stand.
+ */
+export function importsOf(file: SourceFile): string[] {
+  const code = codeText(file.text);
+  const specifiers = [
+    // A statement's clause holds no quote or semicolon, so the first `from '…'` after the keyword is its own.
+    ...code.matchAll(/(?:^|[;\n])\s*(?:import|export)\b[^;'"`]*?\bfrom\s*['"]([^'"\n]+)['"]/g),
+    ...code.matchAll(/(?:^|[;\n])\s*import\s*['"]([^'"\n]+)['"]/g),
+    ...code.matchAll(/\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g),
+  ]
+    .sort((a, b) => a.index - b.index)
+    .map((m) => m[1]!);
+  const dir = path.posix.dirname(file.path);
+  return [...new Set(specifiers.filter((s) => s.startsWith('./') || s.startsWith('../')).map((s) => path.posix.join(dir, s)))];
+}
+
+/** Files under (or at) `files` may import nothing under (or at) any of `mayNotImport`, because `why`. */
+export interface LayerRule {
+  files: string;
+  mayNotImport: string[];
+  why: string;
+}
+
+const under = (file: string, place: string) => file === place || file.startsWith(place.endsWith('/') ? place : `${place}/`);
+
+/** Each import that breaks a rule, as `file imports module: why`. */
+export function layerViolations(files: SourceFile[], rules: readonly LayerRule[]): string[] {
+  return files.flatMap((file) =>
+    rules
+      .filter((rule) => under(file.path, rule.files))
+      .flatMap((rule) =>
+        importsOf(file)
+          .filter((module) => rule.mayNotImport.some((place) => under(module, place)))
+          .map((module) => `${file.path} imports ${module}: ${rule.why}`),
+      ),
+  );
+}
+
+/**
+ * The import cycles among the files under `within` (type-only imports count: a cycle of types is
+ * still two modules that cannot be understood apart), one per group of files that reach each other,
+ * as the shortest way round from its first file: `a.ts → b.ts → a.ts`.
+ */
+export function importCycles(files: SourceFile[], within: string): string[] {
+  const inside = files.filter((f) => under(f.path, within));
+  const known = new Set(inside.map((f) => f.path));
+  const edges = new Map(inside.map((f) => [f.path, importsOf(f).filter((m) => known.has(m))]));
+  // Tarjan's strongly connected components.
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (file: string) => {
+    order.set(file, order.size);
+    low.set(file, order.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of edges.get(file)!) {
+      if (!order.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, order.get(next)!));
+    }
+    if (low.get(file) !== order.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || edges.get(file)!.includes(file)) groups.push(group.sort());
+  };
+  for (const file of [...known].sort()) if (!order.has(file)) visit(file);
+  return groups
+    .map((group) => {
+      const members = new Set(group);
+      const start = group[0]!;
+      // Breadth first from the start, within the group, back to the start.
+      const from = new Map<string, string>();
+      const queue = [start];
+      for (let at = 0; at < queue.length && !from.has(start); at++)
+        for (const next of edges.get(queue[at]!)!)
+          if (members.has(next) && !from.has(next)) {
+            from.set(next, queue[at]!);
+            queue.push(next);
+          }
+      const way = [start];
+      for (let file = from.get(start)!; file !== start; file = from.get(file)!) way.unshift(file);
+      return [start, ...way].join(' → ');
+    })
+    .sort();
+}
+
+const search = 'services/search/src';
+const engines = [`${search}/local`, `${search}/elasticsearch`];
+/** The layers of the search service: the rules and the feed are the engines', each engine its own. */
+export const LAYERS: LayerRule[] = [
+  { files: `${search}/domain`, mayNotImport: engines, why: 'the rules hold for every engine' },
+  { files: `${search}/feed`, mayNotImport: engines, why: 'both engines follow the same feed' },
+  { files: `${search}/words.ts`, mayNotImport: engines, why: 'both engines read words alike' },
+  { files: `${search}/backend.ts`, mayNotImport: engines, why: 'the interface every engine implements' },
+  { files: `${search}/local`, mayNotImport: [`${search}/elasticsearch`], why: 'one engine does not use the other' },
+  { files: `${search}/elasticsearch`, mayNotImport: [`${search}/local`], why: 'one engine does not use the other' },
+];
+/** Where no module imports itself round a cycle. */
+export const CYCLE_FREE = [search];
+
 export const describeCopy = ({ a, b, lines }: Copy) => `${a.file}:${a.from}-${a.to} ~ ${b.file}:${b.from}-${b.to} (${lines} lines)`;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve('infra/code-rules.ts')) {
@@ -169,4 +290,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve('infra/cod
   const found = copies(files);
   for (const copy of found) console.log(`copy: ${describeCopy(copy)}`);
   console.log(`${files.length} files, ${found.length} copies of 6 or more lines`);
+  for (const broken of layerViolations(files, LAYERS)) console.log(`layers: ${broken}`);
+  for (const cycle of CYCLE_FREE.flatMap((place) => importCycles(files, place))) console.log(`import cycle: ${cycle}`);
 }

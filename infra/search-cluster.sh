@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A local OpenSearch cluster for the search service's Elasticsearch backend, on loopback only:
 #   bash infra/search-cluster.sh start [N]   N nodes (default 1) as one cluster; waits for green or
-#                                            yellow health, then prints the first node's URL
-#                                            (http://127.0.0.1:9250) alone on stdout
+#                                            yellow health, then prints the nodes' URLs alone on
+#                                            stdout, comma-separated (http://127.0.0.1:9250,...)
 #   bash infra/search-cluster.sh status      the nodes that run, and the cluster's health
 #   bash infra/search-cluster.sh stop        stops every node and removes the cluster's data and logs
+#   bash infra/search-cluster.sh kill I      ends node I at once (SIGKILL), keeping its data
+#   bash infra/search-cluster.sh restart I   starts node I again on its data, waits for every node
 # Node i (1..N) answers HTTP on 127.0.0.1:9250+i-1 and talks to the others on 127.0.0.1:9350+i-1.
 # Each start begins with an empty cluster: nothing is kept from a cluster that stopped or died.
 # Each node is one JVM running infra/search-cluster/ (OpenSearch 2.19 from Maven Central, with its
@@ -82,6 +84,60 @@ build() {
   fi
 }
 
+# Starts node $1 of a cluster of $2 nodes, on the data it has (none on a first start).
+launch() {
+  local i=$1 n=$2 classpath seeds="" managers="" discovery j
+  classpath="$target/classes:$(cat "$target/classpath.txt")"
+  for ((j = 1; j <= n; j++)); do
+    seeds+="${seeds:+,}127.0.0.1:$((transport_base + j - 1))"
+    managers+="${managers:+,}node-$j"
+  done
+  if [ "$n" = 1 ]; then
+    discovery=(discovery.type=single-node)
+  else
+    discovery=("discovery.seed_hosts=$seeds" "cluster.initial_cluster_manager_nodes=$managers")
+  fi
+  local home="$dir/node-$i"
+  mkdir -p "$home/tmp"
+  # The JVM options are those an OpenSearch distribution sets for itself, less the ones for a
+  # production machine (pre-touched heap, heap dumps); the heap is bounded by SEARCH_CLUSTER_JAVA_OPTS.
+  # shellcheck disable=SC2086
+  setsid java $java_opts -Xss1m -Djava.io.tmpdir="$home/tmp" \
+    -Dfile.encoding=UTF-8 -Djava.awt.headless=true -Djava.locale.providers=SPI,COMPAT \
+    -Djna.nosys=true -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true \
+    -Dio.netty.recycler.maxCapacityPerThread=0 -Dio.netty.allocator.numDirectArenas=0 \
+    -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -XX:-OmitStackTraceInFastThrow \
+    -cp "$classpath" org.kn.searchcluster.SearchNode \
+    cluster.name=$cluster_name node.name=node-$i \
+    path.home="$home" path.data="$home/data" path.logs="$home/logs" \
+    network.host=127.0.0.1 http.port=$((http_base + i - 1)) transport.port=$((transport_base + i - 1)) \
+    "${discovery[@]}" bootstrap.memory_lock=false \
+    cluster.routing.allocation.disk.threshold_enabled=false \
+    </dev/null >>"$dir/node-$i.log" 2>&1 &
+  echo $! >"$dir/node-$i.pid"
+}
+
+# Waits until the cluster is green or yellow with $1 nodes (every node's process alive), or fails.
+await_health() {
+  local n=$1 began=$2 body i
+  while :; do
+    for ((i = 1; i <= n; i++)); do
+      alive "$(cat "$dir/node-$i.pid")" || {
+        tail -n 20 "$dir/node-$i.log" >&2
+        [ "${4:-}" = fresh ] && { stop quiet; fail "node-$i stopped while starting (its log's end above; the folder is removed)"; }
+        fail "node-$i stopped while starting (its log's end above; stop the cluster with: bash infra/search-cluster.sh stop)"
+      }
+    done
+    body=$(health "?wait_for_status=yellow&wait_for_nodes=$n&timeout=2s")
+    [[ $body =~ \"status\":\"(green|yellow)\" ]] && [[ $body == *'"timed_out":false'* ]] && { status=${BASH_REMATCH[1]}; return; }
+    if ((SECONDS - began >= wait_s)); then
+      say "last health: ${body:-no answer on 127.0.0.1:$http_base}"
+      fail "the cluster was not green or yellow with $n node(s) within ${wait_s}s (logs: $dir/node-*.log; stop it with: bash infra/search-cluster.sh stop)"
+    fi
+    sleep 1
+  done
+}
+
 start() {
   local n=${1:-1}
   [[ $n =~ ^[1-9][0-9]*$ ]] || fail "the number of nodes must be a positive integer, not '$n'"
@@ -95,7 +151,7 @@ start() {
     [ "$(echo "$pids" | wc -l)" = "$n" ] ||
       fail "only $(echo "$pids" | wc -l) of the cluster's $n nodes run (logs: $dir/node-*.log): stop it and start again"
     say "already running ($n node(s), $dir)"
-    echo "http://127.0.0.1:$http_base"
+    urls "$n"
     return
   fi
   build
@@ -112,59 +168,50 @@ start() {
   touch "$marker"
   echo "$n" >"$dir/nodes"
 
-  local classpath seeds="" managers="" discovery
-  classpath="$target/classes:$(cat "$target/classpath.txt")"
-  for ((i = 1; i <= n; i++)); do
-    seeds+="${seeds:+,}127.0.0.1:$((transport_base + i - 1))"
-    managers+="${managers:+,}node-$i"
-  done
-  if [ "$n" = 1 ]; then
-    discovery=(discovery.type=single-node)
-  else
-    discovery=("discovery.seed_hosts=$seeds" "cluster.initial_cluster_manager_nodes=$managers")
-  fi
   local began=$SECONDS
-  for ((i = 1; i <= n; i++)); do
-    local home="$dir/node-$i"
-    mkdir -p "$home/tmp"
-    # The JVM options are those an OpenSearch distribution sets for itself, less the ones for a
-    # production machine (pre-touched heap, heap dumps); the heap is bounded by SEARCH_CLUSTER_JAVA_OPTS.
-    # shellcheck disable=SC2086
-    setsid java $java_opts -Xss1m -Djava.io.tmpdir="$home/tmp" \
-      -Dfile.encoding=UTF-8 -Djava.awt.headless=true -Djava.locale.providers=SPI,COMPAT \
-      -Djna.nosys=true -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true \
-      -Dio.netty.recycler.maxCapacityPerThread=0 -Dio.netty.allocator.numDirectArenas=0 \
-      -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -XX:-OmitStackTraceInFastThrow \
-      -cp "$classpath" org.kn.searchcluster.SearchNode \
-      cluster.name=$cluster_name node.name=node-$i \
-      path.home="$home" path.data="$home/data" path.logs="$home/logs" \
-      network.host=127.0.0.1 http.port=$((http_base + i - 1)) transport.port=$((transport_base + i - 1)) \
-      "${discovery[@]}" bootstrap.memory_lock=false \
-      cluster.routing.allocation.disk.threshold_enabled=false \
-      </dev/null >"$dir/node-$i.log" 2>&1 &
-    echo $! >"$dir/node-$i.pid"
-  done
+  for ((i = 1; i <= n; i++)); do launch "$i" "$n"; done
   say "starting $n node(s) in $dir (logs: $dir/node-*.log)"
 
-  local status="" body
-  while :; do
-    for ((i = 1; i <= n; i++)); do
-      alive "$(cat "$dir/node-$i.pid")" || {
-        tail -n 20 "$dir/node-$i.log" >&2
-        stop quiet
-        fail "node-$i stopped while starting (its log's end above; the folder is removed)"
-      }
-    done
-    body=$(health "?wait_for_status=yellow&wait_for_nodes=$n&timeout=2s")
-    [[ $body =~ \"status\":\"(green|yellow)\" ]] && [[ $body == *'"timed_out":false'* ]] && { status=${BASH_REMATCH[1]}; break; }
-    if ((SECONDS - began >= wait_s)); then
-      say "last health: ${body:-no answer on 127.0.0.1:$http_base}"
-      fail "the cluster was not green or yellow with $n node(s) within ${wait_s}s (logs: $dir/node-*.log; stop it with: bash infra/search-cluster.sh stop)"
-    fi
-    sleep 1
-  done
-  say "cluster $cluster_name is $status with $n node(s) after $((SECONDS - began))s: http://127.0.0.1:$http_base..$((http_base + n - 1))"
-  echo "http://127.0.0.1:$http_base"
+  local status=""
+  await_health "$n" "$began" fresh
+  say "cluster $cluster_name is $status with $n node(s) after $((SECONDS - began))s"
+  urls "$n"
+}
+
+# Every node's URL, comma-separated (ELASTICSEARCH_URL takes the list: the client moves to another node when one is gone).
+urls() {
+  local i out=""
+  for ((i = 1; i <= $1; i++)); do out+="${out:+,}http://127.0.0.1:$((http_base + i - 1))"; done
+  echo "$out"
+}
+
+# The node number $1 of the running cluster, checked.
+node_of() {
+  local n
+  n=$(cat "$dir/nodes" 2>/dev/null) || fail "no cluster was started from $dir"
+  [[ ${1:-} =~ ^[1-9][0-9]*$ ]] && (($1 <= n)) || fail "the node must be a number from 1 to $n, not '${1:-}'"
+  echo "$n"
+}
+
+# Ends node $1 at once (SIGKILL, as a machine that fails), its data left for a restart.
+kill_node() {
+  node_of "$1" >/dev/null
+  local pid
+  pid=$(cat "$dir/node-$1.pid")
+  ours "$pid" || fail "node-$1 does not run"
+  kill -KILL "$pid"
+  while alive "$pid"; do sleep 0.1; done
+  say "node-$1 killed"
+}
+
+# Starts node $1 again on its data; waits until the cluster has every node again.
+restart_node() {
+  local n began=$SECONDS status=""
+  n=$(node_of "$1")
+  ours "$(cat "$dir/node-$1.pid")" && fail "node-$1 runs already"
+  launch "$1" "$n"
+  await_health "$n" "$began"
+  say "node-$1 is back after $((SECONDS - began))s; cluster $status"
 }
 
 stop() {
@@ -202,5 +249,7 @@ case "${1:-}" in
   start) start "${2:-1}" ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: bash infra/search-cluster.sh start [N] | status | stop" >&2; exit 2 ;;
+  kill) kill_node "${2:-}" ;;
+  restart) restart_node "${2:-}" ;;
+  *) echo "usage: bash infra/search-cluster.sh start [N] | status | stop | kill I | restart I" >&2; exit 2 ;;
 esac

@@ -1,4 +1,15 @@
-import { copies, describeCopy, environmentReads, significantLines, sourceFiles } from '../infra/code-rules.ts';
+import {
+  CYCLE_FREE,
+  copies,
+  describeCopy,
+  environmentReads,
+  importCycles,
+  importsOf,
+  LAYERS,
+  layerViolations,
+  significantLines,
+  sourceFiles,
+} from '../infra/code-rules.ts';
 
 // CONTRIBUTING's "Code", kept by a check: these read source text on purpose.
 const files = sourceFiles();
@@ -27,6 +38,84 @@ test('the modules allowed to read the environment still do (else take them off t
 
 test('no six lines of source stand twice', () => {
   expect(copies(files).map(describeCopy)).toEqual([]);
+});
+
+test('the search service keeps its layers: the rules, the feed and the shared modules use no engine, neither engine the other', () => {
+  expect(layerViolations(files, LAYERS)).toEqual([]);
+});
+
+test('no import cycles in the search service', () => {
+  expect(CYCLE_FREE.flatMap((place) => importCycles(files, place))).toEqual([]);
+});
+
+describe('the layer and cycle rules', () => {
+  const file = (path: string, ...lines: string[]) => ({ path, text: lines.join('\n') });
+
+  test('read every form of import, relative ones only, resolved; not commented ones', () => {
+    const text = [
+      "import { a } from './a.ts';",
+      "import type { B } from '../b/b.ts';",
+      'import {',
+      '  c,',
+      '  type C,',
+      "} from './c.ts';",
+      "export { d } from './d.ts';",
+      "export type * from './e.ts';",
+      "import './f.ts';",
+      "const g = await import('./g.ts');",
+      "import { z } from '@kn/contracts';",
+      "// import { x } from './x.ts';",
+      "/* import { y } from './y.ts'; */",
+      "const text = 'not from here';",
+    ];
+    expect(importsOf(file('s/src/domain/m.ts', ...text))).toEqual([
+      's/src/domain/a.ts',
+      's/src/b/b.ts',
+      's/src/domain/c.ts',
+      's/src/domain/d.ts',
+      's/src/domain/e.ts',
+      's/src/domain/f.ts',
+      's/src/domain/g.ts',
+    ]);
+  });
+
+  test('a domain file that imports an engine, or an engine the other, breaks the rules; the shared modules do not', () => {
+    const search = 'services/search/src';
+    const synthetic = [
+      file(`${search}/domain/rule.ts`, "import { words } from '../words.ts';", "import type { Store } from '../local/store.ts';"),
+      file(`${search}/feed/events.ts`, "import type { Rule } from '../domain/rule.ts';"),
+      file(`${search}/local/store.ts`, "import { rule } from '../domain/rule.ts';", "import { feed } from '../feed/events.ts';"),
+      file(`${search}/elasticsearch/feed.ts`, "import { store } from '../local/store.ts';"),
+    ];
+    expect(layerViolations(synthetic, LAYERS)).toEqual([
+      `${search}/domain/rule.ts imports ${search}/local/store.ts: the rules hold for every engine`,
+      `${search}/elasticsearch/feed.ts imports ${search}/local/store.ts: one engine does not use the other`,
+    ]);
+  });
+
+  test('the real tree with one engine import added to the domain breaks the rules', () => {
+    const broken = files.map((f) =>
+      f.path === 'services/search/src/domain/match.ts' ? { ...f, text: `import { TermIndex } from '../local/postings.ts';\n${f.text}` } : f,
+    );
+    expect(layerViolations(broken, LAYERS)).toEqual([
+      'services/search/src/domain/match.ts imports services/search/src/local/postings.ts: the rules hold for every engine',
+    ]);
+  });
+
+  test('finds each cycle (type imports too) as the shortest way round from its first file, and nothing without one', () => {
+    const cyclic = [
+      file('s/a.ts', "import { b } from './b.ts';"),
+      file('s/b.ts', "import type { C } from './c.ts';"),
+      file('s/c.ts', "import { a } from './a.ts';", "import { d } from './d.ts';"),
+      file('s/d.ts', "import { outside } from '../outside.ts';"),
+      file('s/e.ts', "import { f } from './f.ts';"),
+      file('s/f.ts', "import { e } from './e.ts';"),
+      file('s/g.ts', "import { g } from './g.ts';"),
+    ];
+    expect(importCycles(cyclic, 's')).toEqual(['s/a.ts → s/b.ts → s/c.ts → s/a.ts', 's/e.ts → s/f.ts → s/e.ts', 's/g.ts → s/g.ts']);
+    expect(importCycles(cyclic.slice(3), 's/d.ts')).toEqual([]);
+    expect(importCycles([file('s/a.ts', "import { b } from './b.ts';"), file('s/b.ts', '')], 's')).toEqual([]);
+  });
 });
 
 describe('the copy finder', () => {

@@ -10,9 +10,17 @@ export const SearchConfig = BaseConfig.extend({
       "The instance's own index file (SQLite), rebuilt from the event streams when missing. Two instances on one host need two paths.",
     ),
   ELASTICSEARCH_URL: z
-    .preprocess((v) => (v === '' ? undefined : v), z.url().optional())
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string()
+        .refine((v) => v.split(',').every((u) => z.url({ protocol: /^https?$/ }).safeParse(u.trim()).success), {
+          message: 'one http(s) URL or several, comma-separated',
+        })
+        .optional(),
+    )
     .describe(
-      'An Elasticsearch 8 node (`http://host:9200`): when set, every instance searches one shared index there instead of its own file (docs/search.md, "Elasticsearch backend"). Empty counts as unset.',
+      'An Elasticsearch 8/9 or OpenSearch 2 cluster (`http://host:9200`, or several nodes comma-separated): when set, every instance searches one shared index there instead of its own file (docs/search.md, "Elasticsearch backend"). Empty counts as unset.',
     ),
   ELASTICSEARCH_INDEX_PREFIX: z
     .string()

@@ -8,10 +8,10 @@ import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
 import { ExpertSearch } from './domain/expert-search.ts';
 import { routingResponses } from './domain/routing.ts';
+import { indexedStreams, indexHandlers } from './feed/events.ts';
 import { createHandlers } from './handlers/index.ts';
 import { ExpertModels } from './jobs/expert-models.ts';
 import { listenForRebuilds } from './jobs/rebuild.ts';
-import { indexedStreams, indexHandlers } from './local/events.ts';
 import { LocalBackend } from './local/local-backend.ts';
 import { SearchIndex } from './local/search-index.ts';
 
@@ -35,7 +35,11 @@ export const indexStatus = (bus: Bus) =>
   });
 
 /** Starts the search service: its index (caught up from the streams in the background), its operations and the routing of questions to experts. */
-export async function start(config: SearchConfig) {
+export async function start(
+  config: SearchConfig,
+  /** The Elasticsearch index version (tests of an upgrade pass a newer one). */
+  options: { indexVersion?: number } = {},
+) {
   const runtime = await startRuntime<SearchSchema>({ service: 'search', config, migrations });
   const { db, bus, logger } = runtime;
   const parts = serviceParts(runtime);
@@ -53,6 +57,7 @@ export async function start(config: SearchConfig) {
           bus,
           streams,
           handlers: indexHandlers,
+          version: options.indexVersion,
         });
     await backend.open();
     parts.add({ stop: () => backend.close() });

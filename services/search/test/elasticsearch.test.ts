@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import { highlightSource } from '../src/domain/highlight.ts';
 import { similarityBlend } from '../src/domain/match.ts';
@@ -5,10 +6,10 @@ import { cosine, topicVector } from '../src/domain/similarity.ts';
 import { stubQuestion, type UserDocument, withDerived } from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
-import { indexNames } from '../src/elasticsearch/mappings.ts';
+import { INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import { filterClauses, frequencyQuery, matchQuery, similarCandidatesQuery, tagUsesQuery } from '../src/elasticsearch/queries.ts';
 import { rankMatches, routedQuestion, tagsOnlyIn, termStatistics } from '../src/elasticsearch/results.ts';
-import { applyEvent, indexHandlers } from '../src/local/events.ts';
+import { applyEvent, indexHandlers } from '../src/feed/events.ts';
 
 const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
 
@@ -431,4 +432,10 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
     expect(requests.some((r) => r.request.aggs?.tags?.aggs?.outside)).toBe(false);
     expect(requests.at(-1)!.request.query.bool.must_not).toEqual([]);
   });
+});
+
+test('the mappings change only with the index version (an upgrade rebuilds beside the live index only when told so)', () => {
+  const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
+  // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
+  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 1, fingerprint: '9ee04eca7219bd14' });
 });

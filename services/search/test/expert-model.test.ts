@@ -10,7 +10,7 @@ import {
   weightVector,
 } from '../src/domain/expert-model.ts';
 import { rankExperts } from '../src/domain/experts.ts';
-import { handlerOf, indexHandlers } from '../src/local/events.ts';
+import { handlerOf, indexHandlers } from '../src/feed/events.ts';
 import { LocalEvidence, localHistory } from '../src/local/local-evidence.ts';
 import { SearchStore } from '../src/local/store.ts';
 

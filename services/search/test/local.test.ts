@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SearchFieldNames } from '@kn/contracts';
-import { matchQuestions } from '../src/domain/match.ts';
-import { topSlots } from '../src/domain/ranking.ts';
-import { similarTo, textVector } from '../src/domain/similarity.ts';
-import { autocomplete } from '../src/domain/suggest.ts';
-import { Expertise, type SolutionFacts, solutionValue, timeWeight } from '../src/local/expertise.ts';
+import { Expertise, type SolutionFacts, solutionValue, timeWeight } from '../src/domain/expertise.ts';
+import type { IndexedQuestion } from '../src/feed/events.ts';
+import { matchQuestions } from '../src/local/match.ts';
 import { Accumulator, askedCounts, FIELDS, fieldWeights, packCounts, TermIndex, unpackCounts } from '../src/local/postings.ts';
-import { type IndexedQuestion, SearchStore } from '../src/local/store.ts';
+import { topSlots } from '../src/local/ranking.ts';
+import { similarTo, textVector } from '../src/local/similarity.ts';
+import { SearchStore } from '../src/local/store.ts';
+import { autocomplete } from '../src/local/suggest.ts';
 import { TagUses } from '../src/local/tag-uses.ts';
 
 const facets = { author_id: 1, language: 'en', category_id: null, knowledge_space_id: null, is_deleted: false, tags: [], time: 0 };
@@ -718,7 +719,7 @@ describe('SearchStore', () => {
       const request = requestOf(words);
       const skipping = matchQuestions(store, request);
       expect(skipping.words.every((w) => !w.forms.length)).toBe(true);
-      expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, false) });
+      expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, { atATimeWords: 0 }) });
       if (skipping.total === 1000) capped++;
       // The index's own ranking with a small heap (the floor rises early, so more is skipped)
       // against every posting scored.
@@ -762,7 +763,7 @@ describe('SearchStore', () => {
       const request = requestOf(queried.filter(() => random() < 0.25));
       const skipping = matchQuestions(store, request);
       if (skipping.words.some((w) => w.forms.length)) withForms++;
-      expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, false) });
+      expect({ request, ...skipping }).toEqual({ request, ...matchQuestions(store, request, { atATimeWords: 0 }) });
       if (skipping.total === 1000) capped++;
     }
     // Most queries had a word with other forms, and enough filled the window for the skipping to have mattered.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Bus, connectBus } from '@kn/bus';
 import { createLogger } from '@kn/telemetry';
 import { isolation, testNatsUrl } from '@kn/testing';
-import { indexHandlers } from '../src/local/events.ts';
+import { indexHandlers } from '../src/feed/events.ts';
 import { startProjector } from '../src/local/projector.ts';
 import { SearchStore } from '../src/local/store.ts';
 

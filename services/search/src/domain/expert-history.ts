@@ -1,14 +1,22 @@
-import { DAY, Expertise, fading, type SolutionFacts, solutionValue, timeWeight } from '../local/expertise.ts';
 import { defaultModel, type Example, type ExpertModel, learnModel, validationStart, weightVector } from './expert-model.ts';
-import { type ExpertEvidence, type Neighbour, type RoutingResponse, rankExperts, type TagFacts, type UserFacts } from './experts.ts';
+import { DAY, Expertise, fading, type SolutionFacts, solutionValue, timeWeight } from './expertise.ts';
+import {
+  type ExpertEvidence,
+  type ExpertRanking,
+  type Neighbour,
+  type RoutingResponse,
+  rankExperts,
+  type TagFacts,
+  type UserFacts,
+} from './experts.ts';
 import { pacer } from './pace.ts';
 import { topK, unitIdf } from './ranking.ts';
 
 /**
  * A network's past as the fit reads it, up to a cut-off: what was asked and when, who answered
  * and how their answers stood at each moment (acceptance, votes, ratings, deletion), forwards, and
- * how people responded to routings. Each backend reads it from its own index (store.ts,
- * elasticsearch/backend.ts); the routings come from the search service's database.
+ * how people responded to routings. Each backend reads it from its own index (local/local-evidence.ts,
+ * elasticsearch/evidence.ts); the routings come from the search service's database.
  */
 export interface NetworkHistory {
   /** Nothing at or after this time (ms) is in the history. */
@@ -228,7 +236,7 @@ class Replay implements ExpertEvidence {
     const q = this.asking;
     if (!q) return [];
     const query = this.vector(q, true);
-    // As similarity.ts: the most informative words find the candidates, the whole vector ranks them.
+    // As local/similarity.ts: the most informative words find the candidates, the whole vector ranks them.
     const word = (i: number) => this.history.word(query.terms[i]!);
     const informative = [...query.terms.keys()]
       .filter((i) => query.weights[i]! > 0)
@@ -344,9 +352,12 @@ type Event =
  * The examples a network's past teaches: each answered question (the latest MAX_EXAMPLES), asked
  * as POST /search/experts asks (its title and description, no tags, its poser left out) of the
  * network as it stood just before it was published, with the person whose answer its poser
- * accepted. Nothing at or after the cut-off is read.
+ * accepted. Nothing at or after the cut-off is read. `ranking`: rankExperts' parameters (a benchmark's).
  */
-export async function historyExamples(history: NetworkHistory): Promise<{ examples: Example[]; answered: number }> {
+export async function historyExamples(
+  history: NetworkHistory,
+  ranking?: Readonly<ExpertRanking>,
+): Promise<{ examples: Example[]; answered: number }> {
   const solutionsOf = new Map<number, HistorySolution[]>();
   for (const s of history.solutions) {
     if (s.time >= history.cutoff) continue;
@@ -434,7 +445,7 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
         const ranked = await rankExperts(
           replay,
           { text: '', limit: 0, exclude: [q.author_id], asker: q.author_id, now: q.time },
-          { weights, responses: (users) => replay.routingResponses(users) },
+          { weights, responses: (users) => replay.routingResponses(users), ranking },
         );
         replay.asking = null;
         examples.push({
@@ -454,7 +465,7 @@ export async function historyExamples(history: NetworkHistory): Promise<{ exampl
 }
 
 /** The model a network's past teaches (the defaults when it has too little of one). */
-export async function fitExpertModel(history: NetworkHistory, now = Date.now()): Promise<ExpertModel> {
-  const { examples, answered } = await historyExamples(history);
+export async function fitExpertModel(history: NetworkHistory, now = Date.now(), ranking?: Readonly<ExpertRanking>): Promise<ExpertModel> {
+  const { examples, answered } = await historyExamples(history, ranking);
   return learnModel(examples, { cutoff: history.cutoff, now, questions: answered, pace: pacer() });
 }

@@ -1,5 +1,5 @@
-import { DAY, fading, HALF_LIFE_DAYS, type TagRecord, type UserRecord } from '../local/expertise.ts';
 import { FEATURE_COUNT, FEATURES, type FeatureName } from './expert-model.ts';
+import { DAY, fading, HALF_LIFE_DAYS, type TagRecord, type UserRecord } from './expertise.ts';
 import { topK } from './ranking.ts';
 
 /**
@@ -7,7 +7,7 @@ import { topK } from './ranking.ts';
  * them is to be the one who does.
  *
  * Tags: those the text names, and the tags of the questions most similar to it, each voting with
- * its similarity; a tag is used when its votes reach `ranking.tagThreshold` (never a new tag; none
+ * its similarity; a tag is used when its votes reach `expertRanking.tagThreshold` (never a new tag; none
  * when nothing fits). Candidates: the people with a record on those tags (expertise.ts: solutions
  * valued by acceptance, upvotes and ratings, fading with age; recommendations), with the linked
  * tags at half weight when fewer than `min_experts` come from the tags, and the people who answered
@@ -17,7 +17,7 @@ import { topK } from './ranking.ts';
  * The evidence comes through one interface (`ExpertEvidence`) that the local index, the
  * Elasticsearch backend and the fit's replay of the past each supply: one ranking for all three.
  */
-export const ranking = {
+export const expertRanking: Readonly<ExpertRanking> = Object.freeze({
   /** How many similar questions vote on the tags and lend their answerers. */
   neighbours: 30,
   /** Similar questions below this similarity do not count: a text unlike anything gets no tags. */
@@ -38,7 +38,21 @@ export const ranking = {
   /** Half-lives (days) of the two recency features. */
   recentYear: 365,
   recentMonth: 30,
-};
+});
+export type ExpertRanking = Record<
+  | 'neighbours'
+  | 'minSimilarity'
+  | 'tagThreshold'
+  | 'maxTags'
+  | 'linkedWeight'
+  | 'recommendationValue'
+  | 'tagCandidates'
+  | 'candidateSimilarity'
+  | 'prior'
+  | 'recentYear'
+  | 'recentMonth',
+  number
+>;
 /** Added to sums before their logarithm: nothing counts a little, not minus infinity. */
 const FLOOR = 0.01;
 
@@ -85,7 +99,7 @@ export interface RoutingResponse {
 
 /**
  * The evidence expert search reads, as one network knows it now (or, in the fit, knew it then).
- * Implemented by the local index (store.ts), the Elasticsearch backend and the fit's replay. A
+ * Implemented by the local index (local/local-evidence.ts), the Elasticsearch backend and the fit's replay. A
  * backend's evidence for a caller (`SearchBackend.evidence(hidden)`) leaves out everything of the
  * closed knowledge spaces the caller may not read: their questions, the records earned there, and
  * the tags used only there.
@@ -154,12 +168,15 @@ export interface RankedExperts {
  * first, then the tags the similar questions vote for (each with its similarity, a full vote at
  * most in all) and the tags the text names (a vote of 1 each).
  */
-export function chooseTags(options: {
-  neighbours: ReadonlyArray<{ score: number; tags: readonly string[] }>;
-  named: Iterable<string>;
-  own: readonly string[];
-  tag: (key: string) => { excluded_from_suggestions: boolean } | undefined;
-}): Array<{ key: string; weight: number }> {
+export function chooseTags(
+  options: {
+    neighbours: ReadonlyArray<{ score: number; tags: readonly string[] }>;
+    named: Iterable<string>;
+    own: readonly string[];
+    tag: (key: string) => { excluded_from_suggestions: boolean } | undefined;
+  },
+  ranking: Readonly<ExpertRanking>,
+): Array<{ key: string; weight: number }> {
   const votes = new Map<string, number>();
   // Similarities add up to at most one full vote: many faint neighbours do not make a tag sure.
   const scale =
@@ -215,6 +232,7 @@ export function features(
   response: RoutingResponse | undefined,
   network: { tagShare: number },
   now: number,
+  ranking: Readonly<ExpertRanking>,
 ): number[] {
   const answers = user?.answers ?? 0;
   const times = user?.times ?? [];
@@ -243,8 +261,14 @@ const rounded = (score: number) => Math.round(score * 1e9) / 1e9;
 export async function rankExperts(
   evidence: ExpertEvidence,
   query: ExpertQuery,
-  context: { weights: ArrayLike<number>; responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>> },
+  context: {
+    weights: ArrayLike<number>;
+    responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
+    /** The ranking's parameters: expertRanking unless a benchmark tries others. */
+    ranking?: Readonly<ExpertRanking>;
+  },
 ): Promise<RankedExperts> {
+  const ranking = context.ranking ?? expertRanking;
   const empty: RankedExperts = { tags: [], experts: [], candidates: [], rows: new Float64Array(0) };
   const now = query.now ?? (await evidence.clock());
   const neighbours = (await evidence.neighbours(query.text, query.language, ranking.neighbours, query.question_id)).filter(
@@ -253,7 +277,7 @@ export async function rankExperts(
   const named = await evidence.namedTags(query.text);
   const ownKeys = (query.tags ?? []).map((t) => t.toLowerCase());
   const known = await evidence.tags([...new Set([...neighbours.flatMap((n) => n.tags.map((t) => t.toLowerCase())), ...named, ...ownKeys])]);
-  const chosen = chooseTags({ neighbours, named, own: ownKeys, tag: (key) => known.get(key) });
+  const chosen = chooseTags({ neighbours, named, own: ownKeys, tag: (key) => known.get(key) }, ranking);
   if (!chosen.length) return empty;
 
   const skip = new Set(query.exclude ?? []);
@@ -357,7 +381,7 @@ export async function rankExperts(
   const ids = [...pool.keys()].filter((u) => !cannotAnswer(users.get(u))).sort((a, b) => a - b);
   const rows = new Float64Array(ids.length * FEATURE_COUNT);
   const scored = ids.map((user, j) => {
-    const row = features(pool.get(user)!, users.get(user), responses.get(user), network, now);
+    const row = features(pool.get(user)!, users.get(user), responses.get(user), network, now, ranking);
     rows.set(row, j * FEATURE_COUNT);
     let score = 0;
     for (let i = 0; i < FEATURE_COUNT; i++) score += row[i]! * context.weights[i]!;

@@ -1,9 +1,8 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
-import { FIELDS } from '../local/postings.ts';
-import type { QuestionTexts, SearchStore } from '../local/store.ts';
 import { fieldPart, type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
-import { fieldWeights, formWeights, rankedWords } from './match.ts';
+import { fieldWeights } from './fields.ts';
+import { formWeights } from './match.ts';
 
 export interface Highlighting {
   query_field: SearchField;
@@ -16,7 +15,7 @@ export interface Highlighting {
 /** Fragments of long texts: about this many characters around the first match. */
 const FRAGMENT_LENGTH = 200;
 /** Fields in the order a highlight is taken from: the one that weighs most in the ranking first. */
-const order: SearchField[] = [...SearchFieldNames].sort((a, b) => fieldWeights[b] - fieldWeights[a]);
+export const highlightOrder: readonly SearchField[] = [...SearchFieldNames].sort((a, b) => fieldWeights[b] - fieldWeights[a]);
 
 interface Hit {
   from: number;
@@ -25,7 +24,7 @@ interface Hit {
   kind: MatchKind;
 }
 
-type Matcher = ReturnType<typeof wordMatcher>;
+export type Matcher = ReturnType<typeof wordMatcher>;
 
 /** Where a text has the query's words, in any form the ranking counts (whole, stem, typo, prefix). */
 function hits(text: string, match: Matcher): Hit[] {
@@ -116,51 +115,7 @@ export function highlightSource(
   const words = queryWords(query.query, query.stop_languages);
   if (!words.terms.length) return null;
   const match = wordMatcher(words, typoTerms);
-  const allowed = order.filter((f) => query.fields.includes(f));
+  const allowed = highlightOrder.filter((f) => query.fields.includes(f));
   const strong = allowed.filter((f) => fieldTexts(q, f).some((t) => hits(t.text, match).some((h) => h.kind !== 'prefix')));
   return highlightFields(q, [...new Set([...strong, ...allowed])], match);
-}
-
-/**
- * The highlights of questions for a query: each from the most weighted field with a match (within
- * the allowed fields), and for solutions, comments and attachments from the best matching one.
- * The index says which fields hold a query word (whole or by its stem or a typo first, then a word
- * a prefix begins), so only those texts are read.
- */
-export function highlight(
-  store: SearchStore,
-  ids: readonly number[],
-  query: { query: string; fields: SearchField[]; stop_languages: string[] },
-  /** The words as the ranking read them (matchQuestions), when it just ran. */
-  ranked = rankedWords(store.index, queryWords(query.query, query.stop_languages), null),
-): Array<Highlighting | null> {
-  const { index } = store;
-  const words = queryWords(query.query, query.stop_languages);
-  const strong = new Set<number>();
-  const prefixed = new Set<number>();
-  const forms = new Map<string, { term: string; kind: MatchKind }>();
-  for (const w of ranked) {
-    if (w.id >= 0) strong.add(w.id);
-    for (const form of w.forms)
-      for (const id of form.ids) {
-        (form.kind === 'prefix' ? prefixed : strong).add(id);
-        if (form.kind !== 'prefix' && !forms.has(index.term(id))) forms.set(index.term(id), { term: w.term, kind: form.kind });
-      }
-  }
-  const match = wordMatcher(words, undefined, forms);
-  const allowed = FIELDS.reduce((mask, f, i) => (query.fields.includes(f) ? mask | (1 << i) : mask), 0);
-  const inFields = (mask: number) => order.filter((f) => mask & allowed & (1 << FIELDS.indexOf(f)));
-  const slots = ids.map((id) => index.slotOf(id));
-  const texts = words.terms.length ? store.texts(ids.filter((_, i) => slots[i]! >= 0)) : new Map<number, QuestionTexts>();
-  return index.withWordsOf(
-    slots.filter((slot) => slot >= 0),
-    () =>
-      ids.map((id, i) => {
-        const slot = slots[i]!;
-        const q = slot >= 0 ? texts.get(id) : undefined;
-        if (!q) return null;
-        const candidates = [...new Set([...inFields(index.fieldsWith(slot, strong)), ...inFields(index.fieldsWith(slot, prefixed))])];
-        return highlightFields({ ...q, parts: (kind) => store.parts(id, kind) }, candidates, match);
-      }),
-  );
 }

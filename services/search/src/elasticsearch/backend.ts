@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Bus } from '@kn/bus';
-import { NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
+import { AppError, NETWORK_SETTINGS_DEFAULTS, type ServiceName, searchIndexLoading } from '@kn/contracts';
 import { type IntervalJob, intervalJob } from '@kn/service';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../backend.ts';
 import { highlightSource } from '../domain/highlight.ts';
@@ -9,9 +9,9 @@ import { unitIdf } from '../domain/ranking.ts';
 import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
-import type { IndexHandlers } from '../local/events.ts';
+import type { IndexHandlers } from '../feed/events.ts';
 import { queryTerms, queryWords, textCounts } from '../words.ts';
-import { engineClient } from './client.ts';
+import { checkEngine, engineClient } from './client.ts';
 import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
@@ -42,6 +42,9 @@ export class ElasticsearchBackend implements SearchBackend {
   private readonly bus: Bus;
   private readonly streams: ServiceName[];
   private opened = false;
+  /** The engine answered and the feed started (an engine that did not answer at open is tried again by the poll). */
+  private connected = false;
+  private readonly url: string;
   private rebuilding: Promise<void> | null = null;
   private targets: Record<string, number> = {};
   private applied: Record<string, number> = {};
@@ -51,8 +54,17 @@ export class ElasticsearchBackend implements SearchBackend {
   private pollShown = 0;
   private poller: IntervalJob<void> | null = null;
 
-  constructor(options: { url: string; prefix: string; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers; client?: Client }) {
-    this.client = options.client ?? engineClient(options.url);
+  constructor(options: {
+    url: string;
+    prefix: string;
+    bus: Bus;
+    streams: ServiceName[];
+    handlers: IndexHandlers;
+    /** The index version (mappings.ts INDEX_VERSION unless a test passes another). */
+    version?: number;
+  }) {
+    this.url = options.url;
+    this.client = engineClient(options.url);
     this.names = indexNames(options.prefix);
     this.bus = options.bus;
     this.streams = options.streams;
@@ -63,6 +75,7 @@ export class ElasticsearchBackend implements SearchBackend {
       bus: options.bus,
       streams: options.streams,
       handlers: options.handlers,
+      version: options.version,
     });
   }
 
@@ -86,17 +99,42 @@ export class ElasticsearchBackend implements SearchBackend {
     this.questions = questions;
   }
 
-  async open() {
+  /** Checks the engine and starts the feed; throws ServiceUnavailable while the engine does not answer. */
+  private async connect() {
+    if (this.connected) return;
+    await checkEngine(this.client, this.url);
     await this.feed.start();
     this.targets = await this.lastSequences();
-    await this.poll();
+    this.connected = true;
+    this.bus.logger.info({ url: this.url }, 'search engine connected');
+  }
+
+  /**
+   * Starts with the engine, or without it when it does not answer yet: search answers
+   * SearchIndexLoading until it does (the poll connects then). Another program or another major
+   * version at ELASTICSEARCH_URL stops the start (StartError).
+   */
+  async open() {
+    try {
+      await this.connect();
+      await this.poll();
+    } catch (err) {
+      if (!(err instanceof AppError)) {
+        await this.client.close();
+        throw err;
+      }
+      this.bus.logger.warn({ url: this.url, err: err.message }, 'the search engine does not answer; search waits for it');
+    }
     this.opened = true;
     this.poller = intervalJob({
       name: 'index status poll',
       everyMs: 1000,
       logger: this.bus.logger,
-      // A failed poll leaves the figures of the last one; the feed's lease renewal reports an Elasticsearch that does not answer.
-      round: () => this.poll().catch(() => {}),
+      // A failed poll leaves the figures of the last one; an engine that does not answer shows in the feed's log.
+      round: () =>
+        this.connect()
+          .then(() => this.poll())
+          .catch(() => {}),
     });
   }
 
@@ -104,11 +142,15 @@ export class ElasticsearchBackend implements SearchBackend {
     this.opened = false;
     await this.poller?.stop();
     this.poller = null;
-    await this.feed.stop();
+    if (this.connected) await this.feed.stop();
+    this.connected = false;
+    await this.client.close();
   }
 
   get ready() {
-    return this.opened && this.rebuilding === null && this.streams.every((s) => (this.applied[s] ?? 0) >= (this.targets[s] ?? 0));
+    if (!this.opened || !this.connected || this.rebuilding !== null) return false;
+    // While this instance builds a newer version, the live index answers as it stands.
+    return this.feed.isBuilding || this.streams.every((s) => (this.applied[s] ?? 0) >= (this.targets[s] ?? 0));
   }
 
   status(): IndexStatus {
@@ -124,7 +166,8 @@ export class ElasticsearchBackend implements SearchBackend {
     await this.rebuilding;
     const targets = await this.lastSequences();
     for (;;) {
-      await this.poll();
+      // An engine that does not answer for a moment (a node lost) is waited for.
+      await this.poll().catch(() => {});
       if (this.streams.every((s) => (this.applied[s] ?? 0) >= targets[s]!)) return;
       if (!this.opened) return;
       await new Promise((r) => setTimeout(r, 100));
@@ -259,7 +302,7 @@ export class ElasticsearchBackend implements SearchBackend {
 
   /**
    * Similar live questions with their documents (tags and solutions for tag votes and experts);
-   * `thorough` and `hidden` (spaces whose questions are never candidates) as similarity.ts similarTo.
+   * `thorough` and `hidden` (spaces whose questions are never candidates) as local/similarity.ts similarTo.
    */
   private async similarDocuments(
     source: { question_id?: number; text?: string; language?: string },

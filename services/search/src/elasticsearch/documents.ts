@@ -1,8 +1,7 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
-import type { EventSolutionFacts } from '../local/events.ts';
-import { type SolutionFacts, solutionValue, timeWeight } from '../local/expertise.ts';
-import { askedFieldWeights, unitFieldWeights } from '../local/postings.ts';
-import type { IndexedQuestion } from '../local/store.ts';
+import { type SolutionFacts, solutionValue, timeWeight } from '../domain/expertise.ts';
+import { askedFieldWeights, unitFieldWeights } from '../domain/fields.ts';
+import type { EventSolutionFacts, IndexedQuestion } from '../feed/events.ts';
 import { indexWords, labelWords, type PartKind, questionWords, wordStem } from '../words.ts';
 
 /** A solution's, comment's or attachment's searchable text. */
@@ -42,7 +41,7 @@ export interface QuestionDocument extends IndexedQuestion {
   words: Record<SearchField, string>;
   /** The stems of those words in the question's language (words.ts wordStem), space-separated. */
   stems: Record<SearchField, string>;
-  /** Similar-question search's unit: word → weighted count (postings.ts unitFieldWeights). */
+  /** Similar-question search's unit: word → weighted count (domain/fields.ts unitFieldWeights). */
   unit: Record<string, number>;
   unit_terms: string[];
   /** What was asked, expert search's similarity: word → [title, description, tags] counts. */

@@ -3,11 +3,11 @@ import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
 import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
+import { fadedValue, type SolutionFacts, solutionValue, type TagRecord } from '../domain/expertise.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
+import { askedFieldWeights } from '../domain/fields.ts';
 import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
-import { fadedValue, type SolutionFacts, solutionValue, type TagRecord } from '../local/expertise.ts';
-import { askedFieldWeights } from '../local/postings.ts';
 import { labelWords, tagNamer } from '../words.ts';
 import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
 import type { IndexNames } from './mappings.ts';
@@ -488,16 +488,22 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       const page = await this.client.search<QuestionDocument>({
         index: this.names.questions,
         size: PAGE,
-        _source: ['id', 'author_id', 'title', 'description', 'tags', 'knowledge_space_id', 'published', 'asked', 'solutions', 'forwards'],
-        query: {
-          bool: {
-            filter: [
-              { term: { is_published: true } },
-              { term: { is_deleted: false } },
-              { range: { published: { lt: new Date(cutoff).toISOString() } } },
-            ],
-          },
-        },
+        _source: [
+          'id',
+          'author_id',
+          'title',
+          'description',
+          'tags',
+          'knowledge_space_id',
+          'published',
+          'is_published',
+          'is_deleted',
+          'asked',
+          'solutions',
+          'forwards',
+        ],
+        // Every question: the solutions and forwards of deleted ones are history too (as in the local engine).
+        query: { match_all: {} },
         sort: [{ id: 'asc' }],
         ...(after === undefined ? {} : { search_after: [after] }),
       });
@@ -506,16 +512,17 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         if (pause) await pause;
         const doc = hit._source!;
         const entries = Object.entries(doc.asked ?? {}).sort((a, b) => (a[0] < b[0] ? -1 : 1));
-        questions.push({
-          id: doc.id,
-          author_id: doc.author_id,
-          time: Date.parse(doc.published!),
-          tags: doc.tags,
-          knowledge_space_id: doc.knowledge_space_id,
-          named: [...named(`${doc.title}\n${doc.description}`)],
-          terms: Int32Array.from(entries.map(([word]) => wordId(word))),
-          counts: Uint8Array.from(entries.flatMap(([, c]) => c)),
-        });
+        if (doc.is_published && !doc.is_deleted && doc.published && Date.parse(doc.published) < cutoff)
+          questions.push({
+            id: doc.id,
+            author_id: doc.author_id,
+            time: Date.parse(doc.published!),
+            tags: doc.tags,
+            knowledge_space_id: doc.knowledge_space_id,
+            named: [...named(`${doc.title}\n${doc.description}`)],
+            terms: Int32Array.from(entries.map(([word]) => wordId(word))),
+            counts: Uint8Array.from(entries.flatMap(([, c]) => c)),
+          });
         for (const s of doc.solutions ?? [])
           if (s.time < cutoff)
             solutions.push({

@@ -4,8 +4,15 @@ import { type Bus, ensureStream, eventBody, followStream } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import { type IntervalJob, intervalJob } from '@kn/service';
 import type { JsMsg } from '@nats-io/jetstream';
-import { applyEvent, type EventSolutionFacts, type ExpertSettings, type IndexHandlers, type IndexWriter } from '../local/events.ts';
-import type { IndexedQuestion, PartKind } from '../local/store.ts';
+import {
+  applyEvent,
+  type EventSolutionFacts,
+  type ExpertSettings,
+  type IndexedQuestion,
+  type IndexHandlers,
+  type IndexWriter,
+} from '../feed/events.ts';
+import type { PartKind } from '../words.ts';
 import {
   applyForward,
   applyPart,
@@ -22,7 +29,7 @@ import {
   type UserDocument,
   withDerived,
 } from './documents.ts';
-import { controlIndex, type IndexNames, physicalIndex, questionsIndex, stateIndex } from './mappings.ts';
+import { controlIndex, INDEX_VERSION, type IndexNames, physicalIndex, questionsIndex, stateIndex } from './mappings.ts';
 
 /** Events applied in one bulk request during catch-up. */
 const BATCH = 500;
@@ -30,6 +37,8 @@ const BATCH = 500;
 const LEASE_TTL_MS = 15_000;
 const LEASE_RENEW_MS = 3_000;
 const LEASE_ID = 'feed';
+/** The lease of a build of a newer index version (one at a time). */
+const BUILD_LEASE_ID = 'build';
 
 export type Change =
   | { kind: 'question'; question: IndexedQuestion }
@@ -179,6 +188,8 @@ interface Lease {
   owner: string;
   expires_at: number;
   generation: number;
+  /** The index version of the generation (mappings.ts INDEX_VERSION; absent: 1). */
+  version?: number;
 }
 
 /**
@@ -188,6 +199,11 @@ interface Lease {
  * an ordered consumer from the position stored in the state index, applies batches as bulk
  * requests and writes the new position after them, so a restart (of any instance) resumes where
  * the index stands; an event applied twice changes nothing.
+ *
+ * An instance of a newer index version (new mappings or word rules) does not feed the live
+ * generation: it builds the next one beside it under a lease of its own, from the streams' start,
+ * while the live one keeps answering; once the build has caught up it moves the aliases, deletes
+ * the old indices and holds the feed's lease from then on. Older instances stop feeding then.
  */
 export class ElasticsearchFeed {
   readonly instance = `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -198,17 +214,34 @@ export class ElasticsearchFeed {
   private renewals: IntervalJob<void> | null = null;
   /** The renewal under way, which a rebuild waits for before it takes the lease. */
   private ticking: Promise<void> = Promise.resolve();
+  /** The generation this instance builds for its newer index version, beside the live one. */
+  private building: number | null = null;
+  private readonly version: number;
   private readonly log: Bus['logger'];
 
   private readonly options: { client: Client; names: IndexNames; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers };
 
-  constructor(options: { client: Client; names: IndexNames; bus: Bus; streams: ServiceName[]; handlers: IndexHandlers }) {
+  constructor(options: {
+    client: Client;
+    names: IndexNames;
+    bus: Bus;
+    streams: ServiceName[];
+    handlers: IndexHandlers;
+    /** mappings.ts INDEX_VERSION unless a test passes another. */
+    version?: number;
+  }) {
     this.options = options;
+    this.version = options.version ?? INDEX_VERSION;
     this.log = options.bus.logger.child({ component: 'search-elasticsearch-feed' });
   }
 
   get isHolder() {
     return this.holding;
+  }
+
+  /** True while this instance builds a newer version beside the live index (which answers meanwhile). */
+  get isBuilding() {
+    return this.building !== null;
   }
 
   async start() {
@@ -230,16 +263,16 @@ export class ElasticsearchFeed {
   async stop() {
     await this.renewals?.stop();
     await this.unfollow();
-    if (this.holding) await this.release();
+    if (this.holding || this.building !== null) await this.release();
   }
 
-  /** Stream positions the index has applied (0 before the first event, or before the indices exist). */
-  async positions(): Promise<Record<string, number>> {
-    const { client, names, bus, streams } = this.options;
+  /** Stream positions an index has applied, the live one unless named (0 before the first event, or before the indices exist). */
+  async positions(stateIndexName = this.options.names.state): Promise<Record<string, number>> {
+    const { client, bus, streams } = this.options;
     const ids = streams.map((s) => stateId.position(bus.streamName(s)));
     const out: Record<string, number> = Object.fromEntries(streams.map((s) => [s, 0]));
     try {
-      const { docs } = await client.mget<PositionDocument>({ index: names.state, ids });
+      const { docs } = await client.mget<PositionDocument>({ index: stateIndexName, ids });
       docs.forEach((d, i) => {
         if ('found' in d && d.found && d._source) out[streams[i]!] = d._source.seq;
       });
@@ -249,9 +282,9 @@ export class ElasticsearchFeed {
     return out;
   }
 
-  private async readLease(): Promise<{ lease: Lease; seq_no: number; primary_term: number } | null> {
+  private async readLease(id = LEASE_ID): Promise<{ lease: Lease; seq_no: number; primary_term: number } | null> {
     try {
-      const doc = await this.options.client.get<Lease>({ index: this.options.names.control, id: LEASE_ID });
+      const doc = await this.options.client.get<Lease>({ index: this.options.names.control, id });
       return doc._source ? { lease: doc._source, seq_no: doc._seq_no!, primary_term: doc._primary_term! } : null;
     } catch (err) {
       if (isStatus(err, 404)) return null;
@@ -260,11 +293,11 @@ export class ElasticsearchFeed {
   }
 
   /** Writes the lease when it still is as read (null: not there); false when another instance wrote first. */
-  private async writeLease(lease: Lease, read: { seq_no: number; primary_term: number } | null) {
+  private async writeLease(lease: Lease, read: { seq_no: number; primary_term: number } | null, id = LEASE_ID) {
     try {
       await this.options.client.index({
         index: this.options.names.control,
-        id: LEASE_ID,
+        id,
         document: lease,
         refresh: true,
         ...(read ? { if_seq_no: read.seq_no, if_primary_term: read.primary_term } : { op_type: 'create' as const }),
@@ -279,20 +312,22 @@ export class ElasticsearchFeed {
   /** Takes or renews the lease when free or ours; starts or stops following accordingly. */
   private async tick() {
     const read = await this.readLease();
+    const live = read?.lease.version ?? 1;
+    if (read && live !== this.version) return this.tickOtherVersion(read, live);
     const now = Date.now();
     const ours = read?.lease.owner === this.instance;
     const free = !read || read.lease.expires_at < now;
     let holding = false;
     let generation = read?.lease.generation ?? 1;
     if (ours || free) {
-      holding = await this.writeLease({ owner: this.instance, expires_at: now + LEASE_TTL_MS, generation }, read);
+      holding = await this.writeLease({ owner: this.instance, expires_at: now + LEASE_TTL_MS, generation, version: this.version }, read);
       if (holding && !read) generation = 1;
     }
     if (holding && (!this.holding || generation !== this.generation)) {
       await this.unfollow();
       this.generation = generation;
       this.holding = true;
-      await this.ensureIndices(generation);
+      await this.createGeneration(generation, true);
       this.follow();
     } else if (!holding && this.holding) {
       this.log.info('search feed lease lost');
@@ -301,17 +336,70 @@ export class ElasticsearchFeed {
     }
   }
 
+  /**
+   * The live index is of another version: an older one is built anew beside it (this instance
+   * takes the build's lease, or renews it, and swaps once caught up); a newer one is left to the
+   * instances of its version (this one stops feeding).
+   */
+  private async tickOtherVersion(read: { lease: Lease; seq_no: number; primary_term: number }, live: number) {
+    if (this.holding) {
+      this.log.info({ live, own: this.version }, 'the search index is of another version: this instance stops feeding it');
+      this.holding = false;
+      await this.unfollow();
+    }
+    if (live > this.version) return;
+    const build = await this.readLease(BUILD_LEASE_ID);
+    const now = Date.now();
+    const mine = build?.lease.owner === this.instance;
+    // A build of this version left by an instance that stopped is resumed where it stands.
+    const resumable = build && build.lease.version === this.version && build.lease.generation > read.lease.generation;
+    if (!mine && build && build.lease.expires_at >= now) return;
+    const generation = mine || resumable ? build!.lease.generation : read.lease.generation + 1;
+    const lease = { owner: this.instance, expires_at: now + LEASE_TTL_MS, generation, version: this.version };
+    if (!(await this.writeLease(lease, build, BUILD_LEASE_ID))) return;
+    if (this.building !== generation) {
+      await this.unfollow();
+      this.building = generation;
+      this.generation = generation;
+      this.log.info({ generation, live, own: this.version }, 'building the search index of a newer version beside the live one');
+      await this.createGeneration(generation, false);
+      this.follow();
+      return;
+    }
+    if (await this.builtUp(generation)) await this.swapTo(generation, read);
+  }
+
+  /** Whether the generation has applied every event the streams hold now. */
+  private async builtUp(generation: number) {
+    const { bus, streams, names } = this.options;
+    const applied = await this.positions(physicalIndex(names.state, generation));
+    for (const stream of streams)
+      if ((applied[stream] ?? 0) < (await bus.jsm.streams.info(bus.streamName(stream))).state.last_seq) return false;
+    return true;
+  }
+
+  /** Moves the aliases to the built generation, deletes the others and takes the feed's lease for it. */
+  private async swapTo(generation: number, read: { seq_no: number; primary_term: number }) {
+    const lease = { owner: this.instance, expires_at: Date.now() + LEASE_TTL_MS, generation, version: this.version };
+    // The feed's lease first: an older instance that renews it meanwhile makes this wait for the next tick.
+    if (!(await this.writeLease(lease, read))) return;
+    await this.moveAliases(generation);
+    this.building = null;
+    this.holding = true;
+    const build = await this.readLease(BUILD_LEASE_ID);
+    if (build?.lease.owner === this.instance) await this.writeLease({ ...build.lease, expires_at: 0 }, build, BUILD_LEASE_ID);
+    this.log.info({ generation, version: this.version }, 'the search index of the new version is live');
+  }
+
   private async release() {
     const read = await this.readLease();
     if (read?.lease.owner === this.instance) await this.writeLease({ ...read.lease, expires_at: 0 }, read);
     this.holding = false;
-  }
-
-  /** The generation's indices, created with the aliases when missing (a first start). */
-  private async ensureIndices(generation: number) {
-    const { client, names } = this.options;
-    await createIndex(client, { index: physicalIndex(names.questions, generation), ...questionsIndex, aliases: { [names.questions]: {} } });
-    await createIndex(client, { index: physicalIndex(names.state, generation), ...stateIndex, aliases: { [names.state]: {} } });
+    if (this.building !== null) {
+      const build = await this.readLease(BUILD_LEASE_ID);
+      if (build?.lease.owner === this.instance) await this.writeLease({ ...build.lease, expires_at: 0 }, build, BUILD_LEASE_ID);
+      this.building = null;
+    }
   }
 
   /**
@@ -320,22 +408,35 @@ export class ElasticsearchFeed {
    * elsewhere notices at its next renewal and stops (it writes to its own generation only).
    */
   async rebuild() {
-    const { client, names } = this.options;
     await this.ticking.catch(() => {});
     for (;;) {
       const read = await this.readLease();
       const generation = (read?.lease.generation ?? 0) + 1;
-      if (await this.writeLease({ owner: this.instance, expires_at: Date.now() + LEASE_TTL_MS, generation }, read)) {
+      if (await this.writeLease({ owner: this.instance, expires_at: Date.now() + LEASE_TTL_MS, generation, version: this.version }, read)) {
         await this.unfollow();
         this.holding = true;
         this.generation = generation;
         break;
       }
     }
-    const questions = physicalIndex(names.questions, this.generation);
-    const state = physicalIndex(names.state, this.generation);
-    await createIndex(client, { index: questions, ...questionsIndex });
-    await createIndex(client, { index: state, ...stateIndex });
+    await this.createGeneration(this.generation, false);
+    await this.moveAliases(this.generation);
+    this.follow();
+  }
+
+  /** The generation's physical indices, empty (with the aliases when `aliased`: a first start). */
+  private async createGeneration(generation: number, aliased: boolean) {
+    const { client, names } = this.options;
+    const alias = (name: string) => (aliased ? { aliases: { [name]: {} } } : {});
+    await createIndex(client, { index: physicalIndex(names.questions, generation), ...questionsIndex, ...alias(names.questions) });
+    await createIndex(client, { index: physicalIndex(names.state, generation), ...stateIndex, ...alias(names.state) });
+  }
+
+  /** Points the aliases at the generation in one step and deletes every other generation. */
+  private async moveAliases(generation: number) {
+    const { client, names } = this.options;
+    const questions = physicalIndex(names.questions, generation);
+    const state = physicalIndex(names.state, generation);
     const old = Object.keys(
       await client.indices.get({ index: `${names.questions}-g*,${names.state}-g*`, ignore_unavailable: true }),
     ).filter((name) => name !== questions && name !== state);
@@ -346,7 +447,6 @@ export class ElasticsearchFeed {
         { add: { index: state, alias: names.state } },
       ],
     });
-    this.follow();
   }
 
   private async unfollow() {
@@ -404,7 +504,7 @@ export class ElasticsearchFeed {
       const operations: estypes.BulkRequest['operations'] = [];
       for (const q of questions) operations.push({ index: { _index: questionsIndexName, _id: String(q.id) } }, q);
       for (const [id, doc] of state) operations.push({ index: { _index: stateIndexName, _id: id } }, doc);
-      if (stopped || !this.holding) throw new Error('the feed lease was lost');
+      if (stopped || !(this.holding || this.building === generation)) throw new Error('the feed lease was lost');
       if (operations.length) {
         // Live changes are searchable at once; catch-up refreshes with its last batch.
         const result = await client.bulk({ operations, refresh: live });
@@ -422,7 +522,7 @@ export class ElasticsearchFeed {
       followStream({
         bus,
         consumer: async () => {
-          const applied = (await this.positions())[stream] ?? 0;
+          const applied = (await this.positions(stateIndexName))[stream] ?? 0;
           return bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: applied + 1 });
         },
         pull: BATCH * 2,

@@ -24,6 +24,14 @@ export const indexNames = (prefix: string): IndexNames => ({
 export const physicalIndex = (alias: string, generation: number) => `${alias}-g${generation}`;
 
 /**
+ * The version of what the indices hold: raised with every change of the mappings below or of the
+ * words written into them (words.ts). Instances of a newer version build a new generation beside
+ * the live one and move the aliases once it has caught up (feed.ts). The test of the mappings'
+ * fingerprint (services/search/test/elasticsearch.test.ts) fails when they change without it.
+ */
+export const INDEX_VERSION = 1;
+
+/**
  * The words of the searchable fields are the local backend's (words.ts `indexWords`: stop words of
  * the question's language removed, lower case, diacritics folded), and beside them their stems in
  * the question's language (`stems`), written space-separated: Elasticsearch only splits them at

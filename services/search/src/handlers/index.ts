@@ -7,7 +7,7 @@ import type { SearchSchema } from '../db/schema.ts';
 import { type ExpertModel, FEATURES } from '../domain/expert-model.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { presentExperts, routeQuestion } from '../domain/routing.ts';
-import { similarityOfScore, similarParameters, similarTextRequest } from '../domain/similarity.ts';
+import { similarityOfScore, similarTextRequest } from '../domain/similarity.ts';
 import { NOBODY } from '../domain/visibility.ts';
 import type { ExpertModels } from '../jobs/expert-models.ts';
 
@@ -46,8 +46,8 @@ export function createHandlers(deps: {
       return { items: body.ids.map((id, i) => ({ id, highlighting: highlights[i]! })) };
     },
     similarQuestions: async ({ body }) => {
-      if (body.question_id !== undefined || body.text === undefined || similarParameters.textRanking === 'cosine')
-        return { items: await backend.similar(body, body.limit) };
+      // A question's unit holds its answers, which a text has not: a text is ranked by question search.
+      if (body.question_id !== undefined || body.text === undefined) return { items: await backend.similar(body, body.limit) };
       const { items } = await backend.match({ ...similarTextRequest(body.text, body.language, body.limit), highlight: false });
       return { items: items.map((item) => ({ id: item.id, score: similarityOfScore(item.score) })) };
     },

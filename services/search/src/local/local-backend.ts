@@ -1,12 +1,13 @@
 import type { RoutedQuestion } from '@kn/contracts';
 import type { ExpertRecord, HighlightRequest, SearchBackend } from '../backend.ts';
-import { highlight } from '../domain/highlight.ts';
-import { type MatchRequest, matchQuestions } from '../domain/match.ts';
-import { similarTo } from '../domain/similarity.ts';
-import { autocomplete, suggestTags } from '../domain/suggest.ts';
+import type { MatchRequest } from '../domain/match.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
+import { highlight } from './highlight.ts';
 import { LocalEvidence, localHistory } from './local-evidence.ts';
+import { matchQuestions } from './match.ts';
 import type { SearchIndex } from './search-index.ts';
+import { similarTo } from './similarity.ts';
+import { autocomplete, suggestTags } from './suggest.ts';
 
 /** The default backend: this instance's own in-memory index over its SQLite file (search-index.ts). */
 export class LocalBackend implements SearchBackend {
@@ -47,7 +48,7 @@ export class LocalBackend implements SearchBackend {
   }
 
   async similar(source: { question_id?: number; text?: string; language?: string }, limit: number) {
-    return similarTo(this.index.store(), source, limit, true);
+    return similarTo(this.index.store(), source, limit, { thorough: true });
   }
 
   async autocomplete(text: string, limit: number) {

@@ -1,8 +1,8 @@
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
 import { pacer } from '../domain/pace.ts';
-import { askedSimilarTo } from '../domain/similarity.ts';
 import { askedCounts, FORWARD_STRIDE } from './postings.ts';
+import { askedSimilarTo } from './similarity.ts';
 import type { SearchStore } from './store.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
+import { askedFieldWeights, unitFieldWeights } from '../domain/fields.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { ListArena } from './list-arena.ts';
@@ -10,18 +11,19 @@ import { Vocabulary } from './vocabulary.ts';
 
 /**
  * The in-memory inverted index of one search instance: for every word, the questions it occurs in
- * with its frequency in each field. Ranking reads it word by word into score accumulators (about
- * 10 ns per posting here, against 0.7 µs for SQLite FTS5's bm25(), which scores through SQL), so a
- * query scores every match exactly, even a word that is in most questions; or, for whole words,
- * question at a time, skipping the postings that cannot change the best (bestOfWords).
+ * with its frequency in each field. Ranking reads it word by word into score accumulators (far
+ * cheaper per posting than SQLite FTS5's bm25(), which scores through SQL), so a query scores
+ * every match exactly, even a word that is in most questions; or, for whole words, question at a
+ * time, skipping the postings that cannot change the best (bestOfWords).
  *
  * A question is given as its word ids with their per-field frequencies (`Forward`); the index keeps
- * each word's postings in slot order, in blocks that many words share (list-arena.ts). The list per question (to undo it, and for similarity and
- * highlighting) is read from `readWords` when one is given (the store: its SQLite file holds every
- * question's list anyway, and keeping a second copy in memory was as large as the postings
- * themselves); a TermIndex on its own keeps the lists in memory. When a question changes, its old postings are marked dead in place
- * (found by binary search) and dropped when more than half of a word's postings are dead. The
- * index is rebuilt from the store's rows at start; it is never the source of anything.
+ * each word's postings in slot order, in blocks that many words share (list-arena.ts). The list per
+ * question (to undo it, and for similarity and highlighting) is read from `readWords` when one is
+ * given (the store: its SQLite file holds every question's list anyway, and a second copy in memory
+ * would be as large as the postings themselves); a TermIndex on its own keeps the lists in memory.
+ * When a question changes, its old postings are marked dead in place (found by binary search) and
+ * dropped when more than half of a word's postings are dead. The index is rebuilt from the store's
+ * rows at start; it is never the source of anything.
  */
 
 /** Fields in the order of SearchFieldNames. */
@@ -70,25 +72,6 @@ export function fieldWeights(weights: Partial<Record<SearchField, number>>): Fie
   return Float64Array.from(FIELDS, (f) => weights[f] ?? 0);
 }
 
-/**
- * A question as similar-question search sees it (one unit): title twice, description, tags and
- * solutions once, comments a tenth (long threads drift off topic), attachments not at all. The
- * title and comment weights are chosen by cross-validation (bench/retrieval-cv.ts).
- */
-export const unitFieldWeights: Record<SearchField, number> = {
-  title: 2,
-  description: 1,
-  tags: 1,
-  solutions: 1,
-  comments: 0.1,
-  attachments: 0,
-};
-
-/**
- * What was asked (title twice, description, tags): the part of a question expert search compares,
- * since its answers are by the very people it looks for, and come later.
- */
-export const askedFieldWeights: Partial<Record<SearchField, number>> = { title: 2, description: 1, tags: 1 };
 const askedWeights = fieldWeights(askedFieldWeights);
 
 /** The weighted frequency of a packed entry (FIELD_BITS' layout). */
@@ -209,8 +192,8 @@ let chunkBits = new Int32Array(CHUNK / 32);
  * Read a chunk of slots at a time, as far as the ranking asks (`fill`), so that phrases that can
  * no longer matter are never read: once the ranking's floor leaves no room for what the remaining
  * phrases add at most, their questions are left out from there on. A common form (`example` for
- * `exam`) was read and scored whole before, though after the first thousand matches none of its
- * questions could reach the floor.
+ * `exam`) has thousands of questions, none of which can reach the floor once the first thousand
+ * matches are in.
  */
 export class ScoredWord {
   /** The entries read so far (`size` of them), in slot order. */
@@ -505,6 +488,14 @@ export type ReadWords = (questionId: number) => Forward | null;
 /** Reads many questions' words at once (one statement instead of one per question); the indexed ones only. */
 export type ReadManyWords = (questionIds: readonly number[]) => Map<number, Forward>;
 
+export interface TermIndexOptions {
+  readWords?: ReadWords;
+  readManyWords?: ReadManyWords;
+  listBlock?: number;
+  countCodes?: number;
+  unitWeights?: Readonly<Record<SearchField, number>>;
+}
+
 export class TermIndex {
   /** Reads a question's words when the index keeps none (see ReadWords). */
   private readonly readWords: ReadWords | null;
@@ -514,9 +505,9 @@ export class TermIndex {
   /**
    * What each slot's question asked: the words of its title, description and tags, each with one
    * small weight (title twice, description, tags: at most 100). Expert search compares a question
-   * with a few hundred neighbour candidates by these words alone (askedCosine); reading each
-   * candidate's words from the file was a third of its CPU. About 35 words a question, 5 bytes a
-   * word (17 MiB at 100,000 questions), against 8 bytes for every word of every field in the file.
+   * with a few hundred neighbour candidates by these words alone (askedCosine), without reading each
+   * candidate's words from the file. About 35 words a question, 5 bytes a word, against 8 bytes for
+   * every word of every field in the file.
    */
   private readonly asked = new SlotRuns({ weighted: true });
   /** Words read ahead for the slots a ranking is about to read (withWordsOf), by slot. */
@@ -524,9 +515,11 @@ export class TermIndex {
 
   /**
    * `listBlock`: the size of the blocks posting lists share, in 16-bit units (list-arena.ts);
-   * `countCodes`: how many codes of counts there can be (CountCodes).
+   * `countCodes`: how many codes of counts there can be (CountCodes); `unitWeights`: the similarity
+   * unit's field weights (unitFieldWeights unless a benchmark tries others).
    */
-  constructor(options: { readWords?: ReadWords; readManyWords?: ReadManyWords; listBlock?: number; countCodes?: number } = {}) {
+  constructor(options: TermIndexOptions = {}) {
+    this.unitWeights = fieldWeights(options.unitWeights ?? unitFieldWeights);
     this.readWords = options.readWords ?? null;
     this.readManyWords = options.readManyWords ?? null;
     this.arena = new ListArena(options.listBlock);
@@ -558,15 +551,15 @@ export class TermIndex {
     }
   }
 
-  /** The unit's field weights when the index was made (unitFieldWeights: they are part of what it counts). */
-  private readonly unitWeights = fieldWeights(unitFieldWeights);
+  /** The unit's field weights when the index was made: they are part of what it counts. */
+  private readonly unitWeights: FieldWeights;
   private readonly termIds = new Map<string, number>();
   private readonly termTexts: string[] = [];
   /**
    * Words by their stem, per language: a word joins the stem of each language of the questions it
    * occurs in (bit i of stemmed[word]: stemLanguages[i]). Query words look their stem up here, so
    * stems cost a dictionary, not postings. Most stems have one word: that word's id stands alone
-   * (an array each was 5 MiB at 100,000 questions).
+   * (no array for it).
    */
   private readonly stems = new Map<Language, Map<string, number | number[]>>();
   private readonly stemLanguages: Language[] = [];
@@ -594,7 +587,7 @@ export class TermIndex {
   private lengthClasses = new Uint8Array(1024);
   /** 1: the slot holds an indexed question. */
   private held = new Uint8Array(1024);
-  // A slot's facets, in arrays instead of an object each (100,000 objects were 10 MiB of heap).
+  // A slot's facets, in arrays rather than an object each: no object per question on the heap.
   /** Its tags as written, by their ids in tagLabels. */
   private readonly tagRuns = new SlotRuns({ weighted: false });
   private readonly tagLabels: string[] = [];

@@ -1,7 +1,7 @@
 import { type Bus, ensureStream, eventBody, followStream, type StreamFollower } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
-import { applyEvent, type IndexHandlers } from './events.ts';
+import { applyEvent, type IndexHandlers } from '../feed/events.ts';
 import type { SearchStore } from './store.ts';
 
 /** Events applied in one SQLite transaction during catch-up. */

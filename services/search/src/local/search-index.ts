@@ -1,7 +1,7 @@
 import type { Bus } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import { searchIndexLoading } from '@kn/contracts';
-import type { IndexHandlers } from './events.ts';
+import type { IndexHandlers } from '../feed/events.ts';
 import { type Projector, startProjector } from './projector.ts';
 import { SearchStore } from './store.ts';
 

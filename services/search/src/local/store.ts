@@ -2,11 +2,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
+import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from '../domain/expertise.ts';
 import { pacer } from '../domain/pace.ts';
+import type { EventSolutionFacts, ExpertSettings, IndexedQuestion, IndexWriter } from '../feed/events.ts';
 import { type PartKind, questionWords, tagNamer } from '../words.ts';
-import type { EventSolutionFacts, ExpertSettings, IndexWriter } from './events.ts';
-import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from './expertise.ts';
-import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex } from './postings.ts';
+import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex, type TermIndexOptions } from './postings.ts';
 import { TagUses } from './tag-uses.ts';
 import { TopicModel, topicParameters, trainTopics } from './topics.ts';
 
@@ -18,22 +18,6 @@ import { TopicModel, topicParameters, trainTopics } from './topics.ts';
  * in the same transaction as the changes they caused, so a restart resumes exactly where the
  * index stands.
  */
-
-export type { PartKind } from '../words.ts';
-
-export interface IndexedQuestion {
-  id: number;
-  author_id: number;
-  language: string;
-  title: string;
-  description: string;
-  tags: string[];
-  category_id: number | null;
-  knowledge_space_id: number | null;
-  is_published: boolean;
-  is_deleted: boolean;
-  published: string | null;
-}
 
 /** What highlighting reads of a question. */
 export type QuestionTexts = Pick<IndexedQuestion, 'id' | 'title' | 'description' | 'tags'>;
@@ -84,7 +68,7 @@ const schema = `
   create index if not exists parts_question on parts (question_id);
   create table if not exists tags (label text primary key, excluded_from_suggestions integer not null default 0, links text not null default '[]');
   create table if not exists spaces (id integer primary key, is_closed integer not null, members text not null default '[]');
-  -- What expertise counts (expertise.ts): every solution's facts, every forward, deleted users, settings.
+  -- What expertise counts (domain/expertise.ts): every solution's facts, every forward, deleted users, settings.
   create table if not exists solutions (
     id integer primary key,
     question_id integer not null,
@@ -150,6 +134,7 @@ const facetsOf = (q: IndexedQuestion, share: (text: string) => string): Facets =
 export class SearchStore implements IndexWriter {
   db: DatabaseSync;
   readonly path: string;
+  private readonly unitWeights: TermIndexOptions['unitWeights'];
   private statements = new Map<string, StatementSync>();
   /** Questions changed in the current transaction: their words are indexed once, at commit. */
   private dirty = new Set<number>();
@@ -172,7 +157,7 @@ export class SearchStore implements IndexWriter {
   readonly closedSpaces = new Map<number, ReadonlySet<number>>();
   /** Every tag the network has (in use or not), by lower-case label. */
   readonly tags = new Map<string, KnownTag>();
-  /** Who knows what (expertise.ts). */
+  /** Who knows what (domain/expertise.ts). */
   expertise = new Expertise();
   /** Questions whose expertise changes in the current transaction, with what they contributed before. */
   private expertiseBefore = new Map<number, QuestionFacts>();
@@ -188,8 +173,10 @@ export class SearchStore implements IndexWriter {
   /** When the latest indexed question was published (ms; 0 without any): the network's clock. */
   latestPublished = 0;
 
-  constructor(path: string) {
+  /** `unitWeights`: the similarity unit's field weights (TermIndex), when a benchmark tries others. */
+  constructor(path: string, options: Pick<TermIndexOptions, 'unitWeights'> = {}) {
     this.path = path;
+    this.unitWeights = options.unitWeights;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
     const version = (this.db.prepare('pragma user_version').get() as { user_version: number }).user_version;
@@ -200,7 +187,7 @@ export class SearchStore implements IndexWriter {
     }
     // An 8 MiB page cache (SQLite's default is 2 MiB): searches read a few rows by key (texts to
     // highlight, a question's words), and the operating system caches the file anyway; a larger
-    // cache was resident memory of its own (64 MiB of the process's after a rebuild).
+    // cache is resident memory of its own.
     this.db.exec('pragma journal_mode = wal; pragma synchronous = normal; pragma temp_store = memory; pragma cache_size = -8192;');
     this.db.exec(schema);
     this.db.exec(`pragma user_version = ${SCHEMA_VERSION}`);
@@ -209,7 +196,11 @@ export class SearchStore implements IndexWriter {
 
   /** An empty index that reads each question's words from the file (it keeps no copy of them). */
   private newIndex() {
-    return new TermIndex({ readWords: (id) => this.terms(id), readManyWords: (ids) => this.termsOf(ids) });
+    return new TermIndex({
+      readWords: (id) => this.terms(id),
+      readManyWords: (ids) => this.termsOf(ids),
+      unitWeights: this.unitWeights,
+    });
   }
 
   /** The words a question is indexed with, as the file holds them (null: not indexed). */
@@ -777,7 +768,7 @@ export class SearchStore implements IndexWriter {
     let ratingSum = 0;
     let ratingCount = 0;
     // The questions' tags and states from memory: a busy expert has thousands of solutions, and
-    // joining each with its question's row was a fifth of an expert search.
+    // joining each with its question's row would cost an expert search much of its time.
     for (const row of this.all<{ question_id: number; rating: number | null; rating_count: number }>(
       'select question_id, rating, rating_count from solutions where author_id = ? and live = 1',
       user,

@@ -192,7 +192,7 @@ const readRecord = (table: TagTable, row: number, record: TagRecord) => {
  * The expertise of a whole network in memory, compactly (a typed table per tag: the heap holds a
  * few hundred objects per tag, not one per solution, so garbage collection stays short). It knows
  * the sums only: a change is applied as "take back what it contributed, add what it contributes
- * now" (store.ts hands both).
+ * now" (local/store.ts hands both).
  *
  * Beside the sums of the whole network it keeps those of each knowledge space's questions, so that
  * a caller who may not read some closed spaces is answered from the rest (the whole minus those
@@ -359,8 +359,8 @@ function withoutTimes(all: Float64Array, part: Float64Array): Float64Array {
 }
 
 /**
- * The live solutions of each live question, as rows of typed columns chained per question (a
- * Float64Array per question was 100,000 buffers and their objects at 100,000 questions).
+ * The live solutions of each live question, as rows of typed columns chained per question: no
+ * buffer or object per question.
  */
 class AnsweredSolutions {
   private readonly first = new Map<number, number>();

@@ -7,13 +7,28 @@ import {
   type QuestionSnapshot,
   type StreamSubject,
 } from '@kn/contracts';
-import type { SolutionFacts } from './expertise.ts';
-import type { IndexedQuestion, PartKind } from './store.ts';
+import type { SolutionFacts } from '../domain/expertise.ts';
+import type { PartKind } from '../words.ts';
+
+/** A question as an index keeps it: the fields of its latest event that search reads. */
+export interface IndexedQuestion {
+  id: number;
+  author_id: number;
+  language: string;
+  title: string;
+  description: string;
+  tags: string[];
+  category_id: number | null;
+  knowledge_space_id: number | null;
+  is_published: boolean;
+  is_deleted: boolean;
+  published: string | null;
+}
 
 /**
- * The changes an event makes to a search index, whatever keeps it: the local store (store.ts)
- * writes them to its SQLite file, the Elasticsearch feed (elasticsearch/feed.ts) to documents. Both
- * backends decode and interpret the events here, so they cannot drift apart.
+ * The changes an event makes to a search index, whatever keeps it: the local store
+ * (local/store.ts) writes them to its SQLite file, the Elasticsearch feed (elasticsearch/feed.ts)
+ * to documents. Both engines decode and interpret the events here, so they cannot drift apart.
  */
 export interface IndexWriter {
   /** Stores a question as the latest event shows it. */
