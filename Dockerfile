@@ -7,7 +7,10 @@ COPY gateway/package.json gateway/
 COPY packages packages
 COPY services services
 COPY gateway gateway
+COPY web web
 RUN pnpm install --frozen-lockfile --prod=false
+# The web app the gateway serves at / (WEB_ROOT web/dist).
+RUN pnpm --filter @kn/web build
 # The search service's index file (SEARCH_INDEX_PATH): a volume mounted here starts out owned by
 # the user the processes run as.
 RUN mkdir -p /var/lib/search && chown node:node /var/lib/search

@@ -5,18 +5,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash infra/ensure-servers.sh
+bash infra/ensure-model.sh
+bash infra/ensure-browser.sh
 bash infra/pnpm.sh install --frozen-lockfile
 bash infra/pnpm.sh run lint
 bash infra/pnpm.sh run typecheck
-bash infra/pnpm.sh test "$@"
-[ $# -gt 0 ] && exit 0
+if [ $# -gt 0 ]; then
+  bash infra/pnpm.sh test "$@"
+  exit 0
+fi
+# The files that need an engine run in the passes below: the faults on the one-node cluster, the
+# scale-out test (three OpenSearch nodes of its own) last, alone.
+bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults
 
 # The same cases, not a thinner copy: the files whose tests search, route or rank experts.
 engine_tests=(
   test/search.test.ts test/experts.test.ts test/expert-visibility.test.ts test/expert-model.test.ts
-  test/tags.test.ts test/solutions-validation.test.ts test/large-payloads.test.ts
+  test/tags.test.ts test/solutions-validation.test.ts test/large-payloads.test.ts test/search-engine-faults.test.ts
 )
-trap 'bash infra/search-cluster.sh stop >/dev/null' EXIT
+scale_out_dir="${TMPDIR:-/tmp}/kn-search-scale-out"
+trap 'bash infra/search-cluster.sh stop >/dev/null; SEARCH_CLUSTER_DIR=$scale_out_dir bash infra/search-cluster.sh stop >/dev/null' EXIT
 url=$(bash infra/search-cluster.sh start 1)
 echo "the search tests again, on OpenSearch at $url"
 ELASTICSEARCH_URL=$url bash infra/pnpm.sh test "${engine_tests[@]}"
+bash infra/search-cluster.sh stop
+echo "two search instances on a three-node OpenSearch cluster"
+bash infra/pnpm.sh test test/search-scale-out.test.ts

@@ -53,6 +53,7 @@ if (await waitReady(`${base}/readyz`)) {
     if (code !== 0) console.error(`the demo import stopped (exit ${code}); run it again with: pnpm import:stackexchange ${demo}`);
   }
   console.log(`
+  Web app:                 ${base}/   (sign in with any user's email and password)
   Knowledge network is up: ${base}/api/v1   (services: ${services.join(', ')})
   Postgres:                ${postgresAt(databaseUrl)}
   API reference:           ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)

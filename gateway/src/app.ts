@@ -25,6 +25,8 @@ import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, 
 import { docsPage, favicon, openApiDocument } from './openapi.ts';
 import { authorize, parsePart } from './request.ts';
 import { type Route, routeTable } from './routes.ts';
+import { sessionRoutes } from './session.ts';
+import { webRoutes } from './web.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -117,6 +119,15 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     await limit(req.res!, `token:${actor.token_id ?? actor.id}`, limits.get().rate_limit_per_minute);
     return actor;
   };
+  app.use(
+    '/session',
+    sessionRoutes({
+      bus,
+      authenticate,
+      loginAttempt: (req, email, setHeaders) =>
+        loginAttempt(clientAddress(req.ip), email, limits.get().login_attempts_per_minute, setHeaders),
+    }),
+  );
   const parseJson = express.json({ limit: config.BODY_LIMIT, strict: true });
   // JSON is UTF-8 (or, per RFC 7159, UTF-16/32); body-parser would also decode any other `utf-*`
   // iconv knows, UTF-7 included, and hand the result on as if it were what the client meant.
@@ -221,6 +232,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     });
   }
   app.use(BASE, routeTable(routes));
+  app.use(webRoutes(config.WEB_ROOT, logger));
 
   app.use((_req, _res, next) => next(notFound('endpoint')));
 

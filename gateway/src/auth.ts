@@ -11,6 +11,7 @@ import {
 } from '@kn/contracts';
 import type { Clock } from '@kn/service';
 import type { Request } from 'express';
+import { sessionOf } from './session.ts';
 
 const ON_BEHALF_ID = 'x-on-behalf-of-user-id';
 const ON_BEHALF_EMAIL = 'x-on-behalf-of-email';
@@ -70,17 +71,19 @@ export function authenticator(bus: Bus, options: { ttlMs: number; clock: Clock; 
     async authenticate(req: Request, requestId: string): Promise<Actor> {
       const onBehalf = onBehalfOf(req);
       const header = req.get('authorization') ?? '';
-      const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
+      // Without an Authorization header, the web app's session cookie (CSRF-checked on writes).
+      const session = header ? undefined : sessionOf(req);
+      const match = session ? [header, session] : /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
       if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
       // Keyed by a hash: the gateway's memory holds no usable token.
-      const key = hash('sha256', `${match[1]}\n${JSON.stringify(onBehalf)}`, 'base64');
+      const key = hash('sha256', `${match[1]}\n${session ? 'session' : 'bearer'}\n${JSON.stringify(onBehalf)}`, 'base64');
       const hit = cache.get(key);
       if (hit && hit.until > options.clock.now().getTime()) return hit.actor;
       const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {
         actor: null,
         params: undefined,
         query: undefined,
-        body: { token: match[1], on_behalf_of: onBehalf },
+        body: { token: match[1]!, on_behalf_of: onBehalf, session: session !== undefined },
         requestId,
         url: req.originalUrl,
       });

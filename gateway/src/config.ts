@@ -34,6 +34,12 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
     .describe(
       'How long a resolved token is reused before the users service is asked again (ms; 0: ask every time). Revocations reach every gateway at once over NATS; this bounds a missed one.',
     ),
+  WEB_ROOT: z
+    .string()
+    .default('web/dist')
+    .describe(
+      'The built web app (`pnpm --filter @kn/web build`), served at `/` beside the API; relative to the working directory. Without its index.html the gateway serves the API alone.',
+    ),
   TRUST_PROXY: z
     .string()
     .default('false')

@@ -1,13 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { type Operation, operations } from '@kn/contracts';
+import type { operations } from '@kn/contracts';
 import type { z } from 'zod';
 import { ApiError, errorBodyOf } from './errors.ts';
+import { type Route, routes } from './routes.ts';
 
 /*
  * A typed client of the whole REST API. Every type comes from the operation catalogue of
  * @kn/contracts (the schemas the gateway validates with and the OpenAPI document is generated
  * from): what a call sends is the input of the operation's schemas, what it gets the output of its
- * response schema. Nothing is copied by hand, so a changed contract changes the client.
+ * response schema. Nothing is copied by hand, so a changed contract changes the client: what it
+ * needs at run time (each operation's method and path) is the table `pnpm contracts` generates
+ * from the same catalogue (routes.ts), so that a browser bundle carries no schema.
  */
 
 type Ops = typeof operations;
@@ -166,14 +168,13 @@ export class KnClient {
   /** Calls an operation and answers whatever came back, errors included, with the status and headers. */
   async send<N extends OperationName>(name: N, ...args: Args<N>): Promise<Answer<N>> {
     const [request = {} as RequestOf<N>, options = {}] = args;
-    const op = (operations as Record<string, Operation>)[name];
-    if (!op?.http) throw new Error(`${name} is not an operation of the API`);
-    const http = op.http;
+    const http = (routes as Record<string, Route | undefined>)[name];
+    if (!http) throw new Error(`${name} is not an operation of the API`);
     const { params, query, body } = request as { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
     const url = `${this.options.baseUrl}${fillPath(http.path, params ?? {})}${queryString(query)}`;
     const retry =
       options.retry === false || this.options.retry === false ? null : { ...DEFAULT_RETRY, ...this.options.retry, ...options.retry };
-    const key = http.method === 'POST' ? (options.idempotencyKey ?? randomUUID()) : undefined;
+    const key = http.method === 'POST' ? (options.idempotencyKey ?? newKey()) : undefined;
     const onBehalf = options.onBehalfOf ?? this.options.onBehalfOf;
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -230,7 +231,7 @@ export class KnClient {
         continue;
       }
       if (!res) throw failure;
-      return answerOf<N>(name, op, res);
+      return answerOf<N>(name, http, res);
     }
   }
 
@@ -254,7 +255,7 @@ export class KnClient {
   }
 }
 
-async function answerOf<N extends OperationName>(name: string, op: Operation, res: Response): Promise<Answer<N>> {
+async function answerOf<N extends OperationName>(name: string, http: Route, res: Response): Promise<Answer<N>> {
   const limit = res.headers.get('ratelimit-limit');
   const base: AnswerBase = {
     status: res.status,
@@ -273,7 +274,7 @@ async function answerOf<N extends OperationName>(name: string, op: Operation, re
   };
   if (res.status >= 400)
     return { ...base, ok: false, error: new ApiError(name, res.status, errorBodyOf(res.status, await res.text()), res.headers) };
-  if (op.http?.download) {
+  if (http.download) {
     const disposition = res.headers.get('content-disposition') ?? '';
     const filename = decodeURIComponent(/filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1] ?? '');
     const data: Download = { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') ?? '', filename };
@@ -281,6 +282,15 @@ async function answerOf<N extends OperationName>(name: string, op: Operation, re
   }
   const text = await res.text();
   return { ...base, ok: true, data: (text ? JSON.parse(text) : undefined) as ResponseOf<N> };
+}
+
+/**
+ * A new Idempotency-Key. Browsers have crypto.randomUUID only in secure contexts (https, localhost);
+ * a page served over plain http elsewhere makes one from getRandomValues, which they always have.
+ */
+function newKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** `/questions/:id` with its parameters, each percent-encoded. */

@@ -1,4 +1,5 @@
-import { type ErrorBody, type ErrorCode, ErrorCodes } from '@kn/contracts';
+import type { ErrorBody, ErrorCode } from '@kn/contracts';
+import { errorStatuses } from './routes.ts';
 
 /**
  * An answer of the API that is not a success: its status, the error body of the contract (code,
@@ -40,9 +41,9 @@ export class ApiError extends Error {
 export function errorBodyOf(status: number, text: string): ErrorBody {
   try {
     const body = JSON.parse(text) as ErrorBody;
-    if (body && typeof body.code === 'string' && body.code in ErrorCodes && typeof body.message === 'string') return body;
+    if (body && typeof body.code === 'string' && body.code in errorStatuses && typeof body.message === 'string') return body;
   } catch {}
-  const code = (Object.entries(ErrorCodes).find(([, s]) => s === status)?.[0] ??
+  const code = (Object.entries(errorStatuses).find(([, s]) => s === status)?.[0] ??
     (status >= 500 ? 'InternalError' : 'ValidationError')) as ErrorCode;
   return { code, message: text.slice(0, 500) || `HTTP ${status}` };
 }

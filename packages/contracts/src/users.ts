@@ -458,6 +458,8 @@ export const usersOperations = {
     body: z.object({
       token: z.string(),
       on_behalf_of: z.union([z.object({ user_id: Id }), z.object({ email: z.string() })]).nullable(),
+      /** The token came in the web app's session cookie: only a session token is good there, and only there. */
+      session: z.boolean().default(false),
     }),
     response: z.object({
       id: z.number().int(),
@@ -468,6 +470,17 @@ export const usersOperations = {
       /** When the token expires: a cached answer must not outlive it. */
       expires: Timestamp,
     }),
+  }),
+  /**
+   * Internal: the gateway's web sign-in (docs/api.md, "Web sessions"): email and password for a
+   * session token, which any user may have (no api_user role needed) and the gateway keeps in an
+   * HttpOnly cookie. It is refused as a bearer token.
+   */
+  startSession: operation({
+    service: 'users',
+    summary: 'Sign in to the web app',
+    body: z.object({ email: z.string().max(191), password: z.string().max(1024) }),
+    response: Token,
   }),
 } as const;
 

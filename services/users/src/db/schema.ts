@@ -43,7 +43,8 @@ export interface TokensTable {
   user_id: number;
   /** sha256 of the token; the token itself is never stored. */
   token_hash: string;
-  kind: 'login' | 'on_behalf';
+  /** session: signed in through the web app (a cookie of the gateway's), never valid as a bearer token. */
+  kind: 'login' | 'on_behalf' | 'session';
   issued_by: number | null;
   created: Generated<Date>;
   expires: Date;

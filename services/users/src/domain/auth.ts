@@ -28,7 +28,7 @@ const LAST_SEEN_RESOLUTION_MS = 60_000;
 export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clock: Clock }) {
   const { db, config, clock } = deps;
 
-  async function issue(userId: number, kind: 'login' | 'on_behalf', issuedBy: number | null) {
+  async function issue(userId: number, kind: 'login' | 'on_behalf' | 'session', issuedBy: number | null) {
     const token = randomBytes(32).toString('base64url');
     const expires = new Date(clock.now().getTime() + config.TOKEN_TTL * 1000);
     await db
@@ -39,7 +39,11 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
   }
 
   return {
-    async login(email: string, password: string) {
+    /**
+     * A token for email and password: for the API (role api_user), or for a web session (every
+     * user may sign in to the web app; the token is then good only in the gateway's session cookie).
+     */
+    async login(email: string, password: string, kind: 'login' | 'session' = 'login') {
       const user = await db
         .selectFrom('users')
         .select(['id', 'password_hash', 'roles'])
@@ -49,8 +53,8 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       // verifyPassword spends the same time whether or not the user exists.
       const valid = await verifyPassword(password, user?.password_hash ?? null, config.SCRYPT_COST);
       if (!user || !valid) throw unauthorized('wrong email or password');
-      if (!mayUseApi(user.roles)) throw forbidden('only users with the api_user role may log in through the API');
-      return issue(user.id, 'login', null);
+      if (kind === 'login' && !mayUseApi(user.roles)) throw forbidden('only users with the api_user role may log in through the API');
+      return issue(user.id, kind, null);
     },
 
     async onBehalfToken(userId: number, actor: Actor) {
@@ -71,9 +75,10 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
 
     /**
      * The gateway's question for every request: whose token is this, and for whom do they act?
-     * Roles are read anew each time, so a role taken away stops what it allowed at once.
+     * Roles are read anew each time, so a role taken away stops what it allowed at once. A session
+     * token is good only as the web app's session cookie (`session`), and only a session token is.
      */
-    async authenticate(token: string, onBehalfOf: { user_id: number } | { email: string } | null) {
+    async authenticate(token: string, onBehalfOf: { user_id: number } | { email: string } | null, session = false) {
       const row = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
@@ -93,7 +98,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         .where('tokens.expires', '>', clock.now())
         .where('users.is_deleted', '=', false)
         .executeTakeFirst();
-      if (!row) throw unauthorized();
+      if (!row || (row.kind === 'session') !== session) throw unauthorized();
       // An on-behalf token opens the API on the authority of the technical user who had it issued.
       let holder = { id: row.id, roles: row.roles };
       if (row.kind === 'on_behalf') {
@@ -101,7 +106,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         holder = { id: row.issuer_id, roles: row.issuer_roles };
         actFor(holder.roles, row.roles);
       }
-      if (!mayUseApi(holder.roles)) throw forbidden('only users with the api_user role may use the API');
+      if (!session && !mayUseApi(holder.roles)) throw forbidden('only users with the api_user role may use the API');
       const expires = row.expires.toISOString();
       let actor = { id: row.id, roles: effectiveRoles(row.roles), token_id: row.token_id, token_user_id: holder.id, expires };
       let lastSeen = row.last_seen;

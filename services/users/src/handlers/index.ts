@@ -31,7 +31,8 @@ export function createHandlers(deps: {
       return undefined;
     },
     createTokenOnBehalf: async ({ body, actor }) => auth.onBehalfToken(body.user_id, actor),
-    authenticate: async ({ body }) => auth.authenticate(body.token, body.on_behalf_of),
+    authenticate: async ({ body }) => auth.authenticate(body.token, body.on_behalf_of, body.session),
+    startSession: async ({ body }) => auth.login(body.email, body.password, 'session'),
     importUsers: async ({ body, actor }) => users.importMany(body.users, actor?.id ?? null),
     getWebhookSecret: async () => settings.webhookSecret(),
 

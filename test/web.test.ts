@@ -1,0 +1,313 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { API, publishedSolution } from './fixtures.ts';
+import { ADMIN, bearer, type System, startSystem } from './system.ts';
+
+/*
+ * The web app (web/) end to end in Debian's Chromium (infra/ensure-browser.sh), against the whole
+ * system: built into a folder of this file's own and served by the gateway (WEB_ROOT). Screenshots
+ * of the main pages go to test-results/screenshots/ (gitignored) for a developer to look at.
+ */
+
+const SHOTS = path.join('test-results', 'screenshots');
+const PASSWORD = 'web-password-1234';
+
+let system: System;
+let browser: Browser;
+let webRoot: string;
+const contexts: BrowserContext[] = [];
+
+interface Person {
+  id: number;
+  email: string;
+  token: string;
+}
+
+/** A person of the network with the default roles only (no api_user: the web app is for everyone). */
+async function person(firstname: string, lastname: string): Promise<Person> {
+  const email = `${firstname.toLowerCase()}.${lastname.toLowerCase()}-${Math.random().toString(36).slice(2, 7)}@example.com`;
+  const res = await system.api
+    .post(`${API}/users`)
+    .set(...bearer(system.adminToken))
+    .send({ email, firstname, lastname, language: 'en', password: PASSWORD, roles: ['user'] });
+  if (res.status !== 201) throw new Error(`creating ${firstname} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  // What the test prepares through the API it does on the person's behalf (they have no API access of their own).
+  const token = await system.api
+    .post(`${API}/auth/tokens`)
+    .set(...bearer(system.adminToken))
+    .send({ user_id: res.body.id });
+  return { id: res.body.id, email, token: token.body.token };
+}
+
+async function newPage(width = 1280, height = 900): Promise<Page> {
+  const context = await browser.newContext({ baseURL: system.url, viewport: { width, height } });
+  contexts.push(context);
+  const page = await context.newPage();
+  // Any script error of the app fails the test that caused it.
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+  return page;
+}
+
+async function signIn(page: Page, email: string, password = PASSWORD, next = '/') {
+  await page.goto(`/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel(/email/i).fill(email);
+  await page.getByLabel(/password|passwort/i).fill(password);
+  await page.locator('form button[type=submit]').click();
+  await page.locator('header nav').waitFor();
+}
+
+/** No serious or critical accessibility violation on the page as it stands. */
+async function accessible(page: Page, name: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${name}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(bad).toEqual([]);
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+beforeAll(async () => {
+  webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-'));
+  const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
+  mkdirSync(SHOTS, { recursive: true });
+  // AUTH_CACHE_MS 0: a session that expires is refused at its next request (the expiry test).
+  system = await startSystem({ WEB_ROOT: webRoot, AUTH_CACHE_MS: '0' });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await system?.stop();
+  rmSync(webRoot, { recursive: true, force: true });
+});
+
+describe('safe by default', () => {
+  test('pages carry a Content-Security-Policy without inline scripts or styles; the session cookie is HttpOnly and SameSite=Strict', async () => {
+    const page = await system.api.get('/ask');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<div id="app">');
+    const csp = page.headers['content-security-policy'];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.text).not.toMatch(/<script>|<style|style=/);
+    // Assets go gzipped to browsers that take it, cached for good (their names change with their content).
+    const script = /src="(\/assets\/app-\w+\.js)"/.exec(page.text)![1]!;
+    const asset = await system.api.get(script).set('accept-encoding', 'gzip');
+    expect(asset.status).toBe(200);
+    expect(asset.headers['content-encoding']).toBe('gzip');
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(asset.headers['cache-control']).toContain('immutable');
+
+    const signIn = await system.api.post('/session').send(ADMIN);
+    expect(signIn.status).toBe(201);
+    const cookie = signIn.headers['set-cookie'][0] as string;
+    expect(cookie).toMatch(/^kn_session=[\w-]+;/);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    const session = cookie.split(';')[0]!;
+    const csrf = signIn.body.csrf as string;
+
+    // Reads need the cookie only; changes need the CSRF token too, and from this origin.
+    expect((await system.api.get(`${API}/users/me`).set('cookie', session)).body.email).toBe(ADMIN.email);
+    const change = () =>
+      system.api.put(`${API}/users/me/settings/communication/email`).set('cookie', session).send({ question_edited: 'off' });
+    expect((await change()).status).toBe(403);
+    expect((await change().set('x-csrf-token', 'forged')).status).toBe(403);
+    expect((await change().set('x-csrf-token', csrf).set('origin', 'https://evil.example')).status).toBe(403);
+    expect((await change().set('x-csrf-token', csrf)).status).toBe(200);
+    // The session token is no bearer token, and a bearer token is no session cookie.
+    const token = decodeURIComponent(session.split('=')[1]!);
+    expect((await system.api.get(`${API}/users/me`).set(...bearer(token))).status).toBe(401);
+    expect((await system.api.get(`${API}/users/me`).set('cookie', `kn_session=${system.adminToken}`)).status).toBe(401);
+    // Signing in from another site is refused; signing out revokes the session.
+    expect((await system.api.post('/session').set('origin', 'https://evil.example').send(ADMIN)).status).toBe(403);
+    expect((await system.api.delete('/session').set('cookie', session)).status).toBe(403);
+    expect((await system.api.delete('/session').set('cookie', session).set('x-csrf-token', csrf)).status).toBe(204);
+    expect((await system.api.get(`${API}/users/me`).set('cookie', session)).status).toBe(401);
+  });
+});
+
+describe('people of the network', () => {
+  let asker: Person;
+  let expert: Person;
+  let questionUrl: string;
+
+  beforeAll(async () => {
+    asker = await person('Anna', 'Asker');
+    expert = await person('Erik', 'Expert');
+    // Erik has answered about hops before: publishing a hops question routes it to him.
+    const earlier = await system.api
+      .post(`${API}/questions`)
+      .set(...bearer(asker.token))
+      .send({ title: 'When should I add hops to the boil?', description: '<p>hops bitterness aroma</p>', tags: ['hops'] });
+    await system.api.put(`${API}/questions/${earlier.body.id}/publish`).set(...bearer(asker.token));
+    await publishedSolution(system, expert.token, earlier.body.id, '<p>Bittering hops early, aroma hops at flameout.</p>');
+    await system.searchCaughtUp();
+  });
+
+  test('one person asks, an expert is notified without reloading, answers, and the asker accepts and rates', async () => {
+    const expertPage = await newPage();
+    await signIn(expertPage, expert.email);
+    await expertPage.locator('h1').waitFor();
+
+    const page = await newPage();
+    await signIn(page, asker.email);
+    await shot(page, 'questions');
+    await accessible(page, 'questions');
+    await page.getByRole('link', { name: 'Ask', exact: true }).click();
+    await page.getByLabel('Title').fill('Which hops give a citrus aroma to a pale ale?');
+    await page.getByLabel('Description').fill('I brew a pale ale and want more citrus from the hops.');
+    // Similar questions while typing: the earlier hops question.
+    await page.locator('ul.similar a', { hasText: 'When should I add hops to the boil?' }).waitFor();
+    await page.getByLabel(/^Tags/).fill('hops');
+    await shot(page, 'ask');
+    await accessible(page, 'ask');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await expect(page.getByTestId('experts-asked').textContent()).resolves.toMatch(/^[1-9]\d* experts were asked/);
+    await page.locator('li', { hasText: 'Erik Expert' }).waitFor();
+    await page.getByRole('link', { name: 'Open your question' }).click();
+    await page.locator('h1', { hasText: 'Which hops give a citrus aroma' }).waitFor();
+    questionUrl = new URL(page.url()).pathname;
+
+    // The expert's unseen count comes by itself (polling), then the notification leads to the question.
+    await system.routed();
+    await expertPage.getByTestId('unseen').waitFor({ timeout: 40_000 });
+    await expertPage.getByRole('link', { name: /Notifications/ }).click();
+    await accessible(expertPage, 'notifications');
+    await shot(expertPage, 'notifications');
+    await expertPage.locator('ul.notifications a', { hasText: /citrus/ }).click();
+    await expertPage.getByRole('textbox', { name: 'Your solution' }).fill('Citra and Mosaic late in the boil and as dry hops.');
+    await expertPage.getByRole('button', { name: 'Publish solution' }).click();
+    await expertPage.getByRole('status').filter({ hasText: 'Solution published.' }).waitFor();
+
+    await page.reload();
+    const solution = page.locator('article.solution', { hasText: 'Citra and Mosaic' });
+    await solution.waitFor();
+    await solution.getByRole('button', { name: 'Accept' }).click();
+    await solution.getByText('Accepted by the asker').waitFor();
+    await solution.getByLabel('Your rating').selectOption('5');
+    await solution.getByRole('button', { name: 'Rate' }).click();
+    await solution.getByText('Rating 5.0 (1 ratings)').waitFor();
+    await shot(page, 'question');
+    await accessible(page, 'question');
+  });
+
+  test('a search shows highlighted results with their relevance, kept in the address', async () => {
+    await system.searchCaughtUp();
+    const page = await newPage();
+    await signIn(page, asker.email);
+    await page.getByLabel('Search questions').fill('citrus');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const hit = page.locator('ol.questions li', { hasText: 'Which hops give a citrus aroma' });
+    await hit.waitFor();
+    await expect(hit.locator('em').first().textContent()).resolves.toMatch(/citrus/i);
+    await expect(hit.locator('.relevance').textContent()).resolves.toMatch(/Relevance \d/);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('citrus');
+    await shot(page, 'search');
+    await accessible(page, 'search');
+  });
+
+  test('experts, settings and administration pages', async () => {
+    const page = await newPage();
+    await signIn(page, asker.email, PASSWORD, '/experts');
+    await page.getByLabel('What is it about?').fill('hops for a pale ale');
+    await page.getByRole('button', { name: 'Find experts' }).click();
+    await page.locator('ol.experts h3', { hasText: 'Erik Expert' }).waitFor();
+    await shot(page, 'experts');
+    await accessible(page, 'experts');
+
+    const admin = await newPage();
+    await signIn(admin, ADMIN.email, ADMIN.password, '/admin');
+    await admin.getByLabel('Name of the network').waitFor();
+    await admin.getByRole('button', { name: 'Start a content export' }).click();
+    await admin.locator('ul.exports li', { hasText: 'done' }).waitFor();
+    await admin.getByText(/^Ready: searches are answered/).waitFor();
+    await shot(admin, 'admin');
+    await accessible(admin, 'admin');
+  });
+
+  test('the German UI, with what the API said about a title too short in German', async () => {
+    const page = await newPage();
+    await signIn(page, asker.email, PASSWORD, '/settings');
+    await page.getByLabel('Language of the interface').selectOption('de');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('link', { name: 'Fragen', exact: true }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Gespeichert.' }).waitFor();
+    await shot(page, 'settings-de');
+    await accessible(page, 'settings');
+
+    await page.getByRole('link', { name: 'Fragen stellen' }).click();
+    await page.getByLabel('Titel').fill('Zu kurz');
+    await page.getByRole('button', { name: 'Veröffentlichen' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByText('Die Frage kann noch nicht veröffentlicht werden.').waitFor();
+    await alert.getByText('Der Titel muss 10 bis 100 Zeichen haben.').waitFor();
+    await shot(page, 'ask-error-de');
+    // Nothing half-done: the draft stays a draft, and no one was asked.
+    const mine = await system.api.get(`${API}/questions?filter=my-questions&limit=100`).set(...bearer(asker.token));
+    expect(mine.body.items.map((q: { title: string }) => q.title)).not.toContain('Zu kurz');
+    await system.api
+      .put(`${API}/users/me/settings`)
+      .set(...bearer(asker.token))
+      .send({ interface_language: 'en' });
+  });
+
+  test('a phone (390 px) and a desktop (1280 px) show the question without sideways scrolling', async () => {
+    for (const width of [390, 1280]) {
+      const page = await newPage(width, 844);
+      await signIn(page, asker.email, PASSWORD, questionUrl);
+      await page.locator('h1', { hasText: 'citrus' }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await shot(page, `question-${width}`);
+      await page.goto('/');
+      await page.locator('ol.questions').waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await shot(page, `questions-${width}`);
+    }
+  });
+
+  test('a session that expired: the person is asked to sign in again, in their language, and comes back', async () => {
+    const page = await newPage();
+    await page.goto('/sign-in');
+    await accessible(page, 'sign-in');
+    await shot(page, 'sign-in');
+    await signIn(page, expert.email, PASSWORD, '/notifications');
+    await page.locator('h1', { hasText: 'Notifications' }).waitFor();
+    // The session's token expires (as after TOKEN_TTL).
+    await system.services.users.runtime.db
+      .updateTable('tokens')
+      .set({ expires: new Date(system.clock.now().getTime() - 1000) })
+      .where('user_id', '=', expert.id)
+      .where('kind', '=', 'session')
+      .execute();
+    await page.getByRole('button', { name: 'Mark all read' }).click();
+    await page.getByText('Your session has expired. Please sign in again.').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+    await page.getByLabel(/email/i).fill(expert.email);
+    await page.getByLabel(/password/i).fill(PASSWORD);
+    await page.locator('form button[type=submit]').click();
+    await page.locator('h1', { hasText: 'Notifications' }).waitFor();
+  });
+
+  test('a wrong password is told on the sign-in page', async () => {
+    const page = await newPage();
+    await page.goto('/sign-in');
+    await page.getByLabel(/email/i).fill(asker.email);
+    await page.getByLabel(/password/i).fill('not-the-password');
+    await page.locator('form button[type=submit]').click();
+    await page.getByRole('alert').getByText('Wrong email address or password.').waitFor();
+  });
+});

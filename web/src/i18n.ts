@@ -1,0 +1,46 @@
+import type { ApiError } from '@kn/client/http';
+import { de } from './i18n/de.ts';
+import { type Catalogue, en, type MessageKey } from './i18n/en.ts';
+import { signal } from './signal.ts';
+
+/** The languages the UI speaks; any other interface language falls back to English. */
+const catalogues: Record<string, Catalogue> = { en, de };
+export const UI_LANGUAGES = Object.keys(catalogues);
+
+export const language = signal('en');
+
+export function setLanguage(code: string) {
+  const chosen = code in catalogues ? code : 'en';
+  document.documentElement.lang = chosen;
+  language.set(chosen);
+}
+
+/** The string of the user's language, `{name}` filled in from `vars`. */
+export function t(key: MessageKey, vars: Record<string, string | number> = {}): string {
+  const text = (catalogues[language.get()] ?? en)[key] ?? en[key];
+  return text.replace(/\{(\w+)\}/g, (_m, name: string) => String(vars[name] ?? ''));
+}
+
+/** What an API error says, in the user's language: the code's sentence and one line per failed field. */
+export function errorLines(err: unknown): string[] {
+  const api = err as ApiError;
+  if (!api || typeof api.code !== 'string') return [t('error.network')];
+  if (api.code === 'RateLimited') return [t('error.RateLimited', { seconds: api.headers.get('retry-after') ?? '60' })];
+  if (api.code === 'InternalError') return [t('error.InternalError', { id: api.body.error_id ?? api.requestId ?? '' })];
+  const lines = [t(`error.${api.code}` as MessageKey)];
+  for (const field of api.fields) {
+    const name = field.path.split('.').pop() ?? field.path;
+    const specific = `error.field.${name}.${field.code}` as MessageKey;
+    const general = `error.field.${field.code}` as MessageKey;
+    const label = `field.${name}` as MessageKey;
+    const fieldName = label in en ? t(label) : name;
+    lines.push(
+      specific in en
+        ? t(specific)
+        : general in en
+          ? t(general, { field: fieldName })
+          : t('error.field.other', { field: fieldName, message: field.message }),
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,150 @@
+import { useEffect, useState } from 'preact/hooks';
+import { kn } from '../api.ts';
+import { t } from '../i18n.ts';
+import { ErrorBox, labels, Notice, Page, useAction, useLoad } from '../ui.tsx';
+
+type Expert = { id: number; name: string };
+
+/** Plain text as the description's HTML: paragraphs, every character encoded. */
+export function textToHtml(text: string) {
+  const encode = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text
+    .split(/\n{2,}/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => `<p>${encode(p).replace(/\n/g, '<br>')}</p>`)
+    .join('');
+}
+
+/** Waits until the value has stood still for `ms`. */
+function useSettled<T>(value: T, ms: number) {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+export function AskPage() {
+  const [title, setTitle] = useState('');
+  const [description, setDescription] = useState('');
+  const [tags, setTags] = useState('');
+  const [category, setCategory] = useState('');
+  const [draftId, setDraftId] = useState<number | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [published, setPublished] = useState<{ id: number; count: number; experts: Expert[] } | null>(null);
+  const action = useAction();
+  const categories = useLoad(() => kn().call('listCategories'), []);
+  const typed = useSettled(`${title}\n${description}`.trim(), 400);
+  const similar = useLoad(
+    async () => (typed.length < 8 ? null : kn().call('similarToText', { query: { query: typed.slice(0, 1000), limit: 5 } })),
+    [typed],
+  );
+
+  const body = () => ({
+    title,
+    description: description ? textToHtml(description) : undefined,
+    tags: labels(tags),
+    category: category ? Number(category) : undefined,
+  });
+  const save = async () => {
+    if (draftId === null) {
+      const draft = await kn().call('createQuestion', { body: body() });
+      setDraftId(draft.id);
+      return draft.id;
+    }
+    const { tags: _tags, ...rest } = body();
+    await kn().call('updateQuestion', { params: { id: draftId }, body: rest });
+    return draftId;
+  };
+  const saveDraft = () =>
+    action.run(async () => {
+      await save();
+      setNotice(t('ask.draftSaved'));
+    });
+  const publish = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const id = await save();
+      const { number_of_experts } = await kn().call('publishQuestion', { params: { id } });
+      const experts = await kn()
+        .call('getQuestionExperts', { params: { id } })
+        .then((r) =>
+          r.items.slice(0, Math.max(number_of_experts, 0)).map((e) => ({ id: e.user.id, name: `${e.user.firstname} ${e.user.lastname}` })),
+        )
+        .catch(() => []);
+      setPublished({ id, count: number_of_experts, experts });
+    });
+  };
+
+  if (published)
+    return (
+      <Page title={t('ask.published')}>
+        <p role="status" data-testid="experts-asked">
+          {t('ask.expertsAsked', { count: published.count })}
+        </p>
+        {published.experts.length > 0 && (
+          <section aria-labelledby="experts-who">
+            <h2 id="experts-who">{t('ask.expertsWho')}</h2>
+            <ul>
+              {published.experts.map((e) => (
+                <li key={e.id}>{e.name}</li>
+              ))}
+            </ul>
+          </section>
+        )}
+        <p>
+          <a href={`/questions/${published.id}`}>{t('ask.open')}</a>
+        </p>
+      </Page>
+    );
+  return (
+    <Page title={t('ask.title')}>
+      <div class="two-columns">
+        <form onSubmit={publish}>
+          <label for="title">{t('ask.questionTitle')}</label>
+          <input id="title" aria-describedby="title-hint" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
+          <p id="title-hint" class="hint">
+            {t('ask.titleHint')}
+          </p>
+          <label for="description">{t('ask.description')}</label>
+          <textarea id="description" rows={8} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <label for="ask-tags">{t('ask.tags')}</label>
+          <input id="ask-tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} disabled={draftId !== null} />
+          <label for="ask-category">{t('ask.category')}</label>
+          <select id="ask-category" value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
+            <option value="">{t('ask.noCategory')}</option>
+            {categories.data?.map((c) => (
+              <option key={c.id} value={String(c.id)}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <ErrorBox error={action.error} />
+          <Notice text={notice} />
+          <div class="actions">
+            <button type="button" class="secondary" disabled={action.busy} onClick={() => void saveDraft()}>
+              {t('ask.saveDraft')}
+            </button>
+            <button type="submit" disabled={action.busy}>
+              {t('ask.publish')}
+            </button>
+          </div>
+        </form>
+        <aside aria-labelledby="similar-title">
+          <h2 id="similar-title">{t('ask.similar')}</h2>
+          <ErrorBox error={similar.error} />
+          <ul class="similar" aria-live="polite">
+            {similar.data?.items.map((q) => (
+              <li key={q.id}>
+                <a href={`/questions/${q.id}`}>{q.title}</a>
+              </li>
+            ))}
+          </ul>
+          {!similar.data?.items.length && <p class="muted">{t('common.none')}</p>}
+        </aside>
+      </div>
+    </Page>
+  );
+}

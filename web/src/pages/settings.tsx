@@ -1,0 +1,84 @@
+import type { ResponseOf } from '@kn/client/http';
+import { useEffect, useState } from 'preact/hooks';
+import { kn } from '../api.ts';
+import type { MessageKey } from '../i18n/en.ts';
+import { setLanguage, t, UI_LANGUAGES } from '../i18n.ts';
+import { ErrorBox, Loading, Notice, Page, useAction, useLoad } from '../ui.tsx';
+
+const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch' };
+type EmailSettings = ResponseOf<'getEmailSettings'>;
+
+export function SettingsPage() {
+  const loaded = useLoad(() => Promise.all([kn().call('getLanguageSettings'), kn().call('getEmailSettings')]), []);
+  const [lang, setLang] = useState('');
+  const [email, setEmail] = useState<EmailSettings | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const action = useAction();
+  useEffect(() => {
+    if (!loaded.data) return;
+    setLang(loaded.data[0].interface_language);
+    setEmail(loaded.data[1]);
+  }, [loaded.data]);
+  if (loaded.error) return <ErrorBox error={loaded.error} />;
+  if (!email) return <Loading />;
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const settings = await kn().call('updateLanguageSettings', { body: { interface_language: lang as never } });
+      await kn().call('updateEmailSettings', { body: email as never });
+      setLanguage(settings.interface_language);
+      setNotice(t('common.saved'));
+    });
+  };
+  const types = Object.keys(email).filter((k) => typeof email[k] === 'string');
+  const flag = (key: string, label: string) => (
+    <div class="check" key={key}>
+      <input
+        id={`email-${key}`}
+        type="checkbox"
+        checked={email[key] === true}
+        onChange={(e) => setEmail({ ...email, [key]: e.currentTarget.checked })}
+      />
+      <label for={`email-${key}`}>{label}</label>
+    </div>
+  );
+  return (
+    <Page title={t('settings.title')}>
+      <form onSubmit={submit}>
+        <fieldset>
+          <legend>{t('settings.language')}</legend>
+          <label for="interface-language">{t('settings.interfaceLanguage')}</label>
+          <select id="interface-language" value={lang} onChange={(e) => setLang(e.currentTarget.value)}>
+            {UI_LANGUAGES.map((code) => (
+              <option key={code} value={code} lang={code}>
+                {LANGUAGE_NAMES[code] ?? code}
+              </option>
+            ))}
+          </select>
+        </fieldset>
+        <fieldset>
+          <legend>{t('settings.email')}</legend>
+          {flag('email_enabled', t('settings.emailEnabled'))}
+          {flag('digest_email_enabled', t('settings.digest'))}
+          {flag('announcement_email_enabled', t('settings.announcements'))}
+          {types.map((key) => (
+            <div class="check" key={key}>
+              <input
+                id={`email-${key}`}
+                type="checkbox"
+                checked={email[key] === 'on'}
+                onChange={(e) => setEmail({ ...email, [key]: e.currentTarget.checked ? 'on' : 'off' })}
+              />
+              <label for={`email-${key}`}>{t(`email.${key}` as MessageKey)}</label>
+            </div>
+          ))}
+        </fieldset>
+        <ErrorBox error={action.error} />
+        <Notice text={notice} />
+        <button type="submit" disabled={action.busy}>
+          {t('common.save')}
+        </button>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,45 @@
+import { useState } from 'preact/hooks';
+import { expired, signIn } from '../api.ts';
+import { t } from '../i18n.ts';
+import { navigate, route } from '../router.ts';
+import { useSignal } from '../signal.ts';
+import { ErrorBox, Page, useAction } from '../ui.tsx';
+
+export function SignInPage() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const action = useAction();
+  const wasExpired = useSignal(expired);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const ok = await action.run(() => signIn(email, password));
+    const next = route.get().query.get('next');
+    if (ok) navigate(next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : '/', true);
+  };
+  return (
+    <Page title={t('signIn.title')}>
+      {wasExpired && (
+        <p class="error" role="alert">
+          {t('signIn.expired')}
+        </p>
+      )}
+      <form class="narrow" onSubmit={submit}>
+        <label for="email">{t('signIn.email')}</label>
+        <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <label for="password">{t('signIn.password')}</label>
+        <input
+          id="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <ErrorBox error={action.error} />
+        <button type="submit" disabled={action.busy}>
+          {t('signIn.submit')}
+        </button>
+      </form>
+    </Page>
+  );
+}
