@@ -6,6 +6,7 @@ import { cosine, topicVector } from '../src/domain/similarity.ts';
 import { stubQuestion, type UserDocument, withDerived } from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
+import { DocumentFrequencies } from '../src/elasticsearch/frequencies.ts';
 import { INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import { filterClauses, frequencyQuery, matchQuery, similarCandidatesQuery, tagUsesQuery } from '../src/elasticsearch/queries.ts';
 import { rankMatches, routedQuestion, tagsOnlyIn, termStatistics } from '../src/elasticsearch/results.ts';
@@ -404,7 +405,11 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
         };
       return undefined;
     });
-    const evidence = new ElasticsearchEvidence(client, indexNames('kn')).scoped([5]);
+    const evidence = new ElasticsearchEvidence(
+      client,
+      indexNames('kn'),
+      new DocumentFrequencies(client, 'kn-questions', 'asked_terms'),
+    ).scoped([5]);
     const tags = await evidence.tags(['kveik', 'hops']);
     expect([...tags.keys()]).toEqual(['hops']);
     expect(tags.get('hops')!.linked).toEqual([]);
@@ -426,7 +431,7 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
 
     // Without hidden spaces nothing is left out.
     requests.length = 0;
-    const everything = new ElasticsearchEvidence(client, indexNames('kn'));
+    const everything = new ElasticsearchEvidence(client, indexNames('kn'), new DocumentFrequencies(client, 'kn-questions', 'asked_terms'));
     expect([...(await everything.tags(['kveik', 'hops'])).keys()].sort()).toEqual(['hops', 'kveik']);
     await everything.onTags(['hops']);
     expect(requests.some((r) => r.request.aggs?.tags?.aggs?.outside)).toBe(false);

@@ -15,6 +15,7 @@ import { checkEngine, engineClient } from './client.ts';
 import type { QuestionDocument, SpaceDocument, TagDocument } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
+import { DocumentFrequencies } from './frequencies.ts';
 import { indexNames } from './mappings.ts';
 import {
   autocompleteQuery,
@@ -24,9 +25,8 @@ import {
   matchQuery,
   requestedFields,
   similarCandidatesQuery,
-  unitFrequencyQuery,
 } from './queries.ts';
-import { rankMatches, routedQuestion, scoredHits, termStatistics, unitFrequencies } from './results.ts';
+import { rankMatches, routedQuestion, scoredHits, termStatistics } from './results.ts';
 
 /**
  * The Elasticsearch backend: one index shared by every instance (ELASTICSEARCH_URL,
@@ -39,6 +39,8 @@ export class ElasticsearchBackend implements SearchBackend {
   readonly names: ReturnType<typeof indexNames>;
   readonly feed: ElasticsearchFeed;
   private readonly expertEvidence: ElasticsearchEvidence;
+  private readonly unitFrequencies: DocumentFrequencies;
+  private readonly askedFrequencies: DocumentFrequencies;
   private readonly bus: Bus;
   private readonly streams: ServiceName[];
   private opened = false;
@@ -68,7 +70,9 @@ export class ElasticsearchBackend implements SearchBackend {
     this.names = indexNames(options.prefix);
     this.bus = options.bus;
     this.streams = options.streams;
-    this.expertEvidence = new ElasticsearchEvidence(this.client, this.names);
+    this.unitFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'unit_terms');
+    this.askedFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'asked_terms');
+    this.expertEvidence = new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies);
     this.feed = new ElasticsearchFeed({
       client: this.client,
       names: this.names,
@@ -95,6 +99,10 @@ export class ElasticsearchBackend implements SearchBackend {
     } catch {}
     if (ticket < this.pollShown) return;
     this.pollShown = ticket;
+    if (this.streams.some((s) => applied[s] !== this.applied[s])) {
+      this.unitFrequencies.moved();
+      this.askedFrequencies.moved();
+    }
     this.applied = applied;
     this.questions = questions;
   }
@@ -144,7 +152,6 @@ export class ElasticsearchBackend implements SearchBackend {
     this.poller = null;
     if (this.connected) await this.feed.stop();
     this.connected = false;
-    await this.client.close();
   }
 
   get ready() {
@@ -273,10 +280,7 @@ export class ElasticsearchBackend implements SearchBackend {
 
   /** Unit idf of words, from the index's unit frequencies. */
   private async idf(words: Iterable<string>): Promise<(word: string) => number> {
-    const list = [...new Set(words)];
-    const { documents, frequency } = unitFrequencies(
-      await this.client.search({ index: this.names.questions, ...unitFrequencyQuery(list) }),
-    );
+    const { documents, frequency } = await this.unitFrequencies.of(words);
     return (word) => unitIdf(documents, frequency.get(word) ?? 0);
   }
 

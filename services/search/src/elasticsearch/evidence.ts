@@ -10,6 +10,7 @@ import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { labelWords, tagNamer } from '../words.ts';
 import type { QuestionDocument, SettingDocument, SolutionSource, SpaceDocument, TagDocument, UserDocument } from './documents.ts';
+import type { DocumentFrequencies } from './frequencies.ts';
 import type { IndexNames } from './mappings.ts';
 import { inSpaces, tagUsesQuery } from './queries.ts';
 import { tagsOnlyIn } from './results.ts';
@@ -53,17 +54,20 @@ const askedCount = ([title, description, tags]: readonly [number, number, number
 export class ElasticsearchEvidence implements ExpertEvidence {
   private readonly client: Client;
   private readonly names: IndexNames;
+  /** Shared by every scope: frequencies count all published questions. */
+  private readonly askedFrequencies: DocumentFrequencies;
   private readonly hidden: readonly number[];
 
-  constructor(client: Client, names: IndexNames, hidden: readonly number[] = []) {
+  constructor(client: Client, names: IndexNames, askedFrequencies: DocumentFrequencies, hidden: readonly number[] = []) {
     this.client = client;
     this.names = names;
+    this.askedFrequencies = askedFrequencies;
     this.hidden = [...hidden];
   }
 
   /** The same evidence for a caller who may not read the `hidden` spaces. */
   scoped(hidden: readonly number[]): ElasticsearchEvidence {
-    return hidden.length || this.hidden.length ? new ElasticsearchEvidence(this.client, this.names, hidden) : this;
+    return hidden.length || this.hidden.length ? new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, hidden) : this;
   }
 
   /** The questions of the hidden spaces, for a `must_not`. */
@@ -95,18 +99,9 @@ export class ElasticsearchEvidence implements ExpertEvidence {
    * without the words of `own` (a question read as if it were not indexed yet) when given.
    */
   private async askedIdf(words: Iterable<string>, own?: ReadonlySet<string>): Promise<(word: string) => number> {
-    const list = [...new Set(words)];
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      track_total_hits: true,
-      query: { term: { is_published: true } },
-      aggs: { df: { terms: { field: 'asked_terms', include: list, size: Math.max(1, list.length) } } },
-    });
-    const total = response.hits.total;
-    const documents = (typeof total === 'number' ? total : (total?.value ?? 0)) - (own ? 1 : 0);
-    const df = new Map(bucketsOf(response.aggregations?.df).map((b) => [String(b.key), b.doc_count as number]));
-    return (word) => unitIdf(documents, (df.get(word) ?? 0) - (own?.has(word) ? 1 : 0));
+    const answer = await this.askedFrequencies.of(words);
+    const documents = answer.documents - (own ? 1 : 0);
+    return (word) => unitIdf(documents, (answer.frequency.get(word) ?? 0) - (own?.has(word) ? 1 : 0));
   }
 
   async neighbours(text: string, language: string | undefined, limit: number, self?: number): Promise<Neighbour[]> {

@@ -194,13 +194,13 @@ export function tagUsesQuery(keys: readonly string[], hidden: readonly number[])
   };
 }
 
-/** How many published questions' units hold each word (similar-question search's idf). */
-export function unitFrequencyQuery(words: readonly string[]): estypes.SearchRequest {
+/** How many published questions hold each word in a keyword field (unit_terms: similar questions; asked_terms: expert search). */
+export function documentFrequencyQuery(field: string, words: readonly string[]): estypes.SearchRequest {
   return {
     size: 0,
     track_total_hits: true,
     query: { term: { is_published: true } },
-    aggs: { df: { terms: { field: 'unit_terms', include: [...words], size: Math.max(1, words.length) } } },
+    aggs: { df: { terms: { field, include: [...words], size: Math.max(1, words.length) } } },
   };
 }
 
