@@ -75,6 +75,15 @@ const hops = {
   highlight: false,
 };
 
+/**
+ * Every change so far in the index of each running instance (the system's own search service may
+ * be one the first test stopped and replaced: system.searchCaughtUp would ask it).
+ */
+async function caughtUp(...others: SearchService[]) {
+  await Promise.all([system.services.content.runtime.relay.flush(), system.services.users.runtime.relay.flush()]);
+  await Promise.all([...instances, local, ...others].map((s) => s.backend.caughtUp()));
+}
+
 /** The node (1..3) that holds the primary copy of the questions' shard. */
 async function primaryNode() {
   const res = await fetch(`${urls.split(',')[0]}/_cat/shards/kn-scale-out-questions?format=json`);
@@ -177,8 +186,7 @@ test('two instances on a three-node cluster: a node lost and an instance restart
   expect(failures).toEqual([]);
   expect(reads).toBeGreaterThan(10);
 
-  await Promise.all([system.services.content.runtime.relay.flush(), system.services.users.runtime.relay.flush()]);
-  await Promise.all([...instances, local].map((s) => s.backend.caughtUp()));
+  await caughtUp();
   await waitFor(async () => instances.every((s) => s.backend.ready) && local.backend.ready, { what: 'every instance ready' });
 
   const reference = await content(local.backend);
@@ -202,7 +210,7 @@ async function engineState() {
 test('an instance of a newer index version builds it beside the live index and swaps it in: searches answer all along', async () => {
   const asker = await system.createUser();
   await newQuestion(system, asker.token, { title: 'Written before the upgrade: hops', description: '<p>before</p>', tags: ['hops'] });
-  await system.searchCaughtUp();
+  await caughtUp();
   const before = await engineState();
   expect(before.version).toBe(1);
   const upgraded = await startSearch(configs[1]!, { indexVersion: 2 });
@@ -243,8 +251,7 @@ test('an instance of a newer index version builds it beside the live index and s
 
   // The new version feeds from now on; the older instances read it.
   await newQuestion(system, asker.token, { title: 'Written after the upgrade: hops', description: '<p>after</p>', tags: ['hops'] });
-  await Promise.all([system.services.content.runtime.relay.flush(), system.services.users.runtime.relay.flush()]);
-  await Promise.all([upgraded, local, ...instances].map((s) => s.backend.caughtUp()));
+  await caughtUp(upgraded);
   expect(upgraded.backend.status().ready).toBe(true);
   const reference = await content(local.backend);
   for (const instance of [upgraded, instances[0]!]) {
