@@ -83,6 +83,33 @@ export function useAction() {
   return { busy, error, run, setError };
 }
 
+/** The end of a settings form: what the save said, and the save button. */
+export function SaveRow({ action, notice }: { action: { busy: boolean; error: unknown }; notice: string | null }) {
+  return (
+    <>
+      <ErrorBox error={action.error} />
+      <Notice text={notice} />
+      <button type="submit" disabled={action.busy}>
+        {t('common.save')}
+      </button>
+    </>
+  );
+}
+
+/** A question's tags, each a link to the questions with it. */
+export function TagLinks({ concepts }: { concepts: ReadonlyArray<{ concept_id: string; primary_label: string }> }) {
+  if (!concepts.length) return null;
+  return (
+    <ul class="tags" aria-label={t('question.tags')}>
+      {concepts.map((c) => (
+        <li key={c.concept_id}>
+          <a href={`/?tags=${encodeURIComponent(c.primary_label)}`}>{c.primary_label}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function Page({ title, children }: { title: string; children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${title} · ${t('app.name')}`;

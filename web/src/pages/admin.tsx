@@ -4,7 +4,7 @@ import { hasRole, kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
 import { language, t } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
-import { ErrorBox, formatDate, Loading, Notice, Page, useAction, useLoad } from '../ui.tsx';
+import { ErrorBox, formatDate, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx';
 
 type NetworkSettings = ResponseOf<'getNetworkSettings'>;
 
@@ -81,11 +81,7 @@ function Network() {
         {check('anonymize_users_email', t('admin.anonymize'))}
         {check('solution_validation_enabled', t('admin.validation'))}
         {check('email_delivery_enabled', t('admin.emailDelivery'))}
-        <ErrorBox error={action.error} />
-        <Notice text={notice} />
-        <button type="submit" disabled={action.busy}>
-          {t('common.save')}
-        </button>
+        <SaveRow action={action} notice={notice} />
       </form>
     </section>
   );

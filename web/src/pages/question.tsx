@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { kn, me } from '../api.ts';
 import { language, t } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
-import { ErrorBox, formatDate, Loading, Notice, Page, SanitisedHtml, useAction, useLoad } from '../ui.tsx';
+import { ErrorBox, formatDate, Loading, Notice, Page, SanitisedHtml, TagLinks, useAction, useLoad } from '../ui.tsx';
 import { textToHtml } from './ask.tsx';
 
 type Complete = ResponseOf<'getCompleteQuestion'>;
@@ -31,15 +31,7 @@ export function QuestionPage({ id }: { id: number }) {
     <Page title={q.title}>
       <article aria-labelledby="question-body">
         <div id="question-body">{q.description && <SanitisedHtml html={q.description} />}</div>
-        {q.concepts.length > 0 && (
-          <ul class="tags" aria-label={t('question.tags')}>
-            {q.concepts.map((c) => (
-              <li key={c.concept_id}>
-                <a href={`/?tags=${encodeURIComponent(c.primary_label)}`}>{c.primary_label}</a>
-              </li>
-            ))}
-          </ul>
-        )}
+        <TagLinks concepts={q.concepts} />
         {q.category && (
           <p class="meta">
             {t('question.category')}: {q.category.name}

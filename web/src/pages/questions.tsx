@@ -4,7 +4,7 @@ import type { MessageKey } from '../i18n/en.ts';
 import { language, t } from '../i18n.ts';
 import { navigate, route } from '../router.ts';
 import { useSignal } from '../signal.ts';
-import { ErrorBox, formatDate, Loading, labels, Page, SanitisedHtml, useLoad } from '../ui.tsx';
+import { ErrorBox, formatDate, Loading, labels, Page, SanitisedHtml, TagLinks, useLoad } from '../ui.tsx';
 
 const PAGE_SIZE = 10;
 const FILTERS = ['unsolved', 'solved', 'following', 'my-questions', 'my-solutions', 'trending'] as const;
@@ -149,15 +149,7 @@ export function QuestionsPage() {
                     <span>{formatDate(q.last_activity, lang)}</span>
                     {q.category && <span>{q.category.name}</span>}
                   </p>
-                  {q.concepts.length > 0 && (
-                    <ul class="tags" aria-label={t('question.tags')}>
-                      {q.concepts.map((c) => (
-                        <li key={c.concept_id}>
-                          <a href={`/?tags=${encodeURIComponent(c.primary_label)}`}>{c.primary_label}</a>
-                        </li>
-                      ))}
-                    </ul>
-                  )}
+                  <TagLinks concepts={q.concepts} />
                 </li>
               );
             })}

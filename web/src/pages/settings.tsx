@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
 import { setLanguage, t, UI_LANGUAGES } from '../i18n.ts';
-import { ErrorBox, Loading, Notice, Page, useAction, useLoad } from '../ui.tsx';
+import { ErrorBox, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx';
 
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch' };
 type EmailSettings = ResponseOf<'getEmailSettings'>;
@@ -73,11 +73,7 @@ export function SettingsPage() {
             </div>
           ))}
         </fieldset>
-        <ErrorBox error={action.error} />
-        <Notice text={notice} />
-        <button type="submit" disabled={action.busy}>
-          {t('common.save')}
-        </button>
+        <SaveRow action={action} notice={notice} />
       </form>
     </Page>
   );

@@ -111,8 +111,10 @@ export class ElasticsearchBackend implements SearchBackend {
   private async connect() {
     if (this.connected) return;
     await checkEngine(this.client, this.url);
+    const targets = await this.lastSequences();
+    // Last: a feed started is never started again by a later round.
     await this.feed.start();
-    this.targets = await this.lastSequences();
+    this.targets = targets;
     this.connected = true;
     this.bus.logger.info({ url: this.url }, 'search engine connected');
   }

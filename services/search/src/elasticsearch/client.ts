@@ -10,7 +10,7 @@ import { serviceUnavailable } from '@kn/contracts';
 import { StartError } from '@kn/service';
 
 /** An engine that cannot serve: not reached, or a cluster with no copy of a shard left. */
-export const engineDown = (err: unknown) =>
+const engineDown = (err: unknown) =>
   err instanceof errors.ConnectionError ||
   err instanceof errors.TimeoutError ||
   err instanceof errors.NoLivingConnectionsError ||
