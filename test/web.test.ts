@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
+import { waitFor } from '@kn/testing';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { API, publishedSolution } from './fixtures.ts';
+import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
 /*
@@ -15,6 +16,8 @@ import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
 const SHOTS = path.join('test-results', 'screenshots');
 const PASSWORD = 'web-password-1234';
+/** The largest attachment this file's system takes (ATTACHMENT_MAX_BYTES), small so a browser upload over it is quick. */
+const MAX_ATTACHMENT = 64 * 1024;
 
 let system: System;
 let browser: Browser;
@@ -71,6 +74,15 @@ async function accessible(page: Page, name: string) {
   expect(bad).toEqual([]);
 }
 
+/** The person's interface language, set through the API (as the settings page does). */
+async function speak(who: Person, language: string) {
+  const res = await system.api
+    .put(`${API}/users/me/settings`)
+    .set(...bearer(who.token))
+    .send({ interface_language: language });
+  expect(res.status).toBe(200);
+}
+
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
 beforeAll(async () => {
@@ -79,7 +91,7 @@ beforeAll(async () => {
   if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
   mkdirSync(SHOTS, { recursive: true });
   // AUTH_CACHE_MS 0: a session that expires is refused at its next request (the expiry test).
-  system = await startSystem({ WEB_ROOT: webRoot, AUTH_CACHE_MS: '0' });
+  system = await startSystem({ WEB_ROOT: webRoot, AUTH_CACHE_MS: '0', ATTACHMENT_MAX_BYTES: String(MAX_ATTACHMENT) });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
@@ -192,6 +204,9 @@ describe('people of the network', () => {
     await expertPage.getByRole('textbox', { name: 'Your solution' }).fill('Citra and Mosaic late in the boil and as dry hops.');
     await expertPage.getByRole('button', { name: 'Publish solution' }).click();
     await expertPage.getByRole('status').filter({ hasText: 'Solution published.' }).waitFor();
+    // Only the asker may accept: the expert is offered no Accept, not even on their own solution.
+    await expertPage.locator('article.solution', { hasText: 'Citra and Mosaic' }).waitFor();
+    expect(await expertPage.getByRole('button', { name: 'Accept' }).count()).toBe(0);
 
     await page.reload();
     const solution = page.locator('article.solution', { hasText: 'Citra and Mosaic' });
@@ -218,6 +233,186 @@ describe('people of the network', () => {
     expect(new URL(page.url()).searchParams.get('q')).toBe('citrus');
     await shot(page, 'search');
     await accessible(page, 'search');
+  });
+
+  test('attachments of a question: listed, uploaded by the asker, downloaded; a file too large is refused in the person’s language and nothing is attached', async () => {
+    const questionId = Number(questionUrl.split('/').pop());
+    const page = await newPage();
+    await signIn(page, asker.email, PASSWORD, questionUrl);
+    await page.getByText('No attachments.').waitFor();
+    await page
+      .getByLabel('File to attach')
+      .setInputFiles({ name: 'hop-schedule.txt', mimeType: 'text/plain', buffer: Buffer.from('Citra 20 g at flameout') });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('status').filter({ hasText: 'hop-schedule.txt is attached.' }).waitFor();
+    const link = page.getByRole('link', { name: 'hop-schedule.txt' });
+    // The link downloads the bytes with the session cookie alone.
+    const download = await page.request.get((await link.getAttribute('href'))!);
+    expect(download.status()).toBe(200);
+    expect(await download.text()).toBe('Citra 20 g at flameout');
+    await accessible(page, 'attachments');
+
+    const tooLarge = { name: 'too-large.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(MAX_ATTACHMENT + 1, 7) };
+    await page.getByLabel('File to attach').setInputFiles(tooLarge);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('alert').getByText('The file is too large: nothing was attached.').waitFor();
+    await shot(page, 'attachment-too-large');
+    // In German after a change of language: the same answer of the API in German.
+    await speak(asker, 'de');
+    try {
+      await page.reload();
+      await page.getByLabel('Datei zum Anhängen').setInputFiles(tooLarge);
+      await page.getByRole('button', { name: 'Hochladen' }).click();
+      await page.getByRole('alert').getByText('Die Datei ist zu groß: Es wurde nichts angehängt.').waitFor();
+    } finally {
+      await speak(asker, 'en');
+    }
+    // Nothing half-done: the list, in the page and in the API, holds the first file only.
+    await expect(page.locator('.attachments li').allTextContents()).resolves.toEqual([expect.stringContaining('hop-schedule.txt')]);
+    const listed = await system.api.get(`${API}/questions/${questionId}/attachments`).set(...bearer(asker.token));
+    expect(listed.body.items.map((a: { name: string }) => a.name)).toEqual(['hop-schedule.txt']);
+
+    // Anyone may download; only the asker (and content administrators) may attach.
+    const expertPage = await newPage();
+    await signIn(expertPage, expert.email, PASSWORD, questionUrl);
+    await expertPage.getByRole('link', { name: 'hop-schedule.txt' }).waitFor();
+    expect(await expertPage.getByLabel('File to attach').count()).toBe(0);
+  });
+
+  test('validity: the author validates a solution, its validity and its expiry are shown, a validation is requested; a comment becomes a solution', async () => {
+    const questionId = Number(questionUrl.split('/').pop());
+    const expertPage = await newPage();
+    await signIn(expertPage, expert.email, PASSWORD, questionUrl);
+    const solution = expertPage.locator('article.solution', { hasText: 'Citra and Mosaic' });
+    await solution.getByLabel('Valid for').selectOption('year_one');
+    await solution.getByRole('button', { name: 'Validate' }).click();
+    await solution.getByText(/^Valid until /).waitFor();
+    // The author attaches a file to the solution (its attachments are loaded once opened).
+    await solution.locator('summary', { hasText: 'Attachments' }).click();
+    await solution.getByText('No attachments.').waitFor();
+    await solution
+      .getByLabel('File to attach')
+      .setInputFiles({ name: 'mosaic.txt', mimeType: 'text/plain', buffer: Buffer.from('Mosaic 30 g') });
+    await solution.getByRole('button', { name: 'Upload' }).click();
+    await solution.getByRole('status').filter({ hasText: 'mosaic.txt is attached.' }).waitFor();
+    await solution.getByRole('link', { name: 'mosaic.txt' }).waitFor();
+
+    // The solution's validity runs out (as a year later).
+    await system.services.content.runtime.db
+      .updateTable('solutions')
+      .set({ expires: new Date(Date.now() - 60_000) })
+      .where('question_id', '=', questionId)
+      .execute();
+    await expertPage.reload();
+    await expertPage
+      .locator('article.solution', { hasText: 'Citra and Mosaic' })
+      .getByText(/^Expired on /)
+      .waitFor();
+
+    // The asker may not validate another's solution, but may request a validation.
+    const page = await newPage();
+    await signIn(page, asker.email, PASSWORD, questionUrl);
+    await page
+      .locator('article.solution', { hasText: 'Citra and Mosaic' })
+      .getByText(/^Expired on /)
+      .waitFor();
+    expect(await page.getByRole('button', { name: 'Validate' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Request validation' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Validation requested/ })
+      .waitFor();
+
+    // The expert comments; the asker turns the comment into a solution.
+    await expertPage.getByLabel('Your comment').fill('A whirlpool addition at 80 °C keeps the citrus too.');
+    await expertPage.getByRole('button', { name: 'Comment', exact: true }).click();
+    await expertPage.locator('ul.comments li', { hasText: 'whirlpool addition' }).waitFor();
+    await page.reload();
+    await page.locator('ul.comments li', { hasText: 'whirlpool addition' }).getByRole('button', { name: 'Make it a solution' }).click();
+    await page.locator('article.solution', { hasText: 'whirlpool addition' }).waitFor();
+    expect(await page.locator('ul.comments li', { hasText: 'whirlpool addition' }).count()).toBe(0);
+    await shot(page, 'question-validity');
+    await accessible(page, 'question-validity');
+  });
+
+  test('sharing a question with several people and forwarding it to one; authors are read once however often the page is shown', async () => {
+    const questionId = Number(questionUrl.split('/').pop());
+    const carl = await person('Carl', 'Colleague');
+    const page = await newPage();
+    const userReads: string[] = [];
+    page.on('request', (req) => {
+      if (/\/api\/v1\/users\/\d+$/.test(new URL(req.url()).pathname)) userReads.push(req.url());
+    });
+    await signIn(page, asker.email, PASSWORD, questionUrl);
+    const share = page.getByRole('region', { name: 'Share or forward' });
+    await share.getByLabel('Find people (name or email)').fill('Erik');
+    await share.getByLabel('Erik Expert').check();
+    await share.getByLabel('Find people (name or email)').fill('Carl');
+    await share.getByLabel('Carl Colleague').check();
+    // The first person chosen stays chosen while others are looked for.
+    await expect(share.getByLabel('Erik Expert').isChecked()).resolves.toBe(true);
+    await share.getByLabel(/^Message/).fill('Have a look at this one.');
+    await share.getByRole('button', { name: 'Share', exact: true }).click();
+    await share.getByRole('status').filter({ hasText: 'Shared with Erik Expert, Carl Colleague.' }).waitFor();
+    for (const who of [expert, carl])
+      await waitFor(
+        async () => {
+          const res = await system.api.get(`${API}/notifications`).set(...bearer(who.token));
+          return res.body.items.some(
+            (n: { type: string; question_id: number }) => n.type === 'share_question' && n.question_id === questionId,
+          );
+        },
+        { what: 'the share notification' },
+      );
+
+    await share.getByLabel('Find people (name or email)').fill('Carl');
+    await share.getByLabel('Carl Colleague').check();
+    await share.getByRole('button', { name: 'Forward', exact: true }).click();
+    await share.getByRole('status').filter({ hasText: 'Forwarded to Carl Colleague.' }).waitFor();
+    const forwards = await system.api.get(`${API}/questions/${questionId}/forward`).set(...bearer(asker.token));
+    expect(forwards.body.items.map((f: { user: { id: number } }) => f.user.id)).toContain(carl.id);
+    await accessible(page, 'share');
+
+    // Back to the list and to the question again: no author is asked for a second time.
+    await page.locator('article.solution').first().waitFor();
+    const readsBefore = userReads.length;
+    expect(readsBefore).toBeGreaterThan(0);
+    await page.getByRole('link', { name: 'Questions', exact: true }).click();
+    await page.locator('ol.questions a', { hasText: 'citrus' }).click();
+    await page.locator('article.solution').first().waitFor();
+    await page.getByRole('region', { name: 'Comments' }).waitFor();
+    expect(userReads.length).toBe(readsBefore);
+    expect(new Set(userReads).size).toBe(userReads.length);
+  });
+
+  test('search filters for a language and a knowledge space, kept in the address', async () => {
+    const space = await system.api
+      .post(`${API}/knowledge-spaces`)
+      .set(...bearer(system.adminToken))
+      .send({ name: 'Brewery crew', description: 'The brewers of the house' });
+    expect(space.status).toBe(201);
+    await newQuestion(system, asker.token, {
+      title: 'Which yeast suits a Belgian tripel best?',
+      description: '<p>A dry, spicy tripel.</p>',
+      knowledge_space: space.body.id,
+    });
+    const page = await newPage();
+    await signIn(page, asker.email);
+    await page.getByLabel('Knowledge space').selectOption({ label: 'Brewery crew' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('heading', { name: '1 questions' }).waitFor();
+    await page.locator('ol.questions a', { hasText: 'Belgian tripel' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('space')).toBe(String(space.body.id));
+
+    await page.getByLabel('Knowledge space').selectOption('');
+    await page.getByLabel('Language', { exact: true }).selectOption({ label: 'German' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No questions found.').waitFor();
+    expect(new URL(page.url()).searchParams.get('language')).toBe('de');
+    await page.getByLabel('Language', { exact: true }).selectOption({ label: 'English' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('ol.questions a', { hasText: 'citrus' }).waitFor();
+    await accessible(page, 'filters');
   });
 
   test('experts, settings and administration pages', async () => {
@@ -318,5 +513,23 @@ describe('people of the network', () => {
     await page.getByLabel(/password/i).fill('not-the-password');
     await page.locator('form button[type=submit]').click();
     await page.getByRole('alert').getByText('Wrong email address or password.').waitFor();
+  });
+
+  test('while the search index loads, a search says so in the person’s language', async () => {
+    await speak(asker, 'de');
+    const { backend } = system.services.search;
+    try {
+      const page = await newPage();
+      await signIn(page, asker.email);
+      await backend.close();
+      await page.getByLabel('Fragen durchsuchen').fill('citrus');
+      await page.getByRole('button', { name: 'Suchen', exact: true }).click();
+      await page.getByRole('alert').getByText('Der Suchindex wird noch geladen: bitte versuchen Sie es gleich noch einmal.').waitFor();
+      await shot(page, 'search-loading-de');
+    } finally {
+      await backend.open();
+      await speak(asker, 'en');
+    }
+    await system.searchCaughtUp();
   });
 });

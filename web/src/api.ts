@@ -11,7 +11,10 @@ import { signal } from './signal.ts';
  */
 
 export type Me = ResponseOf<'getMe'>;
+export type User = ResponseOf<'getUser'>;
 export const me = signal<Me | null>(null);
+/** The languages of the person's content settings: what the question list offers to filter by. */
+export const contentLanguages = signal<string[]>([]);
 export const unseen = signal(0);
 /** Set when a request found the session gone: the sign-in page says so. */
 export const expired = signal(false);
@@ -37,6 +40,7 @@ async function sessionError(res: Response) {
 async function loadPerson() {
   const [person, settings] = await Promise.all([kn().call('getMe'), kn().call('getLanguageSettings')]);
   setLanguage(settings.interface_language);
+  contentLanguages.set(settings.content_languages);
   me.set(person);
   void refreshUnseen();
 }
@@ -67,6 +71,7 @@ export async function signOut() {
   client = new KnClient({ baseUrl: '/api/v1', retry: false });
   me.set(null);
   unseen.set(0);
+  users.clear();
   navigate('/sign-in');
 }
 
@@ -74,6 +79,7 @@ export async function signOut() {
 export function sessionLost(err: unknown): boolean {
   if (!(err instanceof ApiError) || err.status !== 401 || !me.get()) return false;
   me.set(null);
+  users.clear();
   expired.set(true);
   navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`);
   return true;
@@ -88,4 +94,23 @@ export async function refreshUnseen() {
   }
 }
 
+// People by id, each asked for once in a session however many authors a page names: the API reads
+// users one at a time (GET /users has no id filter), so a page asks only for those it has not seen.
+const users = new Map<number, Promise<User | null>>();
+export function userOf(id: number): Promise<User | null> {
+  let user = users.get(id);
+  if (!user) {
+    user = kn()
+      .call('getUser', { params: { id } })
+      .catch(() => {
+        users.delete(id);
+        return null;
+      });
+    users.set(id, user);
+  }
+  return user;
+}
+
 export const hasRole = (...roles: string[]) => roles.some((r) => me.get()?.roles?.includes(r as never));
+/** Content administrators: they may edit, validate and attach to anyone's questions and solutions. */
+export const isContentAdmin = () => hasRole('content_admin', 'super_admin');

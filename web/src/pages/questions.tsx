@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { kn } from '../api.ts';
+import { contentLanguages, kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
 import { language, t } from '../i18n.ts';
 import { navigate, route } from '../router.ts';
@@ -17,13 +17,18 @@ export function QuestionsPage() {
   const text = query.get('q') ?? '';
   const tags = query.get('tags') ?? '';
   const category = query.get('category') ?? '';
+  const languageId = query.get('language') ?? '';
+  const space = query.get('space') ?? '';
   const filter = query.get('filter') ?? '';
   const sort = query.get('sort') ?? '';
   const page = Math.max(1, Number(query.get('page') ?? 1) || 1);
-  const [form, setForm] = useState({ q: text, tags, category, filter, sort });
+  const [form, setForm] = useState(currentOf(query));
   const search = query.toString();
   useEffect(() => setForm(currentOf(query)), [search]);
   const categories = useLoad(() => kn().call('listCategories'), []);
+  const spaces = useLoad(() => kn().call('listKnowledgeSpaces'), []);
+  const languages = useSignal(contentLanguages);
+  const languageName = new Intl.DisplayNames(lang, { type: 'language', fallback: 'code' });
   const list = useLoad(
     () =>
       kn().call('listQuestions', {
@@ -31,13 +36,15 @@ export function QuestionsPage() {
           query: text || undefined,
           tags: tags ? labels(tags) : undefined,
           categories: category ? [Number(category)] : undefined,
+          language_id: languageId ? [languageId] : undefined,
+          knowledge_space: space ? Number(space) : undefined,
           filter: filter ? [filter as (typeof FILTERS)[number]] : undefined,
           sort: sort ? [sort] : undefined,
           limit: PAGE_SIZE,
           offset: (page - 1) * PAGE_SIZE,
         } as never,
       }),
-    [text, tags, category, filter, sort, page],
+    [text, tags, category, languageId, space, filter, sort, page],
   );
   const go = (changes: Record<string, string | number>) => {
     const next = new URLSearchParams();
@@ -84,6 +91,30 @@ export function QuestionsPage() {
                 ))}
               </select>
             </div>
+            <div>
+              <label for="language">{t('list.language')}</label>
+              <select id="language" value={form.language} onChange={(e) => setForm({ ...form, language: e.currentTarget.value })}>
+                <option value="">{t('list.allLanguages')}</option>
+                {languages.map((code) => (
+                  <option key={code} value={code}>
+                    {languageName.of(code)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            {!!spaces.data?.items.length && (
+              <div>
+                <label for="space">{t('list.space')}</label>
+                <select id="space" value={form.space} onChange={(e) => setForm({ ...form, space: e.currentTarget.value })}>
+                  <option value="">{t('list.allSpaces')}</option>
+                  {spaces.data.items.map((k) => (
+                    <option key={k.id} value={String(k.id)}>
+                      {k.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            )}
             <div>
               <label for="filter">{t('list.filter')}</label>
               <select id="filter" value={form.filter} onChange={(e) => setForm({ ...form, filter: e.currentTarget.value })}>
@@ -174,6 +205,8 @@ const currentOf = (query: URLSearchParams) => ({
   q: query.get('q') ?? '',
   tags: query.get('tags') ?? '',
   category: query.get('category') ?? '',
+  language: query.get('language') ?? '',
+  space: query.get('space') ?? '',
   filter: query.get('filter') ?? '',
   sort: query.get('sort') ?? '',
 });
