@@ -75,7 +75,10 @@ export async function startBenchSystem(port: number, options: { beer: boolean })
     for (; options.beer; ) {
       const status = await indexStatus(bus).catch(() => null);
       const stream = await bus.jsm.streams.info(bus.streamName('content'));
-      if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq) break;
+      const embedded =
+        status?.embeddings.state === 'unavailable' ||
+        (status?.embeddings.state === 'ready' && status.embeddings.embedded >= status.questions);
+      if (status?.ready && (status.streams.content?.applied ?? 0) >= stream.state.last_seq && embedded) break;
       await new Promise((r) => setTimeout(r, 500));
     }
     const base = `http://127.0.0.1:${port}`;

@@ -40,10 +40,14 @@ import {
   weightVector,
 } from '../services/search/src/domain/expert-model.ts';
 import { type ExpertRanking, expertRanking, rankExperts } from '../services/search/src/domain/experts.ts';
+import { type Meaning, semanticWeights, withMeaning } from '../services/search/src/domain/semantic.ts';
 import { handlerOf, indexHandlers } from '../services/search/src/feed/events.ts';
 import { LocalEvidence, localHistory } from '../services/search/src/local/local-evidence.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
+import { embeddingText } from '../services/search/src/semantic/embeddings.ts';
+import { VectorIndex } from '../services/search/src/semantic/vectors.ts';
 import { indexWords } from '../services/search/src/words.ts';
+import { embeddedTexts } from './embedded-texts.ts';
 import { report } from './lib.ts';
 
 const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => path.resolve(d)) : [sharedData('stackexchange-beer')];
@@ -317,15 +321,23 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
     const started = Date.now();
     load(store, l, known);
     const loaded = Date.now();
-    const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] }, undefined, ranking);
+    // The questions' embeddings as the service stores them (MEANING=0: none, the words alone).
+    const vectors = meanings ? new VectorIndex(meanings.dimensions) : null;
+    if (vectors) for (const [id, v] of meanings!.vectors) vectors.put(l.id('post', id), v, '');
+    const meaningOf = (id: number): Meaning | undefined => {
+      const query = vectors?.vectorOf(id);
+      return query && { cosine: (other) => vectors!.cosine(other, query), nearest: (k, accept) => vectors!.nearest(query, k, accept) };
+    };
+    const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] }, undefined, ranking, meaningOf);
     const fitted = Date.now();
-    const evidence = new LocalEvidence(store);
+    const lexical = new LocalEvidence(store);
+    const evidenceOf = (q: Post) => withMeaning(lexical, meaningOf(l.id('post', q.id)), semanticWeights.experts);
     const back = new Map<number, number>();
     for (const p of posts.values()) if (p.owner !== undefined) back.set(l.id('user', p.owner), p.owner);
     const ask = async (m: ExpertModel, q: Post, exclude: boolean, limit: number) =>
       (
         await rankExperts(
-          evidence,
+          evidenceOf(q),
           { text: `${q.title}\n${q.text}`, limit, exclude: exclude ? [l.id('user', q.owner!)] : [], asker: l.id('user', q.owner!) },
           { weights: weightVector(m), responses: async () => new Map(), ranking },
         )
@@ -344,7 +356,7 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
       tops.push(found.join(','));
       routed.push({ time: q.time, users: await ask(model, q, true, 3 * ROUTING_EXPERTS + 10) });
       const all = await rankExperts(
-        evidence,
+        evidenceOf(q),
         { text: `${q.title}\n${q.text}`, limit: 0, asker: l.id('user', q.owner!) },
         { weights: weightVector(model), responses: async () => new Map(), ranking },
       );
@@ -405,6 +417,12 @@ const renumber = (() => {
   for (const [i, id] of ids.user.entries()) maps.user.set(id, 2_000_000 + i);
   return (kind: 'post' | 'user', id: number) => maps[kind].get(id) ?? id;
 })();
+// The meaning of every question (title and body, as the service embeds them), by the set-up's model;
+// cached on disk between runs (bench/embedded-texts.ts). MEANING=0 ranks by the words alone.
+const meanings =
+  process.env.MEANING === '0'
+    ? null
+    : await embeddedTexts([...posts.values()].filter((p) => p.type === 1).map((p) => ({ id: p.id, text: embeddingText(p.title, p.text) })));
 // TUNE='{"neighbours":50}' tries other ranking parameters; LOADS=1 loads once (quick).
 const ranking: ExpertRanking = { ...expertRanking, ...JSON.parse(process.env.TUNE ?? '{}') };
 const started = Date.now();

@@ -241,11 +241,13 @@ export interface EvaluationOptions {
   caughtUp?: (expected: number) => Promise<void>;
 }
 
-/** Polls the search index until it is ready, holds at least `expected` questions and has its topic vectors (when it keeps them). */
+/** Polls the search index until it is ready, holds at least `expected` questions, has its topic vectors (when it keeps them) and its embeddings (when it has a model). */
 const pollIndex = (bus: Bus) => async (expected: number) => {
   for (;;) {
     const status = await indexStatus(bus).catch(() => null);
-    if (status?.ready && status.questions >= expected && !status.topics?.training) return;
+    const embedded =
+      status?.embeddings.state === 'unavailable' || (status?.embeddings.state === 'ready' && status.embeddings.embedded >= expected);
+    if (status?.ready && status.questions >= expected && !status.topics?.training && embedded) return;
     await new Promise((r) => setTimeout(r, 500));
   }
 };

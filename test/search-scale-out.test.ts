@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import * as search from '@kn/search';
 import { waitFor } from '@kn/testing';
 import type { ElasticsearchBackend } from '../services/search/src/elasticsearch/backend.ts';
+import { INDEX_VERSION } from '../services/search/src/elasticsearch/mappings.ts';
 import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
@@ -212,8 +213,8 @@ test('an instance of a newer index version builds it beside the live index and s
   await newQuestion(system, asker.token, { title: 'Written before the upgrade: hops', description: '<p>before</p>', tags: ['hops'] });
   await caughtUp();
   const before = await engineState();
-  expect(before.version).toBe(1);
-  const upgraded = await startSearch(configs[1]!, { indexVersion: 2 });
+  expect(before.version).toBe(INDEX_VERSION);
+  const upgraded = await startSearch(configs[1]!, { indexVersion: INDEX_VERSION + 1 });
   const failures: string[] = [];
   let reads = 0;
   let building = true;
@@ -238,7 +239,7 @@ test('an instance of a newer index version builds it beside the live index and s
     await waitFor(
       async () => {
         const state = await engineState();
-        return state.version === 2 && state.live.length === 1 && state.live[0] !== before.live[0];
+        return state.version === INDEX_VERSION + 1 && state.live.length === 1 && state.live[0] !== before.live[0];
       },
       { timeoutMs: 120_000, what: 'the new version live, the aliases on it' },
     );

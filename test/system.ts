@@ -47,6 +47,9 @@ export async function startSystem(
     PORT: '0',
     HOST: '127.0.0.1',
     SEARCH_INDEX_PATH: join(indexDir, 'index.sqlite'),
+    // Lexical search, whatever the machine has set up: rankings do not depend on how far the
+    // background embedding got. test/semantic-search.test.ts names the real model.
+    EMBEDDING_MODEL_PATH: join(indexDir, 'no-embedding-model'),
     // Every service of the file runs in this process: each serves its metrics on a free port.
     METRICS_PORT: '0',
     // Webhook receivers of the tests listen on 127.0.0.1 (test/webhook-targets.test.ts runs without this).
@@ -116,6 +119,8 @@ export async function startSystem(
     async searchCaughtUp() {
       await Promise.all([contentService.runtime.relay.flush(), usersService.runtime.relay.flush()]);
       await searchService.backend.caughtUp();
+      await searchService.questionTexts.caughtUp();
+      await searchService.embeddings.caughtUp();
     },
     /** Waits until every question published so far is routed and its experts are notified. */
     async routed() {

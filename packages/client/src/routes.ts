@@ -363,6 +363,10 @@ export const routes: Record<OperationName, Route> = {
     path: '/search/experts/model/fit',
     timeoutMs: 120000,
   },
+  indexStatus: {
+    method: 'GET',
+    path: '/search/index',
+  },
   createTopicContentExport: {
     method: 'POST',
     path: '/export/topic-content',

@@ -213,13 +213,22 @@ export const searchOperations = {
   }),
   indexStatus: operation({
     service: 'search',
-    summary: 'Internal: whether this instance has caught up, and its stream positions',
+    summary:
+      "The search index of the instance that answers: whether it has caught up, its stream positions, and the question embeddings' model, state and backfill",
+    http: { method: 'GET', path: '/search/index', auth: 'user', roles: ['super_admin'], tag },
     response: z.object({
       ready: z.boolean(),
       questions: z.number().int(),
       /** The topic vectors: how many questions they were last trained on, and whether a training is running or due (null: a backend without them). */
       topics: z.object({ trained_on: z.number().int(), training: z.boolean() }).nullable(),
       streams: z.record(z.string(), z.object({ applied: z.number().int(), target: z.number().int() })),
+      embeddings: z.object({
+        model: z.string().nullable().describe('the sentence encoder in use; null: none could be loaded, search is lexical'),
+        state: z.enum(['unavailable', 'backfilling', 'ready']),
+        reason: z.string().nullable().describe('why there is no model'),
+        embedded: z.number().int().describe('questions with a vector of the model in this instance'),
+        questions: z.number().int().describe('questions with a text to embed'),
+      }),
     }),
   }),
 } as const;

@@ -4,6 +4,7 @@ import type { ExpertEvidence } from './domain/experts.ts';
 import type { Highlighting } from './domain/highlight.ts';
 import type { Match, MatchRequest } from './domain/match.ts';
 import type { Viewer } from './domain/visibility.ts';
+import type { EmbeddingStatus } from './semantic/embeddings.ts';
 
 /** A user's record on the tags of an expert search (interface: the expert result's details). */
 export interface ExpertRecord {
@@ -21,6 +22,8 @@ export interface IndexStatus {
   /** The topic vectors: how many questions they were last trained on, and whether a training is running or due (null: a backend without them). */
   topics: { trained_on: number; training: boolean } | null;
   streams: Record<string, { applied: number; target: number }>;
+  /** The question embeddings (semantic/embeddings.ts): the model, its state and the backfill's progress. */
+  embeddings: EmbeddingStatus;
 }
 
 /** A query's words and where to look for them, for highlighting. */

@@ -27,6 +27,23 @@ export const SearchConfig = BaseConfig.extend({
     .regex(/^[a-z0-9][a-z0-9_-]*$/)
     .default('kn')
     .describe('The prefix of the Elasticsearch indices (`<prefix>-questions`, `-state`, `-control`): one per network.'),
+  EMBEDDING_MODEL_PATH: z
+    .preprocess((v) => (v === '' ? undefined : v), z.string().optional())
+    .describe(
+      'A sentence-encoder folder (docs/embedding.md) for similar questions, question search and routing; unset: the model infra/ensure-model.sh set up (`$KN_MODEL_CACHE/all-MiniLM-L6-v2`). Without a usable model search is lexical.',
+    ),
+  EMBEDDING_MODEL_RETRY_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60_000)
+    .describe('Without a usable model, how often (ms) the instance looks for it again (it is picked up without a restart).'),
+  EMBEDDING_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .default(1000)
+    .describe('How often (ms) an instance loads new question embeddings and the embedding job looks for texts to embed.'),
   ROUTING_EXPERTS: z.coerce
     .number()
     .int()

@@ -4,6 +4,7 @@ import { serviceParts, startRuntime } from '@kn/service';
 import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
 import { startRoutingConsumers } from './consumers/content.ts';
+import { startQuestionTextConsumer } from './consumers/question-texts.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
 import { ExpertSearch } from './domain/expert-search.ts';
@@ -14,6 +15,7 @@ import { ExpertModels } from './jobs/expert-models.ts';
 import { listenForRebuilds } from './jobs/rebuild.ts';
 import { LocalBackend } from './local/local-backend.ts';
 import { SearchIndex } from './local/search-index.ts';
+import { Embeddings } from './semantic/embeddings.ts';
 
 export { loadConfig, SearchConfig } from './config.ts';
 
@@ -26,7 +28,8 @@ export async function dropElasticsearchIndices(url: string, prefix: string) {
 /** The index status of a running search instance, asked over NATS (operators' scripts, benchmarks). */
 export const indexStatus = (bus: Bus) =>
   call(bus, 'indexStatus', searchOperations.indexStatus, {
-    actor: null,
+    // The gateway checks the role of HTTP callers; a script on the bus acts as the operator.
+    actor: { id: 0, roles: ['super_admin'], token_id: null },
     params: undefined,
     query: undefined,
     body: undefined,
@@ -44,13 +47,24 @@ export async function start(
   const { db, bus, logger } = runtime;
   const parts = serviceParts(runtime);
   return parts.starting(async () => {
+    const embeddings = parts.add(
+      new Embeddings({
+        db,
+        logger,
+        modelPath: config.EMBEDDING_MODEL_PATH,
+        pollMs: config.EMBEDDING_POLL_MS,
+        retryModelMs: config.EMBEDDING_MODEL_RETRY_MS,
+      }),
+    );
+    await embeddings.start();
+    const questionTexts = parts.add(await startQuestionTextConsumer({ bus, db }));
     const streams: ServiceName[] = [...indexedStreams];
     const index = config.ELASTICSEARCH_URL
       ? null
       : new SearchIndex({ bus, path: config.SEARCH_INDEX_PATH, streams, handlers: indexHandlers });
     // The Elasticsearch client is loaded only when it is configured: 13 MiB of memory the local index does without.
     const backend: SearchBackend = index
-      ? new LocalBackend(index)
+      ? new LocalBackend(index, embeddings)
       : new (await import('./elasticsearch/backend.ts')).ElasticsearchBackend({
           url: config.ELASTICSEARCH_URL!,
           prefix: config.ELASTICSEARCH_INDEX_PREFIX,
@@ -58,6 +72,7 @@ export async function start(
           streams,
           handlers: indexHandlers,
           version: options.indexVersion,
+          embeddings,
         });
     await backend.open();
     parts.add({ stop: () => backend.close() });
@@ -72,6 +87,17 @@ export async function start(
         }
       },
     );
+    runtime.metrics.gauge(
+      'kn_search_embeddings',
+      'Questions with an embedding of the model loaded in this instance (`embedded`), and questions with a text to embed (`questions`); 0 and 0 without a model',
+      ['what', 'model', 'state'],
+      (set) => {
+        const s = embeddings.status();
+        const labels = { model: s.model ?? '', state: s.state };
+        set({ what: 'embedded', ...labels }, s.embedded);
+        set({ what: 'questions', ...labels }, s.questions);
+      },
+    );
     const models = parts.add(
       new ExpertModels({
         db,
@@ -80,10 +106,16 @@ export async function start(
         checkMs: config.EXPERT_MODEL_CHECK_MS,
         refitMs: config.EXPERT_MODEL_REFIT_MS,
         refitAnswered: config.EXPERT_MODEL_REFIT_ANSWERED,
+        meaningOf: (id) => embeddings.storedMeaning(id),
       }),
     );
     await models.start();
-    const experts = new ExpertSearch({ backend, models, responses: routingResponses(db) });
+    const experts = new ExpertSearch({
+      backend,
+      models,
+      responses: routingResponses(db),
+      meaningOf: (source) => embeddings.meaningOf(source),
+    });
     const routing = parts.add(
       await startRoutingConsumers({
         bus,
@@ -101,7 +133,7 @@ export async function start(
         service: 'search',
         requestKeys: runtime.requestKeys,
         operations: searchOperations,
-        handlers: createHandlers({ db, bus, backend, experts, models, config }),
+        handlers: createHandlers({ db, bus, backend, experts, models, embeddings, config }),
         ready: () => backend.ready,
       }),
     );
@@ -114,6 +146,9 @@ export async function start(
       routing,
       /** The expert model in force, and its fits. */
       models,
+      /** The question embeddings of this instance and the texts they are made of (tests wait on their catch-up). */
+      embeddings,
+      questionTexts,
       stop: parts.stop,
     };
   });

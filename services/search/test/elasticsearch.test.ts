@@ -3,7 +3,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { highlightSource } from '../src/domain/highlight.ts';
 import { similarityBlend } from '../src/domain/match.ts';
 import { cosine, topicVector } from '../src/domain/similarity.ts';
-import { stubQuestion, type UserDocument, withDerived } from '../src/elasticsearch/documents.ts';
+import { type NeighbourFacts, stubQuestion, type UserDocument, unpacked, unpackUnit, withDerived } from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
 import { DocumentFrequencies } from '../src/elasticsearch/frequencies.ts';
@@ -61,6 +61,13 @@ describe('Elasticsearch documents', () => {
     expect(doc.stems.solutions).toBe('add bitter hop earli');
     expect(doc.unit.hops).toBe(2 + 1 + 1);
     expect(doc.unit_terms).toContain('bitterness');
+    // The unit again as binary doc values, read without the stored source.
+    expect(unpackUnit(doc.unit_packed)).toEqual(doc.unit);
+    // What expert search reads of a neighbour, packed the same way: live solutions with their value.
+    expect(unpacked<NeighbourFacts>(doc.neighbour_packed)).toMatchObject({ id: 7, tags: ['Hops', 'boil'], asked: doc.asked });
+    expect(unpacked<NeighbourFacts>(doc.neighbour_packed).solutions).toEqual([
+      { author_id: 5, time: Date.parse('2024-01-02T00:00:00.000Z'), value: expect.any(Number) },
+    ]);
     expect(doc.solutions[0]!.value).toBeGreaterThan(0);
     expect(doc.solutions[0]).toMatchObject({ accepted: true, accepted_at: Date.parse('2024-01-03T00:00:00.000Z') });
     expect(doc.solutions[0]!.states.map((st) => [st.time, st.upvotes])).toEqual([
@@ -169,6 +176,9 @@ describe('Elasticsearch queries', () => {
   test('frequencies are counted per word, stem, typo and prefix in the requested fields', () => {
     const body = frequencyQuery(words('hopping', 'ab'), ['title']);
     expect(Object.keys(body.aggs!)).toEqual(['w0', 's0', 't0', 'p0', 'w1', 's1']);
+    // Typos and prefixes only where asked (the ranking reads them for rare words and words in fewer than WINDOW questions).
+    const plain = frequencyQuery(words('hopping', 'ab'), ['title'], () => ({ typo: false, prefix: false }));
+    expect(Object.keys(plain.aggs!)).toEqual(['w0', 's0', 'w1', 's1']);
     const stats = termStatistics(
       {
         took: 1,
@@ -442,5 +452,5 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
 test('the mappings change only with the index version (an upgrade rebuilds beside the live index only when told so)', () => {
   const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
   // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
-  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 1, fingerprint: '9ee04eca7219bd14' });
+  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 2, fingerprint: '2a34ef3fa086738e' });
 });

@@ -42,9 +42,31 @@ export interface RoutedExpertTable {
   answered_at: Date | null;
 }
 
+/** The text a question's embedding is made from (title and description), as its latest event says. */
+export interface QuestionTextTable {
+  question_id: number;
+  text: string;
+  source_hash: string;
+  updated: Generated<Date>;
+}
+
+/** A question's embedding by a model: one signed byte a dimension times `scale` (semantic/vectors.ts). */
+export interface QuestionEmbeddingTable {
+  model: string;
+  question_id: number;
+  /** The source_hash of the text it was made from: a newer text is embedded again. */
+  source_hash: string;
+  scale: number;
+  vector: Buffer;
+  /** Written order: instances load the rows past the last they read. */
+  seq: Generated<string>;
+}
+
 export interface SearchSchema extends BusTables {
   search_queries: SearchQueryTable;
   routings: RoutingTable;
   expert_models: ExpertModelTable;
   routed_experts: RoutedExpertTable;
+  question_texts: QuestionTextTable;
+  question_embeddings: QuestionEmbeddingTable;
 }

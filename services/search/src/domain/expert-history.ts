@@ -11,6 +11,7 @@ import {
 } from './experts.ts';
 import { pacer } from './pace.ts';
 import { topK, unitIdf } from './ranking.ts';
+import { type Meaning, semanticWeights, withMeaning } from './semantic.ts';
 
 /**
  * A network's past as the fit reads it, up to a cut-off: what was asked and when, who answered
@@ -357,6 +358,8 @@ type Event =
 export async function historyExamples(
   history: NetworkHistory,
   ranking?: Readonly<ExpertRanking>,
+  /** A past question's meaning (its stored embedding), when the network has them: expert search reads it too. */
+  meaningOf?: (questionId: number) => Meaning | undefined,
 ): Promise<{ examples: Example[]; answered: number }> {
   const solutionsOf = new Map<number, HistorySolution[]>();
   for (const s of history.solutions) {
@@ -443,7 +446,7 @@ export async function historyExamples(
       if (expert !== undefined && learnFrom.has(q.id)) {
         replay.asking = q;
         const ranked = await rankExperts(
-          replay,
+          withMeaning(replay, meaningOf?.(q.id), semanticWeights.experts),
           { text: '', limit: 0, exclude: [q.author_id], asker: q.author_id, now: q.time },
           { weights, responses: (users) => replay.routingResponses(users), ranking },
         );
@@ -465,7 +468,12 @@ export async function historyExamples(
 }
 
 /** The model a network's past teaches (the defaults when it has too little of one). */
-export async function fitExpertModel(history: NetworkHistory, now = Date.now(), ranking?: Readonly<ExpertRanking>): Promise<ExpertModel> {
-  const { examples, answered } = await historyExamples(history, ranking);
+export async function fitExpertModel(
+  history: NetworkHistory,
+  now = Date.now(),
+  ranking?: Readonly<ExpertRanking>,
+  meaningOf?: (questionId: number) => Meaning | undefined,
+): Promise<ExpertModel> {
+  const { examples, answered } = await historyExamples(history, ranking, meaningOf);
   return learnModel(examples, { cutoff: history.cutoff, now, questions: answered, pace: pacer() });
 }

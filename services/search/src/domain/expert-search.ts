@@ -2,6 +2,7 @@ import type { RoutedQuestion } from '@kn/contracts';
 import type { SearchBackend } from '../backend.ts';
 import type { ExpertModels } from '../jobs/expert-models.ts';
 import { type ExpertQuery, type RoutingResponse, rankExperts } from './experts.ts';
+import { type Meaning, semanticWeights, withMeaning } from './semantic.ts';
 import type { Viewer } from './visibility.ts';
 
 /** Similar questions named as a reason, at most. */
@@ -40,22 +41,28 @@ export class ExpertSearch {
   private readonly backend: SearchBackend;
   private readonly models: ExpertModels;
   private readonly responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
+  private readonly meaningOf: (source: { question_id?: number; text?: string }) => Promise<Meaning | undefined>;
 
   constructor(options: {
     backend: SearchBackend;
     models: ExpertModels;
     responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
+    /** The meaning of a question or text (semantic/embeddings.ts); none without a model. */
+    meaningOf?: (source: { question_id?: number; text?: string }) => Promise<Meaning | undefined>;
   }) {
     this.backend = options.backend;
     this.models = options.models;
     this.responses = options.responses;
+    this.meaningOf = options.meaningOf ?? (async () => undefined);
   }
 
   /** The experts on a text. */
   async find(query: ExpertQuery, viewer: Viewer | null): Promise<FoundExperts> {
     const { backend } = this;
     const unreadable = viewer ? await backend.hiddenSpaces(viewer) : [];
-    const ranked = await rankExperts(backend.evidence(unreadable), query, { weights: this.models.weights(), responses: this.responses });
+    const meaning = await this.meaningOf({ question_id: query.question_id, text: query.text });
+    const evidence = withMeaning(backend.evidence(unreadable), meaning, semanticWeights.experts);
+    const ranked = await rankExperts(evidence, query, { weights: this.models.weights(), responses: this.responses });
     if (!ranked.experts.length) return { tags: ranked.tags.map((t) => t.label), experts: [] };
     const label = new Map(ranked.tags.map((t) => [t.key, t.label]));
     const records = await backend.expertRecords(

@@ -37,13 +37,21 @@ export interface QuestionDocument extends IndexedQuestion {
   /** Published and not deleted. */
   live: boolean;
   parts: Record<PartKind, PartSource[]>;
-  /** Space-separated words per field; empty for drafts (not searchable). */
+  /**
+   * Space-separated words per field; empty for drafts (not searchable). These, `stems`,
+   * `unit_terms`, `unit_packed`, `neighbour_packed` and `asked_terms` are indexed but not in the stored source
+   * (mappings.ts): a document read back has none of them.
+   */
   words: Record<SearchField, string>;
   /** The stems of those words in the question's language (words.ts wordStem), space-separated. */
   stems: Record<SearchField, string>;
   /** Similar-question search's unit: word → weighted count (domain/fields.ts unitFieldWeights). */
   unit: Record<string, number>;
   unit_terms: string[];
+  /** The unit as JSON in base64: binary doc values, which a search reads without a stored source (backend.ts units). */
+  unit_packed: string;
+  /** What expert search reads of a neighbour (NeighbourFacts), packed the same way (evidence.ts neighbours). */
+  neighbour_packed: string;
   /** What was asked, expert search's similarity: word → [title, description, tags] counts. */
   asked: Record<string, [number, number, number]>;
   asked_terms: string[];
@@ -51,6 +59,31 @@ export interface QuestionDocument extends IndexedQuestion {
   /** One entry per forward, with the stream sequence of its event (applying an event twice adds nothing) and its time (ms). */
   forwards: Array<{ recipient_id: number; seq: number; time: number }>;
 }
+
+/** A value as the binary doc values (`unit_packed`, `neighbour_packed`) hold it: JSON in base64, and back. */
+export const packed = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
+export const unpacked = <T>(value: string): T => JSON.parse(Buffer.from(value, 'base64').toString());
+export const packUnit = (unit: Record<string, number>) => packed(unit);
+export const unpackUnit = (value: string) => unpacked<Record<string, number>>(value);
+
+/** What expert search reads of a neighbour: its asked words, tags, space, time and live solutions with their value (solutionValue). */
+export interface NeighbourFacts {
+  id: number;
+  asked: Record<string, [number, number, number]>;
+  tags: string[];
+  knowledge_space_id: number | null;
+  published: string | null;
+  solutions: Array<{ author_id: number; time: number; value: number }>;
+}
+
+const neighbourFacts = (doc: QuestionDocument, asked: NeighbourFacts['asked']): NeighbourFacts => ({
+  id: doc.id,
+  asked,
+  tags: doc.tags,
+  knowledge_space_id: doc.knowledge_space_id,
+  published: doc.published,
+  solutions: doc.solutions.filter((s) => s.live).map((s) => ({ author_id: s.author_id, time: s.time, value: solutionValue(s) })),
+});
 
 export const emptyWords = (): Record<SearchField, string> =>
   Object.fromEntries(SearchFieldNames.map((f) => [f, ''])) as Record<SearchField, string>;
@@ -75,6 +108,8 @@ export const stubQuestion = (id: number): QuestionDocument => ({
   stems: emptyWords(),
   unit: {},
   unit_terms: [],
+  unit_packed: packUnit({}),
+  neighbour_packed: packed(null),
   asked: {},
   asked_terms: [],
   solutions: [],
@@ -90,7 +125,17 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
   const solutions = doc.solutions.map((s) => ({ ...s, value: solutionValue(s) * timeWeight(s.time), accepted: s.accepted_at !== null }));
   const base = { ...doc, live, solutions, tag_keys: [...new Set(doc.tags.map((t) => t.toLowerCase()))] };
   if (doc.stub || !doc.is_published)
-    return { ...base, words: emptyWords(), stems: emptyWords(), unit: {}, unit_terms: [], asked: {}, asked_terms: [] };
+    return {
+      ...base,
+      words: emptyWords(),
+      stems: emptyWords(),
+      unit: {},
+      unit_terms: [],
+      unit_packed: packUnit({}),
+      neighbour_packed: packed(neighbourFacts(base, {})),
+      asked: {},
+      asked_terms: [],
+    };
   const parts = (['solution', 'comment', 'attachment'] as const).flatMap((kind) => doc.parts[kind].map((p) => ({ kind, text: p.text })));
   const texts: Record<SearchField, string[]> = {
     title: [doc.title],
@@ -113,7 +158,17 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
     if (SearchFieldNames.some((f, i) => (askedFieldWeights[f] ?? 0) > 0 && counts[i]! > 0))
       asked[word] = [counts[0]!, counts[1]!, counts[2]!];
   }
-  return { ...base, words, stems, unit, unit_terms: Object.keys(unit), asked, asked_terms: Object.keys(asked) };
+  return {
+    ...base,
+    words,
+    stems,
+    unit,
+    unit_terms: Object.keys(unit),
+    unit_packed: packUnit(unit),
+    neighbour_packed: packed(neighbourFacts(base, asked)),
+    asked,
+    asked_terms: Object.keys(asked),
+  };
 }
 
 /** The question as the events last showed it (its derived fields kept: they are recomputed at write). */

@@ -1,6 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { RoutedQuestion } from '@kn/contracts';
 import { liftScores, type Match, PAGE, pageOf, RELEVANT_SCORE, similarityBlend, similarOnly, WEAK_SCORE, WINDOW } from '../domain/match.ts';
+import { type Meaning, meaningLifts, semanticWeights } from '../domain/semantic.ts';
 import type { QuestionDocument } from './documents.ts';
 import type { TermStatistics } from './queries.ts';
 
@@ -35,9 +36,12 @@ export function tagsOnlyIn(response: estypes.SearchResponse): Set<string> {
   return new Set(list.filter((b) => b.doc_count > 0 && (b.outside?.doc_count ?? 0) === 0).map((b) => String(b.key)));
 }
 
-/** The hits of a search with their score (ES answers null scores when sorting by a field only). */
+/**
+ * The hits of a search with their score (ES answers null scores when sorting by a field only); the
+ * id from the hit, or from the sort by score and id when the search loads no stored fields (matchQuery).
+ */
 export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number; score: number }> =>
-  response.hits.hits.map((h) => ({ id: Number(h._id), score: h._score ?? 0 }));
+  response.hits.hits.map((h) => ({ id: Number(h._id ?? h.sort?.[1]), score: h._score ?? 0 }));
 
 /**
  * The match's window as the local ranking answers it: the best WINDOW hits, the similarity blend's
@@ -49,6 +53,8 @@ export function rankMatches(
   hits: ReadonlyArray<{ id: number; score: number }>,
   options: {
     similarity?: ReadonlyMap<number, number>;
+    /** The query's meaning (domain/semantic.ts), lifting the same best matches. */
+    meaning?: Meaning;
     similarOnly?: ReadonlyArray<{ id: number; score: number }>;
     offset: number;
     limit: number;
@@ -60,11 +66,19 @@ export function rankMatches(
   let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
   const items: Match[] = window.map((h) => ({ id: h.id, score: h.score, is_relevant: false }));
   // The local blend without topic vectors (this backend has none): the cosines of the depth best.
-  const { similarity } = options;
-  liftScores(
-    items,
-    similarity ? items.slice(0, similarityBlend.depth).map((i) => similarityBlend.weight * (similarity.get(i.id) ?? 0)) : [],
-  );
+  const { similarity, meaning } = options;
+  if (similarity) {
+    const best = items.slice(0, similarityBlend.depth);
+    const meant = meaningLifts(
+      best.map((i) => i.id),
+      meaning,
+      semanticWeights.lift,
+    );
+    liftScores(
+      items,
+      best.map((i, k) => similarityBlend.weight * (similarity.get(i.id) ?? 0) + meant[k]!),
+    );
+  } else liftScores(items, []);
   for (const s of options.similarOnly ?? []) {
     items.push(similarOnly(s.id, s.score));
     total++;

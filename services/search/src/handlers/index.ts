@@ -7,9 +7,14 @@ import type { SearchSchema } from '../db/schema.ts';
 import { type ExpertModel, FEATURES } from '../domain/expert-model.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { presentExperts, routeQuestion } from '../domain/routing.ts';
+import { blendSimilar, semanticWeights } from '../domain/semantic.ts';
 import { similarityOfScore, similarTextRequest } from '../domain/similarity.ts';
 import { NOBODY } from '../domain/visibility.ts';
 import type { ExpertModels } from '../jobs/expert-models.ts';
+import type { Embeddings } from '../semantic/embeddings.ts';
+
+/** A text's similar questions: this many of question search's best are blended with the meaning. */
+const SIMILAR_TEXT_DEPTH = 50;
 
 /** The model as GET /search/experts/model shows it. */
 const modelView = (m: ExpertModel) => ({
@@ -27,9 +32,10 @@ export function createHandlers(deps: {
   backend: SearchBackend;
   experts: ExpertSearch;
   models: ExpertModels;
+  embeddings: Embeddings;
   config: Pick<SearchConfig, 'ROUTING_EXPERTS'>;
 }): Handlers<typeof searchOperations> {
-  const { db, bus, backend, experts, models, config } = deps;
+  const { db, bus, backend, experts, models, embeddings, config } = deps;
   return {
     matchQuestions: async ({ body }) => {
       const result = await backend.match(body);
@@ -48,8 +54,12 @@ export function createHandlers(deps: {
     similarQuestions: async ({ body }) => {
       // A question's unit holds its answers, which a text has not: a text is ranked by question search.
       if (body.question_id !== undefined || body.text === undefined) return { items: await backend.similar(body, body.limit) };
-      const { items } = await backend.match({ ...similarTextRequest(body.text, body.language, body.limit), highlight: false });
-      return { items: items.map((item) => ({ id: item.id, score: similarityOfScore(item.score) })) };
+      // Question search of the text, blended with the meaning (the blend reorders the depth it lifts).
+      const request = similarTextRequest(body.text, body.language, Math.max(body.limit, SIMILAR_TEXT_DEPTH));
+      const { items } = await backend.match({ ...request, highlight: false });
+      const meaning = await embeddings.meaningOf({ text: request.query });
+      const scored = items.map((item) => ({ id: item.id, score: similarityOfScore(item.score) }));
+      return { items: blendSimilar(scored, meaning, semanticWeights.text).slice(0, body.limit) };
     },
     autocompleteQuestions: async ({ query }) => backend.autocomplete(query.query, query.limit),
     suggestTags: async ({ body, actor }) =>

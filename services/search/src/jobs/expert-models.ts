@@ -5,6 +5,7 @@ import type { SearchBackend } from '../backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import { fitExpertModel } from '../domain/expert-history.ts';
 import { defaultModel, type ExpertModel, FEATURES, MIN_EXAMPLES, weightVector } from '../domain/expert-model.ts';
+import type { Meaning } from '../domain/semantic.ts';
 
 /**
  * The expert model in force, shared by the instances through the search service's database: every
@@ -29,6 +30,8 @@ export class ExpertModels {
     checkMs: number;
     refitMs: number;
     refitAnswered: number;
+    /** A question's stored meaning (semantic/embeddings.ts), which expert search reads too. */
+    meaningOf?: (questionId: number) => Meaning | undefined;
   };
 
   constructor(options: ExpertModels['options']) {
@@ -130,7 +133,7 @@ export class ExpertModels {
         ...(await backend.history(cutoff)),
         routings: routings.map((r) => ({ user_id: r.user_id, time: r.routed_at.getTime(), answered_at: r.answered_at?.getTime() ?? null })),
       };
-      const model = await fitExpertModel(history);
+      const model = await fitExpertModel(history, Date.now(), undefined, this.options.meaningOf);
       const bad = FEATURES.filter((f) => !Number.isFinite(model.weights[f]));
       if (bad.length) throw new Error(`the fit gave no finite weight for ${bad.join(', ')}`);
       await db

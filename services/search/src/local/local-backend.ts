@@ -2,6 +2,7 @@ import type { RoutedQuestion } from '@kn/contracts';
 import type { ExpertRecord, HighlightRequest, SearchBackend } from '../backend.ts';
 import type { MatchRequest } from '../domain/match.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
+import { type Embeddings, embeddingText, noEmbeddings } from '../semantic/embeddings.ts';
 import { highlight } from './highlight.ts';
 import { LocalEvidence, localHistory } from './local-evidence.ts';
 import { matchQuestions } from './match.ts';
@@ -12,26 +13,30 @@ import { autocomplete, suggestTags } from './suggest.ts';
 /** The default backend: this instance's own in-memory index over its SQLite file (search-index.ts). */
 export class LocalBackend implements SearchBackend {
   readonly index: SearchIndex;
+  private readonly embeddings: Embeddings | undefined;
 
-  constructor(index: SearchIndex) {
+  constructor(index: SearchIndex, embeddings?: Embeddings) {
     this.index = index;
+    this.embeddings = embeddings;
   }
 
   open = () => this.index.open();
   close = () => this.index.close();
   caughtUp = () => this.index.caughtUp();
   rebuild = () => this.index.rebuild();
-  status = () => this.index.status();
+  status = () => ({ ...this.index.status(), embeddings: this.embeddings?.status() ?? noEmbeddings });
 
   get ready() {
     return this.index.ready;
   }
 
   async match(request: MatchRequest & { highlight: boolean }) {
+    this.index.store();
+    const meaning = await this.embeddings?.meaningOf({ text: request.query });
     const store = this.index.store();
     // One read-ahead for both: the page highlighted is among the matches whose words the ranking read.
     return store.index.withWordsOf([], () => {
-      const { words, ...result } = matchQuestions(store, request);
+      const { words, ...result } = matchQuestions(store, request, { meaning });
       if (!request.highlight) return result;
       const highlights = highlight(
         store,
@@ -48,7 +53,10 @@ export class LocalBackend implements SearchBackend {
   }
 
   async similar(source: { question_id?: number; text?: string; language?: string }, limit: number) {
-    return similarTo(this.index.store(), source, limit, { thorough: true });
+    const own = source.question_id !== undefined ? this.index.store().question(source.question_id) : undefined;
+    const text = own ? embeddingText(own.title, own.description) : source.text;
+    const meaning = await this.embeddings?.meaningOf({ question_id: source.question_id, text });
+    return similarTo(this.index.store(), source, limit, { thorough: true, meaning });
   }
 
   async autocomplete(text: string, limit: number) {

@@ -18,6 +18,7 @@ import {
   WINDOW,
 } from '../domain/match.ts';
 import { bm25Idf } from '../domain/ranking.ts';
+import { MEANING_ONLY_MIN, type Meaning, meaningLifts, type SemanticWeights, semanticWeights } from '../domain/semantic.ts';
 import { type Feedback, relevanceFeedback } from '../domain/similarity.ts';
 import { isRare, queryWords, typoEdits } from '../words.ts';
 import {
@@ -42,6 +43,9 @@ export interface MatchOptions {
   blend?: Readonly<SimilarityBlend>;
   feedback?: Readonly<Feedback>;
   atATimeWords?: number;
+  /** The query's meaning (its embedding's cosine with questions): none without a model. */
+  meaning?: Meaning;
+  semantic?: Readonly<SemanticWeights>;
 }
 
 const similarityFields: SearchField[] = ['title', 'description', 'tags', 'solutions'];
@@ -267,7 +271,14 @@ export function matchQuestions(
   request: MatchRequest,
   options: MatchOptions = {},
 ): { total: number; items: Match[]; words: RankedWord[] } {
-  const { forms = formWeights, blend = similarityBlend, feedback = relevanceFeedback, atATimeWords = AT_A_TIME_WORDS } = options;
+  const {
+    forms = formWeights,
+    blend = similarityBlend,
+    feedback = relevanceFeedback,
+    atATimeWords = AT_A_TIME_WORDS,
+    meaning,
+    semantic = semanticWeights,
+  } = options;
   const { index } = store;
   const query = queryWords(request.query, request.stop_languages);
   const terms = query.terms;
@@ -303,15 +314,21 @@ export function matchQuestions(
     // The query's topic (topics.ts): questions that say the same in other words.
     const { topics } = store;
     const topic = topics && blend.topics > 0 ? topics.vectorOf(asked.ids, asked.weights) : null;
+    const meant = meaningLifts(
+      blended.map((b) => index.questionId(b.slot)),
+      meaning,
+      semantic.lift,
+    );
     liftScores(
       items,
-      blended.map((b, i) => blend.weight * similar[i]! + (topic ? blend.topics * topics!.cosine(topic, b.slot) : 0)),
+      blended.map((b, i) => blend.weight * similar[i]! + (topic ? blend.topics * topics!.cosine(topic, b.slot) : 0) + meant[i]!),
     );
     // Too few matches of all the words: questions on the same topic that match some of them follow.
     if (and && found < PAGE) {
       const ids = new Set(items.map((i) => i.id));
       const some = new Set(terms.map((t) => index.termId(t)).filter((id) => id >= 0));
-      for (const s of similarTo(store, { text: request.query, language: query.languages[0] }, PAGE, { thorough: true, feedback })) {
+      const similarOptions = { thorough: true, feedback, meaning, semantic };
+      for (const s of similarTo(store, { text: request.query, language: query.languages[0] }, PAGE, similarOptions)) {
         const slot = index.slotOf(s.id);
         const visible = !deleted?.[slot] && (!keep || keep(slot));
         if (!ids.has(s.id) && s.score >= SIMILAR_ONLY_MIN && visible && index.hasAnyTerm(slot, some, weights)) {
@@ -320,6 +337,19 @@ export function matchQuestions(
         }
       }
     }
+  }
+  // Fewer text matches than a page: questions that say the same in other words follow them.
+  if (meaning && found < PAGE) {
+    const listed = new Set(items.map((i) => i.id));
+    const accept = (id: number) => {
+      const slot = index.slotOf(id);
+      return !listed.has(id) && index.holds(slot) && !deleted?.[slot] && (!keep || keep(slot));
+    };
+    for (const near of meaning.nearest(PAGE, accept))
+      if (near.score >= MEANING_ONLY_MIN) {
+        items.push(similarOnly(near.id, near.score));
+        total++;
+      }
   }
   // The words with their forms go along: highlighting marks the same forms.
   return { ...pageOf(items, { total, leaveOutWeak, offset: request.offset, limit: request.limit }), words };

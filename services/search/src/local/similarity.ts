@@ -1,5 +1,6 @@
 import { SearchFieldNames } from '@kn/contracts';
 import { bm25Idf } from '../domain/ranking.ts';
+import { blendSimilar, MEANING_ONLY_MIN, type Meaning, type SemanticWeights, semanticWeights } from '../domain/semantic.ts';
 import { CANDIDATE_TERMS, candidateCount, type Feedback, relevanceFeedback } from '../domain/similarity.ts';
 import { textCounts } from '../words.ts';
 import { Accumulator, fieldWeights, type TermIndex } from './postings.ts';
@@ -141,14 +142,31 @@ export function similarTo(
   store: SearchStore,
   source: { question_id?: number; text?: string; language?: string },
   limit: number,
-  options: { thorough?: boolean; hidden?: ReadonlySet<number>; feedback?: Readonly<Feedback> } = {},
+  options: {
+    thorough?: boolean;
+    hidden?: ReadonlySet<number>;
+    feedback?: Readonly<Feedback>;
+    /** The source's meaning: the words' cosine is blended with the embeddings' (domain/semantic.ts). */
+    meaning?: Meaning;
+    semantic?: Readonly<SemanticWeights>;
+  } = {},
 ): Array<{ id: number; score: number }> {
-  const { thorough = false, hidden, feedback = relevanceFeedback } = options;
+  const { thorough = false, hidden, feedback = relevanceFeedback, meaning, semantic = semanticWeights } = options;
   const { index } = store;
   const self = source.question_id === undefined ? -1 : index.slotOf(source.question_id);
   const vector = source.question_id !== undefined ? questionVector(index, self) : textVector(index, source.text ?? '', source.language);
-  if (!vector?.ids.length) return [];
-  const slots = candidateSlots(index, vector, self, candidateCount(thorough), hidden);
+  if (source.question_id !== undefined && !vector) return [];
+  const slots = vector?.ids.length ? candidateSlots(index, vector, self, candidateCount(thorough), hidden) : [];
+  // Questions that say the same in other words: the nearest in meaning join the candidates.
+  if (meaning) {
+    const known = new Set(slots);
+    const accept = (id: number) => {
+      const slot = index.slotOf(id);
+      return slot !== self && index.holds(slot) && !index.isDeleted(slot) && !hidden?.has(index.spaceOf(slot)) && !known.has(slot);
+    };
+    for (const near of meaning.nearest(limit, accept)) if (near.score >= MEANING_ONLY_MIN) slots.push(index.slotOf(near.id));
+  }
+  if (!slots.length || !vector) return [];
   const scores = index.withWordsOf(slots, () => {
     const plain = cosines(index, slots, vector);
     if (!thorough || feedback.documents <= 0 || !slots.length) return plain;
@@ -158,10 +176,9 @@ export function similarTo(
       .map((b) => b.slot);
     return cosines(index, slots, withFeedback(index, vector, best, feedback));
   });
-  return slots
-    .map((slot, i) => ({ id: index.questionId(slot), score: scores[i]! }))
+  const found = slots.map((slot, i) => ({ id: index.questionId(slot), score: scores[i]! }));
+  return blendSimilar(found, meaning, semantic.similar)
     .filter((r) => r.score > 0)
-    .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, limit);
 }
 

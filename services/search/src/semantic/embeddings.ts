@@ -1,0 +1,283 @@
+import { createHash } from 'node:crypto';
+import type { Db, Tx } from '@kn/db';
+import { type Embedder, loadEmbedder, quantize } from '@kn/embedding';
+import { type IntervalJob, intervalJob, lockedJob } from '@kn/service';
+import type { Logger } from '@kn/telemetry';
+import type { SearchSchema } from '../db/schema.ts';
+import type { Meaning } from '../domain/semantic.ts';
+import { VectorIndex } from './vectors.ts';
+
+/** What an operator sees of the embeddings (index view, metrics). */
+export interface EmbeddingStatus {
+  /** The model's name; null when none could be loaded. */
+  model: string | null;
+  /** `unavailable`: no usable model (search is lexical; `reason` says why); `backfilling`: questions wait for their vector. */
+  state: 'unavailable' | 'backfilling' | 'ready';
+  reason: string | null;
+  /** Questions with a vector of the model in this instance, and questions with a text to embed. */
+  embedded: number;
+  questions: number;
+}
+
+/** The status of a backend built without embeddings (benchmarks that build one alone). */
+export const noEmbeddings: EmbeddingStatus = {
+  model: null,
+  state: 'unavailable',
+  reason: 'no embeddings configured',
+  embedded: 0,
+  questions: 0,
+};
+
+/** The text of a question its embedding is made of: the model reads its first 256 tokens, so 4,000 characters is plenty. */
+export const embeddingText = (title: string, description: string) => `${title}\n${description}`.slice(0, 4000);
+export const sourceHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+/** Texts embedded in one call: a query waits behind at most one such call (about 0.2 s on 2 cores). */
+const BATCH = 8;
+/** A round of the embedding job embeds for about this long, then commits what it made. */
+const ROUND_MS = 2000;
+const LOAD_PAGE = 5000;
+const FULL_LOOK_MS = 60_000;
+/** Query vectors kept (the same search is often asked again: paging, a draft typed further). */
+const CACHED_QUERIES = 256;
+
+/**
+ * The questions' embeddings for this search instance. Every instance loads the model (queries are
+ * embedded where they are asked) and every vector of it from Postgres (`question_embeddings`);
+ * one instance at a time (an advisory lock a model) embeds the texts that have no vector of the
+ * model or an older one (`question_texts`, kept by consumers/question-texts.ts), newest first, and
+ * the others load the rows it writes. A new model re-embeds everything while search goes on with
+ * the vectors it has; without a model (or with a corrupt one) search is lexical, the status says
+ * why, and the model is looked for again every `retryModelMs`.
+ */
+export class Embeddings {
+  private embedder: Embedder | null = null;
+  private vectors: VectorIndex | null = null;
+  private lastSeq = '0';
+  private questions = 0;
+  private reason: string | null = null;
+  /** The latest text change (ms) when a round of this instance's job found nothing to embed, and when that was; null: look. */
+  private doneUpTo: { changed: number; at: number } | null = null;
+  private readonly queries = new Map<string, Promise<Float32Array | null>>();
+  private jobs: Array<IntervalJob<unknown>> = [];
+  private modelJob: IntervalJob<void> | null = null;
+  private readonly options: {
+    db: Db<SearchSchema>;
+    logger: Logger;
+    modelPath?: string;
+    pollMs: number;
+    retryModelMs: number;
+  };
+
+  constructor(options: Embeddings['options']) {
+    this.options = options;
+  }
+
+  async start() {
+    await this.loadModel();
+    if (!this.embedder)
+      this.modelJob = intervalJob({
+        name: 'embedding model',
+        everyMs: this.options.retryModelMs,
+        logger: this.options.logger,
+        round: () => this.loadModel(),
+      });
+  }
+
+  private async loadModel() {
+    if (this.embedder) return;
+    let why: string | null = null;
+    const embedder = await loadEmbedder({ path: this.options.modelPath, onUnavailable: (reason) => (why = reason) });
+    if (!embedder) {
+      // Said once: the retries stay quiet until it changes.
+      if (why !== this.reason) this.options.logger.warn({ reason: why }, 'no embedding model: search is lexical only');
+      this.reason = why;
+      return;
+    }
+    this.embedder = embedder;
+    this.reason = null;
+    this.vectors = new VectorIndex(embedder.dimensions);
+    this.lastSeq = '0';
+    this.options.logger.info({ model: embedder.model, path: embedder.path }, 'embedding model loaded');
+    await this.load();
+    const { db, logger, pollMs } = this.options;
+    this.jobs = [
+      intervalJob({ name: 'embeddings load', everyMs: pollMs, logger, round: () => this.load() }),
+      lockedJob({
+        name: 'embeddings',
+        db,
+        lock: `search-embeddings:${embedder.model}`,
+        everyMs: pollMs,
+        logger,
+        busy: 0,
+        round: (tx) => this.embedWaiting(tx, embedder),
+      }),
+    ];
+    void this.modelJob?.stop();
+  }
+
+  /** Loads the rows written since the last load, and counts the texts. */
+  private async load() {
+    const { embedder, vectors } = this;
+    if (!embedder || !vectors) return;
+    const { db } = this.options;
+    for (;;) {
+      const rows = await db
+        .selectFrom('question_embeddings')
+        .select(['question_id', 'source_hash', 'scale', 'vector', 'seq'])
+        .where('model', '=', embedder.model)
+        .where('seq', '>', this.lastSeq)
+        .orderBy('seq')
+        .limit(LOAD_PAGE)
+        .execute();
+      for (const row of rows) {
+        const values = new Int8Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength);
+        if (values.length === vectors.dimensions)
+          vectors.put(row.question_id, { values: Int8Array.from(values), scale: row.scale }, row.source_hash);
+        this.lastSeq = row.seq;
+      }
+      if (rows.length < LOAD_PAGE) break;
+    }
+    const { n } = await db
+      .selectFrom('question_texts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    this.questions = Number(n);
+  }
+
+  /** One round of the embedding job: texts without a vector of the model (or with an older one), newest first. */
+  private async embedWaiting(tx: Tx<SearchSchema>, embedder: Embedder) {
+    // Nothing changed since a round found nothing to do: the search for waiting texts (a join over
+    // every question) is skipped, but for one a minute (a text written by a transaction that began
+    // before the last look but committed after it carries an older time).
+    const { latest } = await tx
+      .selectFrom('question_texts')
+      .select((eb) => eb.fn.max('updated').as('latest'))
+      .executeTakeFirstOrThrow();
+    const changed = latest === null ? 0 : new Date(latest).getTime();
+    if (this.doneUpTo !== null && changed <= this.doneUpTo.changed && Date.now() - this.doneUpTo.at < FULL_LOOK_MS) return 0;
+    const started = performance.now();
+    let embedded = 0;
+    while (performance.now() - started < ROUND_MS) {
+      const waiting = await tx
+        .selectFrom('question_texts as t')
+        .leftJoin('question_embeddings as e', (join) =>
+          join.onRef('e.question_id', '=', 't.question_id').on('e.model', '=', embedder.model),
+        )
+        .select(['t.question_id', 't.text', 't.source_hash'])
+        .where((eb) => eb.or([eb('e.question_id', 'is', null), eb('e.source_hash', '<>', eb.ref('t.source_hash'))]))
+        .orderBy('t.updated', 'desc')
+        .orderBy('t.question_id', 'desc')
+        .limit(BATCH)
+        .execute();
+      if (!waiting.length) {
+        this.doneUpTo = { changed, at: Date.now() };
+        break;
+      }
+      const made = await embedder.embed(
+        waiting.map((w) => w.text),
+        'passage',
+      );
+      await tx
+        .insertInto('question_embeddings')
+        .values(
+          waiting.map((w, i) => {
+            const q = quantize(made[i]!);
+            return {
+              model: embedder.model,
+              question_id: w.question_id,
+              source_hash: w.source_hash,
+              scale: q.scale,
+              vector: Buffer.from(q.values.buffer, q.values.byteOffset, q.values.byteLength),
+            };
+          }),
+        )
+        .onConflict((oc) =>
+          oc.columns(['model', 'question_id']).doUpdateSet((eb) => ({
+            source_hash: eb.ref('excluded.source_hash'),
+            scale: eb.ref('excluded.scale'),
+            vector: eb.ref('excluded.vector'),
+            seq: eb.fn('nextval', [eb.val('question_embeddings_seq')]),
+          })),
+        )
+        .execute();
+      embedded += waiting.length;
+    }
+    return embedded;
+  }
+
+  /**
+   * The meaning of a text as ranking reads it (domain/semantic.ts), or undefined without a model.
+   * The vector is the question's own when `questionId` has one.
+   */
+  async meaningOf(source: { text?: string; question_id?: number }): Promise<Meaning | undefined> {
+    const { vectors } = this;
+    if (!vectors) return undefined;
+    const own = source.question_id !== undefined ? vectors.vectorOf(source.question_id) : undefined;
+    const query = own ?? (source.text?.trim() ? await this.queryVector(source.text) : null);
+    if (!query) return undefined;
+    return {
+      cosine: (id) => vectors.cosine(id, query),
+      nearest: (k, accept) => vectors.nearest(query, k, accept),
+    };
+  }
+
+  /** A question's meaning by its stored vector alone (the expert model's fit replays the past with it), or undefined. */
+  storedMeaning(questionId: number): Meaning | undefined {
+    const query = this.vectors?.vectorOf(questionId);
+    const { vectors } = this;
+    if (!query || !vectors) return undefined;
+    return { cosine: (id) => vectors.cosine(id, query), nearest: (k, accept) => vectors.nearest(query, k, accept) };
+  }
+
+  private queryVector(text: string): Promise<Float32Array | null> {
+    const cached = this.queries.get(text);
+    if (cached) {
+      // Most recently used last: the first key is the one to drop.
+      this.queries.delete(text);
+      this.queries.set(text, cached);
+      return cached;
+    }
+    const embedder = this.embedder;
+    if (!embedder) return Promise.resolve(null);
+    const made = embedder.embed([text], 'query').then(
+      ([v]) => v ?? null,
+      (err) => {
+        this.queries.delete(text);
+        this.options.logger.warn({ err }, 'embedding a query failed: ranked by its words');
+        return null;
+      },
+    );
+    this.queries.set(text, made);
+    if (this.queries.size > CACHED_QUERIES) this.queries.delete(this.queries.keys().next().value!);
+    return made;
+  }
+
+  status(): EmbeddingStatus {
+    const embedded = this.vectors?.size ?? 0;
+    // A model counts once its vectors are loaded and its jobs run (caughtUp relies on them).
+    const model = this.jobs.length ? this.embedder!.model : null;
+    return {
+      model,
+      state: !model ? 'unavailable' : embedded < this.questions ? 'backfilling' : 'ready',
+      reason: this.reason,
+      embedded,
+      questions: this.questions,
+    };
+  }
+
+  /** Embeds every waiting text and loads the vectors (tests, benchmarks). */
+  async caughtUp() {
+    const [load, embed] = this.jobs;
+    if (!load || !embed) return;
+    this.doneUpTo = null;
+    while ((await embed.runOnce()) !== 0);
+    await load.runOnce();
+  }
+
+  async stop() {
+    await this.modelJob?.stop();
+    await Promise.all(this.jobs.map((j) => j.stop()));
+    await this.embedder?.close();
+  }
+}
