@@ -97,6 +97,34 @@ export function SaveRow({ action, notice }: { action: { busy: boolean; error: un
 }
 
 /** A question's tags, each a link to the questions with it. */
+/** A labelled choice and the button that acts on it (rating a solution, validating it for a period). */
+export function ChoiceAction(props: {
+  id: string;
+  label: string;
+  value: string;
+  options: ReadonlyArray<readonly [value: string, text: string]>;
+  onChange: (value: string) => void;
+  busy: boolean;
+  act: string;
+  onAct: () => void;
+}) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {props.options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+      <button type="button" class="secondary" disabled={props.busy} onClick={props.onAct}>
+        {props.act}
+      </button>
+    </>
+  );
+}
+
 export function TagLinks({ concepts }: { concepts: ReadonlyArray<{ concept_id: string; primary_label: string }> }) {
   if (!concepts.length) return null;
   return (

@@ -5,7 +5,7 @@ import { isContentAdmin, kn, me, type User, userOf } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
 import { language, t } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
-import { ErrorBox, formatDate, Loading, Notice, Page, SanitisedHtml, TagLinks, useAction, useLoad } from '../ui.tsx';
+import { ChoiceAction, ErrorBox, formatDate, Loading, Notice, Page, SanitisedHtml, TagLinks, useAction, useLoad } from '../ui.tsx';
 import { textToHtml } from './ask.tsx';
 
 type Complete = ResponseOf<'getCompleteQuestion'>;
@@ -162,44 +162,28 @@ function SolutionView({
           </button>
         )}
         {!mine && (
-          <>
-            <label for={`rating-${s.id}`}>{t('question.rateLabel')}</label>
-            <select id={`rating-${s.id}`} value={rating} onChange={(e) => setRating(e.currentTarget.value)}>
-              {['5', '4', '3', '2', '1'].map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-            <button
-              type="button"
-              class="secondary"
-              disabled={action.busy}
-              onClick={() => void act(() => kn().call('rateSolution', { params: { id: s.id }, body: { rating: Number(rating) } }))}
-            >
-              {t('question.rate')}
-            </button>
-          </>
+          <ChoiceAction
+            id={`rating-${s.id}`}
+            label={t('question.rateLabel')}
+            value={rating}
+            options={['5', '4', '3', '2', '1'].map((r) => [r, r])}
+            onChange={setRating}
+            busy={action.busy}
+            act={t('question.rate')}
+            onAct={() => void act(() => kn().call('rateSolution', { params: { id: s.id }, body: { rating: Number(rating) } }))}
+          />
         )}
         {canEdit && (
-          <>
-            <label for={`validity-${s.id}`}>{t('validity.label')}</label>
-            <select id={`validity-${s.id}`} value={validity} onChange={(e) => setValidity(e.currentTarget.value as never)}>
-              {VALIDITIES.map((v) => (
-                <option key={v} value={v}>
-                  {t(`validity.${v}` as MessageKey)}
-                </option>
-              ))}
-            </select>
-            <button
-              type="button"
-              class="secondary"
-              disabled={action.busy}
-              onClick={() => void act(() => kn().call('validateSolution', { params: { id: s.id }, body: { validity } }))}
-            >
-              {t('validity.validate')}
-            </button>
-          </>
+          <ChoiceAction
+            id={`validity-${s.id}`}
+            label={t('validity.label')}
+            value={validity}
+            options={VALIDITIES.map((v) => [v, t(`validity.${v}` as MessageKey)])}
+            onChange={(v) => setValidity(v as never)}
+            busy={action.busy}
+            act={t('validity.validate')}
+            onAct={() => void act(() => kn().call('validateSolution', { params: { id: s.id }, body: { validity } }))}
+          />
         )}
       </div>
       <ErrorBox error={action.error} />
