@@ -321,6 +321,7 @@ const scenarios: Record<string, Scenario[]> = {
   findExperts: [{ request: () => ({ path: '/search/experts', body: { query: 'build cache' } }) }],
   getExpertModel: [{ request: () => ({ path: '/search/experts/model' }) }],
   fitExpertModel: [{ request: () => ({ path: '/search/experts/model/fit' }) }],
+  indexStatus: [{ request: () => ({ path: '/search/index' }) }],
 
   createTopicContentExport: [
     { request: () => ({ path: '/export/topic-content', body: { topics: [{ global_concept_id: 'build', label: 'build' }] } }) },

@@ -26,7 +26,7 @@ beforeAll(async () => {
   system = await startSystem({ EMBEDDING_MODEL_PATH: defaultModelPath(), EMBEDDING_POLL_MS: '100' });
   token = (await system.createUser()).token;
   for (const [name, q] of Object.entries(questions)) ids[name] = (await newQuestion(system, token, q)).id;
-  await system.searchCaughtUp();
+  await system.embeddingsCaughtUp();
 });
 afterAll(() => system?.stop());
 
@@ -68,7 +68,7 @@ test("a question's similar questions weigh the meaning: the nearest topic first,
     title: "My IPA's aroma faded and went musty",
     description: 'It smells of an old attic now: oxidised?',
   });
-  await system.searchCaughtUp();
+  await system.embeddingsCaughtUp();
   const res = await system.api.get(`${API}/questions/${extra.id}/similar`).set(...bearer(token));
   expect(res.status).toBe(200);
   expect(res.body.items.map((i: { id: number }) => i.id).slice(0, 2)).toEqual([ids.cardboard, ids.hops]);
@@ -80,7 +80,7 @@ test('an edited question is embedded again from its new text', async () => {
     .set(...bearer(token))
     .send({ title: 'Which hops give a pine resin aroma?', description: 'Looking for dank, piney notes in an IPA.' });
   expect(edited.status).toBe(200);
-  await system.searchCaughtUp();
+  await system.embeddingsCaughtUp();
   const db = new pg.Client({ connectionString: system.env.DATABASE_URL });
   await db.connect();
   try {
@@ -118,7 +118,7 @@ test('any Unicode text is embedded or answered, never a 500: scripts without spa
   }
   // A question in another script is embedded too (it only means less to an English model).
   await newQuestion(system, token, { title: '啤酒为什么有纸板味？', description: '瓶装两周后味道变了。' });
-  await system.searchCaughtUp();
+  await system.embeddingsCaughtUp();
   expect((await index()).body.embeddings).toEqual(expect.objectContaining({ state: 'ready', embedded: 5, questions: 5 }));
 });
 
@@ -139,7 +139,7 @@ describe('without a usable model', () => {
   test('search is lexical, the index view says why, and the model is picked up once it is there', async () => {
     const user = (await lexical.createUser()).token;
     const q = await newQuestion(lexical, user, questions.lager);
-    await lexical.searchCaughtUp();
+    await lexical.embeddingsCaughtUp();
     const view = await lexical.api.get(`${API}/search/index`).set(...bearer(lexical.adminToken));
     expect(view.body.embeddings).toEqual({
       model: null,
@@ -163,7 +163,7 @@ describe('without a usable model', () => {
     rmSync(join(folder, 'corrupt'), { recursive: true });
     symlinkSync(defaultModelPath(), join(folder, 'corrupt'));
     await waitFor(async () => lexical.services.search.embeddings.status().model !== null, { what: 'the model picked up' });
-    await lexical.searchCaughtUp();
+    await lexical.embeddingsCaughtUp();
     expect(lexical.services.search.embeddings.status()).toEqual(expect.objectContaining({ state: 'ready', embedded: 1, questions: 1 }));
     const found2 = await lexical.api
       .get(`${API}/search/questions-similar`)

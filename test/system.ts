@@ -119,6 +119,13 @@ export async function startSystem(
     async searchCaughtUp() {
       await Promise.all([contentService.runtime.relay.flush(), usersService.runtime.relay.flush()]);
       await searchService.backend.caughtUp();
+    },
+    /**
+     * searchCaughtUp, and every question's text embedded and loaded (a system with one search
+     * instance: the texts' consumer is a durable the instances share).
+     */
+    async embeddingsCaughtUp() {
+      await this.searchCaughtUp();
       await searchService.questionTexts.caughtUp();
       await searchService.embeddings.caughtUp();
     },

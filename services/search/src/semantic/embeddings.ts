@@ -36,7 +36,8 @@ export const sourceHash = (text: string) => createHash('sha256').update(text).di
 const BATCH = 8;
 /** A round of the embedding job embeds for about this long, then commits what it made. */
 const ROUND_MS = 2000;
-const LOAD_PAGE = 5000;
+/** Rows loaded between two turns of the event loop (about 0.15 s of work). */
+const LOAD_PAGE = 1000;
 const FULL_LOOK_MS = 60_000;
 /** Query vectors kept (the same search is often asked again: paging, a draft typed further). */
 const CACHED_QUERIES = 256;
@@ -99,10 +100,13 @@ export class Embeddings {
     this.vectors = new VectorIndex(embedder.dimensions);
     this.lastSeq = '0';
     this.options.logger.info({ model: embedder.model, path: embedder.path }, 'embedding model loaded');
-    await this.load();
     const { db, logger, pollMs } = this.options;
+    const load = intervalJob({ name: 'embeddings load', everyMs: pollMs, logger, round: () => this.load() });
+    // The vectors there are load in the background (a million take minutes): search answers
+    // meanwhile with those loaded, and the status says `backfilling`.
+    load.runOnce().catch((err) => logger.warn({ err }, 'loading the embeddings failed'));
     this.jobs = [
-      intervalJob({ name: 'embeddings load', everyMs: pollMs, logger, round: () => this.load() }),
+      load,
       lockedJob({
         name: 'embeddings',
         db,
@@ -116,11 +120,16 @@ export class Embeddings {
     void this.modelJob?.stop();
   }
 
-  /** Loads the rows written since the last load, and counts the texts. */
+  /** Counts the texts and loads the rows written since the last load, a page at a time between requests. */
   private async load() {
     const { embedder, vectors } = this;
     if (!embedder || !vectors) return;
     const { db } = this.options;
+    const { n } = await db
+      .selectFrom('question_texts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    this.questions = Number(n);
     for (;;) {
       const rows = await db
         .selectFrom('question_embeddings')
@@ -137,12 +146,8 @@ export class Embeddings {
         this.lastSeq = row.seq;
       }
       if (rows.length < LOAD_PAGE) break;
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    const { n } = await db
-      .selectFrom('question_texts')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow();
-    this.questions = Number(n);
   }
 
   /** One round of the embedding job: texts without a vector of the model (or with an older one), newest first. */
