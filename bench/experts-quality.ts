@@ -326,7 +326,7 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
     if (vectors) for (const [id, v] of meanings!.vectors) vectors.put(l.id('post', id), v, '');
     const meaningOf = (id: number): Meaning | undefined => {
       const query = vectors?.vectorOf(id);
-      return query && { cosine: (other) => vectors!.cosine(other, query), nearest: (k, accept) => vectors!.nearest(query, k, accept) };
+      return query && vectors!.meaning(query);
     };
     const model = await fitExpertModel({ ...(await localHistory(store, Date.now())), routings: [] }, undefined, ranking, meaningOf);
     const fitted = Date.now();

@@ -77,10 +77,7 @@ const queries = await embedder.embed(originals.map(asked));
 originals.forEach((o, i) => {
   askedVectors.set(o.id, queries[i]!);
 });
-const meaningOf = (o: Original): Meaning => {
-  const query = askedVectors.get(o.id)!;
-  return { cosine: (id) => vectors.cosine(id, query), nearest: (k, accept) => vectors.nearest(query, k, accept) };
-};
+const meaningOf = (o: Original): Meaning => vectors.meaning(askedVectors.get(o.id)!);
 const matchRequest = (query: string, limit: number) => ({
   query,
   operator: 'OR' as const,
@@ -328,10 +325,7 @@ for (const name of ['stackexchange-beer', 'stackexchange-quantumcomputing']) {
   let rr = 0;
   for (const { duplicate, original } of site.duplicates) {
     const [query] = await embedder.embed([title.get(duplicate)!]);
-    const meaning: Meaning = {
-      cosine: (id) => siteVectors.cosine(id, query!),
-      nearest: (k, accept) => siteVectors.nearest(query!, k, accept),
-    };
+    const meaning = siteVectors.meaning(query!);
     const { items } = matchQuestions(
       store,
       { ...matchRequest(title.get(duplicate)!, 11), fields: [...matchRequest('', 0).fields] },

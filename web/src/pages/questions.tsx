@@ -80,63 +80,48 @@ export function QuestionsPage() {
               <label for="tags">{t('list.tags')}</label>
               <input id="tags" value={form.tags} onInput={(e) => setForm({ ...form, tags: e.currentTarget.value })} />
             </div>
-            <div>
-              <label for="category">{t('list.category')}</label>
-              <select id="category" value={form.category} onChange={(e) => setForm({ ...form, category: e.currentTarget.value })}>
-                <option value="">{t('list.allCategories')}</option>
-                {categories.data?.map((c) => (
-                  <option key={c.id} value={String(c.id)}>
-                    {c.name}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label for="language">{t('list.language')}</label>
-              <select id="language" value={form.language} onChange={(e) => setForm({ ...form, language: e.currentTarget.value })}>
-                <option value="">{t('list.allLanguages')}</option>
-                {languages.map((code) => (
-                  <option key={code} value={code}>
-                    {languageName.of(code)}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect
+              id="category"
+              label={t('list.category')}
+              all={t('list.allCategories')}
+              value={form.category}
+              options={(categories.data ?? []).map((c) => [String(c.id), c.name])}
+              onChange={(category) => setForm({ ...form, category })}
+            />
+            <FilterSelect
+              id="language"
+              label={t('list.language')}
+              all={t('list.allLanguages')}
+              value={form.language}
+              options={languages.map((code) => [code, languageName.of(code) ?? code])}
+              onChange={(language) => setForm({ ...form, language })}
+            />
             {!!spaces.data?.items.length && (
-              <div>
-                <label for="space">{t('list.space')}</label>
-                <select id="space" value={form.space} onChange={(e) => setForm({ ...form, space: e.currentTarget.value })}>
-                  <option value="">{t('list.allSpaces')}</option>
-                  {spaces.data.items.map((k) => (
-                    <option key={k.id} value={String(k.id)}>
-                      {k.name}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <FilterSelect
+                id="space"
+                label={t('list.space')}
+                all={t('list.allSpaces')}
+                value={form.space}
+                options={spaces.data.items.map((k) => [String(k.id), k.name])}
+                onChange={(space) => setForm({ ...form, space })}
+              />
             )}
-            <div>
-              <label for="filter">{t('list.filter')}</label>
-              <select id="filter" value={form.filter} onChange={(e) => setForm({ ...form, filter: e.currentTarget.value })}>
-                <option value="">{t('list.filter.all')}</option>
-                {FILTERS.map((f) => (
-                  <option key={f} value={f}>
-                    {t(`list.filter.${f}` as MessageKey)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label for="sort">{t('list.sort')}</label>
-              <select id="sort" value={form.sort} onChange={(e) => setForm({ ...form, sort: e.currentTarget.value })}>
-                <option value="">{form.q ? t('list.sort.relevance') : t('list.sort.last_activity.desc')}</option>
-                {SORTS.map((s) => (
-                  <option key={s} value={s}>
-                    {t(`list.sort.${s}` as MessageKey)}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect
+              id="filter"
+              label={t('list.filter')}
+              all={t('list.filter.all')}
+              value={form.filter}
+              options={FILTERS.map((f) => [f, t(`list.filter.${f}` as MessageKey)])}
+              onChange={(filter) => setForm({ ...form, filter })}
+            />
+            <FilterSelect
+              id="sort"
+              label={t('list.sort')}
+              all={form.q ? t('list.sort.relevance') : t('list.sort.last_activity.desc')}
+              value={form.sort}
+              options={SORTS.map((o) => [o, t(`list.sort.${o}` as MessageKey)])}
+              onChange={(sort) => setForm({ ...form, sort })}
+            />
             <button type="submit" class="secondary">
               {t('list.apply')}
             </button>
@@ -210,3 +195,27 @@ const currentOf = (query: URLSearchParams) => ({
   filter: query.get('filter') ?? '',
   sort: query.get('sort') ?? '',
 });
+
+/** A labelled filter of the list: its first option (`all`, the empty value) leaves the filter out. */
+function FilterSelect(props: {
+  id: string;
+  label: string;
+  all: string;
+  value: string;
+  options: ReadonlyArray<readonly [value: string, text: string]>;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <option value="">{props.all}</option>
+        {props.options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -221,18 +221,13 @@ export class Embeddings {
     const own = source.question_id !== undefined ? vectors.vectorOf(source.question_id) : undefined;
     const query = own ?? (source.text?.trim() ? await this.queryVector(source.text) : null);
     if (!query) return undefined;
-    return {
-      cosine: (id) => vectors.cosine(id, query),
-      nearest: (k, accept) => vectors.nearest(query, k, accept),
-    };
+    return vectors.meaning(query);
   }
 
   /** A question's meaning by its stored vector alone (the expert model's fit replays the past with it), or undefined. */
   storedMeaning(questionId: number): Meaning | undefined {
     const query = this.vectors?.vectorOf(questionId);
-    const { vectors } = this;
-    if (!query || !vectors) return undefined;
-    return { cosine: (id) => vectors.cosine(id, query), nearest: (k, accept) => vectors.nearest(query, k, accept) };
+    return query && this.vectors!.meaning(query);
   }
 
   private queryVector(text: string): Promise<Float32Array | null> {

@@ -1,4 +1,5 @@
 import type { QuantizedVector } from '@kn/embedding';
+import type { Meaning } from '../domain/semantic.ts';
 
 /** Dimensions of the sketch a nearest-neighbour search scans before it reads the whole vectors. */
 const SKETCH = 48;
@@ -133,6 +134,11 @@ export class VectorIndex {
     const scale = this.scales[slot]!;
     const start = slot * this.dimensions;
     return Float32Array.from(this.values.subarray(start, start + this.dimensions), (v) => v * scale);
+  }
+
+  /** A query vector's meaning as ranking reads it (domain/semantic.ts). */
+  meaning(query: Float32Array): Meaning {
+    return { cosine: (id) => this.cosine(id, query), nearest: (k, accept) => this.nearest(query, k, accept) };
   }
 
   /** The cosine of a unit query vector with a question's, or undefined when it has none yet. */
