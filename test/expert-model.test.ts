@@ -51,6 +51,7 @@ test('a network with no answered questions ranks with the defaults and says so; 
     'tag_record',
     'tag_share',
     'similar_answers',
+    'answered_meaning',
     'asker_record',
     'answers',
     'recent_year',

@@ -102,6 +102,7 @@ beforeAll(async () => {
     tags: ['yeast'],
   });
   await solution(yeastExpert, yeast, '<p>Use a clean lager yeast and a diacetyl rest.</p>');
+  ids.yeast = yeast;
   // A question forwarded to the recommended user, then deleted: the recommendation still counts.
   const ipa = await question(poser, {
     title: 'What makes an IPA hoppy and bitter?',
@@ -211,6 +212,12 @@ describe('POST /search/experts', () => {
       .send({ query: `hops ${'a'.repeat(995)}` });
     expect(longest.status).toBe(200);
   });
+});
+
+test('the evidence of answered_meaning: the live questions each person answered, the latest answered first', async () => {
+  const people = [hopsExpert, hopsNovice, yeastExpert, recommended].map((u) => u.user.id);
+  const answered = await system.services.search.backend.evidence([]).answered(people);
+  expect(people.map((id) => answered.get(id))).toEqual([[ids.hops2, ids.hops1, ids.hops0], [ids.hops0], [ids.yeast], []]);
 });
 
 describe('GET /questions/:id/experts', () => {

@@ -3,6 +3,7 @@ import { DAY, Expertise, fading, type SolutionFacts, solutionValue, timeWeight }
 import {
   type ExpertEvidence,
   type ExpertRanking,
+  latestAnswered,
   type Neighbour,
   type RoutingResponse,
   rankExperts,
@@ -319,6 +320,10 @@ class Replay implements ExpertEvidence {
       out.set(id, { ...record, deleted: this.history.deletedUsers.has(id), system: this.history.systemUsers.has(id) });
     }
     return out;
+  }
+
+  async answered(users: readonly number[]) {
+    return new Map(users.map((user) => [user, latestAnswered(this.expertise.answeredBy(user))] as const));
   }
 
   async minExperts() {

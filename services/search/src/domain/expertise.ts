@@ -251,6 +251,11 @@ export class Expertise {
     return this.answered.of(questionId);
   }
 
+  /** The live questions a user has live solutions on, with when they last answered each. */
+  answeredBy(user: number): Array<{ question_id: number; time: number }> {
+    return this.answered.by(user);
+  }
+
   /** Adds or takes back one forward of a question with these tags to a user (a recommendation). */
   applyForward(tags: readonly string[], user: number, sign: 1 | -1, space: number | null = null) {
     for (const ledger of this.ledgers(space)) ledger.applyForward(tags, user, sign);
@@ -359,17 +364,22 @@ function withoutTimes(all: Float64Array, part: Float64Array): Float64Array {
 }
 
 /**
- * The live solutions of each live question, as rows of typed columns chained per question: no
- * buffer or object per question.
+ * The live solutions of each live question, as rows of typed columns chained per question and per
+ * author: no buffer or object per question or person.
  */
 class AnsweredSolutions {
   private readonly first = new Map<number, number>();
+  private readonly firstOfAuthor = new Map<number, number>();
   private solution = new Int32Array(1024);
+  private question = new Int32Array(1024);
   private author = new Int32Array(1024);
   private time = new Float64Array(1024);
   private value = new Float64Array(1024);
   /** The next row of the same question (-1: none). */
   private next = new Int32Array(1024);
+  /** The next and previous rows of the same author (-1: none): a row leaves its author's chain in one step. */
+  private nextOfAuthor = new Int32Array(1024);
+  private previousOfAuthor = new Int32Array(1024);
   private readonly free: number[] = [];
   private rows = 0;
 
@@ -378,17 +388,26 @@ class AnsweredSolutions {
     if (row >= this.next.length) {
       const size = this.next.length * 2;
       this.solution = grown(this.solution, size);
+      this.question = grown(this.question, size);
       this.author = grown(this.author, size);
       this.time = grown(this.time, size);
       this.value = grown(this.value, size);
       this.next = grown(this.next, size);
+      this.nextOfAuthor = grown(this.nextOfAuthor, size);
+      this.previousOfAuthor = grown(this.previousOfAuthor, size);
     }
     this.solution[row] = solutionId;
+    this.question[row] = questionId;
     this.author[row] = authorId;
     this.time[row] = time;
     this.value[row] = value;
     this.next[row] = this.first.get(questionId) ?? -1;
     this.first.set(questionId, row);
+    const after = this.firstOfAuthor.get(authorId) ?? -1;
+    this.nextOfAuthor[row] = after;
+    this.previousOfAuthor[row] = -1;
+    if (after >= 0) this.previousOfAuthor[after] = row;
+    this.firstOfAuthor.set(authorId, row);
   }
 
   remove(questionId: number, solutionId: number) {
@@ -398,6 +417,11 @@ class AnsweredSolutions {
       if (previous >= 0) this.next[previous] = this.next[row]!;
       else if (this.next[row]! >= 0) this.first.set(questionId, this.next[row]!);
       else this.first.delete(questionId);
+      const [before, after] = [this.previousOfAuthor[row]!, this.nextOfAuthor[row]!];
+      if (after >= 0) this.previousOfAuthor[after] = before;
+      if (before >= 0) this.nextOfAuthor[before] = after;
+      else if (after >= 0) this.firstOfAuthor.set(this.author[row]!, after);
+      else this.firstOfAuthor.delete(this.author[row]!);
       this.free.push(row);
       return;
     }
@@ -408,6 +432,14 @@ class AnsweredSolutions {
     for (let row = this.first.get(questionId) ?? -1; row >= 0; row = this.next[row]!)
       out.push({ author_id: this.author[row]!, time: this.time[row]!, value: this.value[row]! });
     return out;
+  }
+
+  /** The questions an author answered, with when (each question once, at its latest solution). */
+  by(authorId: number): Array<{ question_id: number; time: number }> {
+    const latest = new Map<number, number>();
+    for (let row = this.firstOfAuthor.get(authorId) ?? -1; row >= 0; row = this.nextOfAuthor[row]!)
+      latest.set(this.question[row]!, Math.max(latest.get(this.question[row]!) ?? -Infinity, this.time[row]!));
+    return [...latest].map(([question_id, time]) => ({ question_id, time }));
   }
 }
 

@@ -127,6 +127,49 @@ export interface ExpertEvidence {
   askerRecord(asker: number, now: number): Promise<Map<number, number>>;
   users(ids: readonly number[]): Promise<Map<number, UserFacts>>;
   minExperts(): Promise<number>;
+  /**
+   * The live questions each user has live solutions on: at most ANSWERED_LIMIT per user, the
+   * latest answered first (latestAnswered).
+   */
+  answered(users: readonly number[]): Promise<Map<number, number[]>>;
+  /**
+   * How close in meaning a question is to the query (the cosine of their embeddings), when expert
+   * search has the query's meaning (semantic.ts withMeaning); undefined for a question not embedded.
+   */
+  closeness?: (questionId: number) => number | undefined;
+}
+
+/** The answered questions per person that the closeness of their answers to a query is taken over. */
+export const ANSWERED_LIMIT = 100;
+
+/** The ANSWERED_LIMIT latest of a person's answered questions (ties: the higher id first). */
+export const latestAnswered = (answered: ReadonlyArray<{ question_id: number; time: number }>) =>
+  [...answered]
+    .sort((a, b) => b.time - a.time || b.question_id - a.question_id)
+    .slice(0, ANSWERED_LIMIT)
+    .map((a) => a.question_id);
+
+/** How many of a person's answers closest to the query count towards answered_meaning. */
+const CLOSEST_ANSWERS = 3;
+
+/**
+ * How close a person's answers are to the query: the mean cosine of their CLOSEST_ANSWERS answered
+ * questions closest to it (fewer when they answered fewer; 0 without any embedded). A profile of
+ * everything someone answered, read through the meaning: it finds the person whose answers are
+ * about the query's topic when no question like it was asked in the same words.
+ */
+function answeredMeaning(ids: readonly number[] | undefined, closeness: (questionId: number) => number | undefined): number {
+  const best: number[] = [];
+  for (const id of ids ?? []) {
+    const c = closeness(id);
+    if (c === undefined) continue;
+    if (best.length < CLOSEST_ANSWERS) best.push(c);
+    else {
+      const lowest = best.indexOf(Math.min(...best));
+      if (c > best[lowest]!) best[lowest] = c;
+    }
+  }
+  return best.length ? best.reduce((sum, c) => sum + Math.max(0, c), 0) / best.length : 0;
 }
 
 export interface ExpertQuery {
@@ -223,6 +266,8 @@ interface Candidate {
   asker: number;
   tags: Array<{ key: string; weight: number }>;
   answered: Array<{ id: number; score: number; knowledge_space_id: number | null }>;
+  /** answeredMeaning of their answered questions (0 without the query's meaning). */
+  meaning: number;
 }
 
 /** A candidate's features, in FEATURES order (each well scaled: logarithms of counts, shares and rates). */
@@ -240,6 +285,7 @@ export function features(
     tag_record: Math.log1p(c.record),
     tag_share: Math.log((c.onTags + ranking.prior * (network.tagShare + FLOOR)) / (answers + ranking.prior)),
     similar_answers: Math.log(FLOOR + c.similar),
+    answered_meaning: c.meaning,
     asker_record: Math.log1p(c.asker),
     answers: Math.log1p(answers),
     recent_year: Math.log(FLOOR + recency(times, now, ranking.recentYear)),
@@ -348,6 +394,7 @@ export async function rankExperts(
         asker: 0,
         tags: used.filter((t) => t.users?.has(user)).map(({ key, weight }) => ({ key, weight })),
         answered: [],
+        meaning: 0,
       };
       pool.set(user, c);
     }
@@ -373,6 +420,12 @@ export async function rankExperts(
     for (const [user, value] of await evidence.askerRecord(query.asker, now)) {
       const c = user === query.asker ? undefined : pool.get(user);
       if (c) c.asker = value;
+    }
+  const closeness = evidence.closeness;
+  if (closeness)
+    for (const [user, ids] of await evidence.answered([...pool.keys()])) {
+      const c = pool.get(user);
+      if (c) c.meaning = answeredMeaning(ids, closeness);
     }
   const users = await evidence.users([...pool.keys()]);
   const responses = await context.responses([...pool.keys()]);

@@ -88,6 +88,8 @@ export function withMeaning(evidence: ExpertEvidence, meaning: Meaning | undefin
     askerRecord: (asker, now) => evidence.askerRecord(asker, now),
     users: (ids) => evidence.users(ids),
     minExperts: () => evidence.minExperts(),
+    answered: (users) => evidence.answered(users),
+    closeness: (id) => meaning.cosine(id),
   };
 }
 const NEIGHBOUR_POOL = 3;

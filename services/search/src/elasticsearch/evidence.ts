@@ -4,7 +4,15 @@ import { type Language, languages, termCounts } from '@kn/similarity';
 import type { ExpertRecord } from '../backend.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import { fadedValue, type SolutionFacts, type TagRecord } from '../domain/expertise.ts';
-import type { ExpertEvidence, Neighbour, TagFacts, TagUsers, UserFacts } from '../domain/experts.ts';
+import {
+  ANSWERED_LIMIT,
+  type ExpertEvidence,
+  latestAnswered,
+  type Neighbour,
+  type TagFacts,
+  type TagUsers,
+  type UserFacts,
+} from '../domain/experts.ts';
 import { askedFieldWeights } from '../domain/fields.ts';
 import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
@@ -396,6 +404,47 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   }
 
   /** The users' records on a set of tags, each solution and recommendation counted once (store.ts expertRecord). */
+  async answered(users: readonly number[]) {
+    const out = new Map(users.map((user) => [user, [] as number[]]));
+    if (!users.length) return out;
+    const theirs = { bool: { filter: [{ terms: { 'solutions.author_id': [...users] } }, { term: { 'solutions.live': true } }] } };
+    const response = await this.client.search({
+      index: this.names.questions,
+      size: 0,
+      query: {
+        bool: { filter: [{ term: { live: true } }, { nested: { path: 'solutions', query: theirs } }], must_not: this.unreadable },
+      },
+      aggs: {
+        solutions: {
+          nested: { path: 'solutions' },
+          aggs: {
+            theirs: {
+              filter: theirs,
+              aggs: {
+                authors: {
+                  terms: { field: 'solutions.author_id', size: users.length },
+                  aggs: {
+                    // A nested hit names its question document: that document's id is the question's.
+                    latest: { top_hits: { size: ANSWERED_LIMIT, sort: [{ 'solutions.time': 'desc' }], _source: false } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
+    const solutions = response.aggregations?.solutions as { theirs?: { authors?: unknown } } | undefined;
+    for (const bucket of bucketsOf(solutions?.theirs?.authors)) {
+      const hits = (bucket.latest?.hits?.hits ?? []) as Array<{ _id: string; sort?: number[] }>;
+      const answered = hits.map((h) => ({ question_id: Number(h._id), time: Number(h.sort?.[0] ?? 0) }));
+      const latest = new Map<number, number>();
+      for (const a of answered) latest.set(a.question_id, Math.max(latest.get(a.question_id) ?? -Infinity, a.time));
+      out.set(Number(bucket.key), latestAnswered([...latest].map(([question_id, time]) => ({ question_id, time }))));
+    }
+    return out;
+  }
+
   async askerRecord(asker: number, now: number) {
     const out = new Map<number, number>();
     const response = await this.client.search<QuestionDocument>({

@@ -1,5 +1,5 @@
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
-import type { ExpertEvidence, Neighbour, TagFacts, UserFacts } from '../domain/experts.ts';
+import { type ExpertEvidence, latestAnswered, type Neighbour, type TagFacts, type UserFacts } from '../domain/experts.ts';
 import { pacer } from '../domain/pace.ts';
 import { askedCounts, FORWARD_STRIDE } from './postings.ts';
 import { askedSimilarTo } from './similarity.ts';
@@ -79,6 +79,14 @@ export class LocalEvidence implements ExpertEvidence {
       out.set(id, { ...record, deleted: this.store.deletedUsers.has(id), system: this.store.systemUsers.has(id) });
     }
     return out;
+  }
+
+  async answered(users: readonly number[]) {
+    const { store, hidden } = this;
+    const readable = (id: number) => !hidden.size || !hidden.has(store.index.facets(store.index.slotOf(id))?.knowledge_space_id ?? -1);
+    return new Map(
+      users.map((user) => [user, latestAnswered(store.expertise.answeredBy(user).filter((a) => readable(a.question_id)))] as const),
+    );
   }
 
   async minExperts() {
