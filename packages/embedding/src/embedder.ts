@@ -22,7 +22,10 @@ export interface Embedder {
   readonly languages: readonly string[];
   /** The model's folder. */
   readonly path: string;
-  /** One unit-length vector a text, in order. Calls run one after the other, each on at most `threads` cores. */
+  /**
+   * One unit-length vector a text, in order. The model runs one batch at a time on at most `threads`
+   * cores; the texts of calls made meanwhile share the next batch (queries before passages).
+   */
   embed(texts: readonly string[], kind?: TextKind): Promise<Float32Array[]>;
   /** Frees the model's memory; embed() fails afterwards. */
   close(): Promise<void>;
@@ -171,40 +174,54 @@ function startModelThread(setup: WorkerSetup): Promise<ModelThread> {
   });
 }
 
+/** A text waiting for the model, and where its vector goes. */
+interface Waiting {
+  tokens: number[];
+  done(vector: Float32Array): void;
+  fail(error: Error): void;
+}
+
+/**
+ * The model's calls, one at a time. Texts that arrive while a batch runs wait and go together in
+ * the next: sixteen requests' queries cost about one call, not sixteen in a row. Queries go before
+ * passages (a person waits for a query; a backfill does not), and a batch holds one kind, so that
+ * short queries are not padded to a passage's length.
+ */
 function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer, model: ModelThread, batchSize: number): Embedder {
-  let queue: Promise<unknown> = Promise.resolve();
+  const waiting: Record<TextKind, Waiting[]> = { query: [], passage: [] };
+  let running: Promise<void> | null = null;
   let closed = false;
 
-  async function run(batch: number[][]): Promise<Float32Array[]> {
-    const width = Math.max(...batch.map((ids) => ids.length));
+  async function run(batch: Waiting[]) {
+    const width = Math.max(...batch.map((w) => w.tokens.length));
     const ids = new BigInt64Array(batch.length * width).fill(BigInt(tokenizer.padId));
-    batch.forEach((tokens, row) => {
+    batch.forEach(({ tokens }, row) => {
       tokens.forEach((id, i) => {
         ids[row * width + i] = BigInt(id);
       });
     });
-    const { vectors, dimensions } = await model.run(
-      ids,
-      batch.map((tokens) => tokens.length),
-      width,
-    );
-    return batch.map((_, row) => vectors.slice(row * dimensions, (row + 1) * dimensions));
-  }
-  async function embedNow(texts: readonly string[], kind: TextKind): Promise<Float32Array[]> {
-    if (closed) throw new Error(`the embedding model ${manifest.model} is closed`);
-    const prefix = manifest.prefixes[kind];
-    const encoded = texts.map((text) => tokenizer.encode(prefix + text, manifest.max_tokens));
-    // Texts of about the same length share a batch, so that little of a batch is padding.
-    const order = encoded.map((_, i) => i).sort((a, b) => encoded[b]!.length - encoded[a]!.length);
-    const vectors: Float32Array[] = new Array(texts.length);
-    for (let start = 0; start < order.length; start += batchSize) {
-      const slice = order.slice(start, start + batchSize);
-      const out = await run(slice.map((i) => encoded[i]!));
-      slice.forEach((i, j) => {
-        vectors[i] = out[j]!;
+    try {
+      const { vectors, dimensions } = await model.run(
+        ids,
+        batch.map((w) => w.tokens.length),
+        width,
+      );
+      batch.forEach((w, row) => {
+        w.done(vectors.slice(row * dimensions, (row + 1) * dimensions));
       });
+    } catch (error) {
+      for (const w of batch) w.fail(error instanceof Error ? error : new Error(String(error)));
     }
-    return vectors;
+  }
+  function pump() {
+    if (running) return;
+    const kind: TextKind | null = waiting.query.length ? 'query' : waiting.passage.length ? 'passage' : null;
+    if (!kind) return;
+    const batch = waiting[kind].splice(0, batchSize);
+    running = run(batch).finally(() => {
+      running = null;
+      pump();
+    });
   }
 
   return {
@@ -213,14 +230,26 @@ function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer,
     maxTokens: manifest.max_tokens,
     languages: manifest.languages,
     path: folder,
-    embed(texts, kind = 'query') {
-      const next = queue.then(() => embedNow(texts, kind));
-      queue = next.catch(() => undefined);
-      return next;
+    async embed(texts, kind = 'query') {
+      if (closed) throw new Error(`the embedding model ${manifest.model} is closed`);
+      const prefix = manifest.prefixes[kind];
+      const encoded = texts.map((text) => tokenizer.encode(prefix + text, manifest.max_tokens));
+      // Texts of about the same length share a batch: little of it is padding.
+      const order = encoded.map((_, i) => i).sort((a, b) => encoded[b]!.length - encoded[a]!.length);
+      const vectors: Float32Array[] = new Array(texts.length);
+      const all = order.map(
+        (i) =>
+          new Promise<void>((done, fail) => {
+            waiting[kind].push({ tokens: encoded[i]!, done: (vector) => done(void (vectors[i] = vector)), fail });
+          }),
+      );
+      pump();
+      await Promise.all(all);
+      return vectors;
     },
     async close() {
       closed = true;
-      await queue;
+      while (running) await running;
       await model.stop();
     },
   };

@@ -55,6 +55,9 @@ try {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    // Idle threads sleep instead of spinning: spinning burns a core between the short calls of
+    // queries, on a machine whose cores serve requests.
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   });
   const typeIds = session.inputNames.includes('token_type_ids');
   port.postMessage({ id: 0, ready: true, inputs: [...session.inputNames], outputs: [...session.outputNames] } satisfies WorkerReply);

@@ -115,6 +115,15 @@ withModel('all-MiniLM-L6-v2 in process', () => {
     expect(await embedder.embed([])).toEqual([]);
   });
 
+  test('a query asked during a long backfill call is answered before that call ends (queries go first)', async () => {
+    const passages = Array.from({ length: 48 }, (_, i) => `Passage ${i} about the rules of a compound in Doha. `.repeat(20));
+    const finished: string[] = [];
+    const backfill = embedder.embed(passages, 'passage').then(() => finished.push('passages'));
+    const query = embedder.embed(['Is alcohol allowed in the compound?']).then(() => finished.push('query'));
+    await Promise.all([backfill, query]);
+    expect(finished).toEqual(['query', 'passages']);
+  });
+
   test('a corrupt model.onnx: a clear error from openEmbedder, null and the reason from loadEmbedder', async () => {
     const folder = copyOfModel();
     try {
