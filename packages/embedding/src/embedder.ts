@@ -240,7 +240,11 @@ function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer,
       const all = order.map(
         (i) =>
           new Promise<void>((done, fail) => {
-            waiting[kind].push({ tokens: encoded[i]!, done: (vector) => done(void (vectors[i] = vector)), fail });
+            const vectorOf = (vector: Float32Array) => {
+              vectors[i] = vector;
+              done();
+            };
+            waiting[kind].push({ tokens: encoded[i]!, done: vectorOf, fail });
           }),
       );
       pump();

@@ -4,13 +4,30 @@ import type { Meaning } from '../domain/semantic.ts';
 /** Dimensions of the sketch a nearest-neighbour search scans before it reads the whole vectors. */
 const SKETCH = 48;
 /** Of every vector the sketch ranks, this many times `k` best are compared whole. */
-const RESCORED = 20;
+const RESCORED = 50;
+/** Below this many vectors every sketch is scanned: a partition would save less than it costs. */
+const EXACT_BELOW = 50_000;
+/** The partition is trained again once the index has grown this many times since it was trained. */
+const REGROWTH = 2;
+/** Lists of the partition a query scans first (more while too few of their vectors are accepted). */
+const PROBES = 32;
+/** Sampled vectors a list that k-means trains on. */
+const SAMPLE_PER_LIST = 16;
+const ITERATIONS = 5;
+/** A background build of the partition works for this long between two turns of the event loop. */
+const SLICE_MS = 5;
 
 /**
  * The questions' embeddings in memory, one signed byte a dimension (384 bytes a question: 38 MB
  * at 100,000), in one growing buffer rather than an object a question, with a sketch of each: a
  * random projection to SKETCH dimensions (float32, 192 bytes), which keeps cosines to about
  * ±1/√SKETCH. Nearest neighbours scan the sketches, then compare the best few whole.
+ *
+ * From EXACT_BELOW vectors on, the vectors are partitioned into about √n lists (an inverted file:
+ * two-level k-means, so that a vector finds its list in 2·n^¼ comparisons rather than √n), and a
+ * query scans the sketches of the PROBES lists whose centroids are nearest it: about 32·√n rather
+ * than n. The partition is built in the background, SLICE_MS at a time, and again once the index
+ * has grown REGROWTH times; until then vectors put join their nearest list at once.
  */
 export class VectorIndex {
   readonly dimensions: number;
@@ -21,10 +38,17 @@ export class VectorIndex {
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(0);
   private readonly hashes: string[] = [];
-  private scores = new Float32Array(0);
+  private readonly exactBelow: number;
+  private partition: Partition | null = null;
+  /** The partition being built: vectors put below `placed` are placed in it at once, the others when the build reaches them. */
+  private building: { steps: Generator<void, Partition>; next: Partition | null; placed: number } | null = null;
+  private poolSlots = new Int32Array(0);
+  private poolScores = new Float32Array(0);
 
-  constructor(dimensions: number, capacity = 1024) {
+  constructor(dimensions: number, options: { capacity?: number; exactBelow?: number } = {}) {
+    const capacity = options.capacity ?? 1024;
     this.dimensions = dimensions;
+    this.exactBelow = options.exactBelow ?? EXACT_BELOW;
     this.values = new Int8Array(capacity * dimensions);
     this.scales = new Float32Array(capacity);
     this.sketches = new Float32Array(capacity * SKETCH);
@@ -46,6 +70,7 @@ export class VectorIndex {
     if (vector.values.length !== this.dimensions)
       throw new Error(`a vector of ${vector.values.length} dimensions in an index of ${this.dimensions}`);
     let slot = this.slots.get(id);
+    const added = slot === undefined;
     if (slot === undefined) {
       slot = this.slots.size;
       if ((slot + 1) * this.dimensions > this.values.length) this.grow();
@@ -56,6 +81,88 @@ export class VectorIndex {
     this.hashes[slot] = sourceHash;
     this.ids[slot] = id;
     this.sketch(slot);
+    this.partition?.place(slot, this.values);
+    const { building } = this;
+    if (building?.next && slot < building.placed) building.next.place(slot, this.values);
+    if (added && !building && this.partitionDue()) {
+      this.building = { steps: this.build(), next: null, placed: 0 };
+      this.scheduleBuild();
+    }
+  }
+
+  /** The lists of the partition queries scan; 0 while every sketch is. */
+  get partitionLists(): number {
+    return this.partition?.lists ?? 0;
+  }
+
+  /** Builds the partition now, or finishes the build under way (benchmarks, tests; the index builds it by itself in slices). */
+  buildPartition() {
+    this.building ??= { steps: this.build(), next: null, placed: 0 };
+    this.work(Number.POSITIVE_INFINITY);
+  }
+
+  private partitionDue() {
+    const n = this.slots.size;
+    return n >= this.exactBelow && (!this.partition || n >= REGROWTH * this.partition.trainedAt);
+  }
+
+  private scheduleBuild() {
+    setTimeout(() => this.work(SLICE_MS), 0).unref();
+  }
+
+  private work(ms: number) {
+    const { building } = this;
+    if (!building) return;
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      const step = building.steps.next();
+      if (step.done) {
+        this.partition = step.value;
+        this.building = null;
+        if (this.partitionDue()) {
+          this.building = { steps: this.build(), next: null, placed: 0 };
+          this.scheduleBuild();
+        }
+        return;
+      }
+    }
+    this.scheduleBuild();
+  }
+
+  /** Trains the partition on a sample of the vectors, then places every vector; yields every 64 vectors (a millisecond or two). */
+  private *build(): Generator<void, Partition> {
+    const n = this.slots.size;
+    const fan = Math.ceil(Math.sqrt(Math.sqrt(n)));
+    const random = mulberry32(0x1f);
+    const sampled = Math.min(n, SAMPLE_PER_LIST * fan * fan);
+    const d = this.dimensions;
+    const sample = new Float32Array(sampled * d);
+    for (let i = 0; i < sampled; i++) {
+      const slot = Math.floor(random() * n);
+      for (let j = 0; j < d; j++) sample[i * d + j] = this.values[slot * d + j]!;
+    }
+    const coarse = yield* kmeans(sample, d, fan);
+    const groups: number[][] = Array.from({ length: fan }, () => []);
+    for (let i = 0; i < sampled; i++) {
+      groups[nearestCentroid(coarse, 0, fan, sample, i * d, d)]!.push(i);
+      if (i % 64 === 63) yield;
+    }
+    const fine: Float32Array[] = [];
+    for (const [c, group] of groups.entries()) {
+      const points = new Float32Array(group.length * d);
+      for (const [j, i] of group.entries()) points.set(sample.subarray(i * d, (i + 1) * d), j * d);
+      // A coarse centroid that drew no sample keeps itself as its one list.
+      fine.push(group.length ? yield* kmeans(points, d, Math.min(fan, group.length)) : coarse.slice(c * d, (c + 1) * d));
+    }
+    const partition = new Partition(d, coarse, fine, n, this.ids.length);
+    const building = this.building!;
+    building.next = partition;
+    // The vectors put while this runs count too: those below `placed` are placed by put.
+    while (building.placed < this.slots.size) {
+      partition.place(building.placed++, this.values);
+      if (building.placed % 64 === 0) yield;
+    }
+    return partition;
   }
 
   private sketch(slot: number) {
@@ -83,33 +190,81 @@ export class VectorIndex {
 
   /**
    * The `k` questions whose vectors are nearest a unit query vector (of those `accept` lets in),
-   * with their cosine, best first. The sketches choose RESCORED × k candidates; their whole vectors
-   * decide.
+   * with their cosine, best first. The sketches of every vector, or of the partition's nearest
+   * lists, choose RESCORED × k accepted candidates; their whole vectors decide. Lists are scanned
+   * twice as many at a time until that many are accepted.
    */
   nearest(query: Float32Array, k: number, accept: (id: number) => boolean = () => true): Array<{ id: number; score: number }> {
     const n = this.slots.size;
     if (!n || k <= 0) return [];
     const q = this.sketchOf(query);
-    const keep = Math.min(n, k * RESCORED);
-    if (this.scores.length < n) this.scores = new Float32Array(this.sketches.length / SKETCH);
-    const { sketches, scores } = this;
-    for (let slot = 0, o = 0; slot < n; slot++, o += SKETCH) {
-      let s0 = 0;
-      let s1 = 0;
-      for (let p = 0; p < SKETCH; p += 2) {
-        s0 += sketches[o + p]! * q[p]!;
-        s1 += sketches[o + p + 1]! * q[p + 1]!;
-      }
-      scores[slot] = s0 + s1;
+    const wanted = k * RESCORED;
+    const { partition } = this;
+    const lists = partition?.order(query);
+    for (let probes = PROBES; ; probes *= 2) {
+      const pooled = lists ? this.scanLists(q, partition!, lists, probes) : this.scanAll(q, n);
+      const found = this.rescore(query, pooled, wanted, accept);
+      if (found.length >= wanted || !lists || probes >= lists.length)
+        return found.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
     }
-    const floor = kthLargest(scores.slice(0, n), keep);
-    const best: Array<{ slot: number }> = [];
-    for (let slot = 0; slot < n && best.length < keep * 2; slot++) if (scores[slot]! >= floor) best.push({ slot });
-    return best
-      .map(({ slot }) => ({ id: this.ids[slot]!, score: this.cosine(this.ids[slot]!, query)! }))
-      .filter((r) => accept(r.id))
-      .sort((a, b) => b.score - a.score || b.id - a.id)
-      .slice(0, k);
+  }
+
+  /** Scores every sketch into the pool; how many. */
+  private scanAll(q: Float32Array, n: number): number {
+    this.reservePool(n);
+    const { sketches, poolSlots, poolScores } = this;
+    for (let slot = 0, o = 0; slot < n; slot++, o += SKETCH) {
+      poolSlots[slot] = slot;
+      poolScores[slot] = dotSketch(sketches, o, q, 0);
+    }
+    return n;
+  }
+
+  /** Scores the sketches of the first `probes` lists (nearest first) into the pool; how many. */
+  private scanLists(q: Float32Array, partition: Partition, lists: Int32Array, probes: number): number {
+    let pooled = 0;
+    for (let i = 0; i < probes && i < lists.length; i++) pooled += partition.counts[lists[i]!]!;
+    this.reservePool(pooled);
+    const { sketches, poolSlots, poolScores } = this;
+    let at = 0;
+    for (let i = 0; i < probes && i < lists.length; i++) {
+      const list = lists[i]!;
+      const members = partition.members[list]!;
+      for (let j = 0, count = partition.counts[list]!; j < count; j++, at++) {
+        const slot = members[j]!;
+        poolSlots[at] = slot;
+        poolScores[at] = dotSketch(sketches, slot * SKETCH, q, 0);
+      }
+    }
+    return pooled;
+  }
+
+  private reservePool(count: number) {
+    if (this.poolSlots.length >= count) return;
+    this.poolSlots = new Int32Array(count);
+    this.poolScores = new Float32Array(count);
+  }
+
+  /**
+   * The pool's `wanted` best by their sketch that `accept` lets in, with their whole cosine: the
+   * best `wanted` are asked first, then twice as many while too few were accepted.
+   */
+  private rescore(query: Float32Array, pooled: number, wanted: number, accept: (id: number) => boolean) {
+    const { poolSlots, poolScores, ids } = this;
+    const found: Array<{ id: number; score: number }> = [];
+    let above = Number.POSITIVE_INFINITY;
+    for (let taken = Math.min(pooled, wanted); found.length < wanted; taken = Math.min(pooled, taken * 2)) {
+      const floor = taken < pooled ? kthLargest(poolScores.slice(0, pooled), taken) : Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < pooled; i++) {
+        const score = poolScores[i]!;
+        if (score < floor || score >= above) continue;
+        const slot = poolSlots[i]!;
+        if (accept(ids[slot]!)) found.push({ id: ids[slot]!, score: this.cosineAt(slot, query) });
+      }
+      if (taken >= pooled) break;
+      above = floor;
+    }
+    return found;
   }
 
   private grow() {
@@ -144,7 +299,10 @@ export class VectorIndex {
   /** The cosine of a unit query vector with a question's, or undefined when it has none yet. */
   cosine(id: number, query: Float32Array): number | undefined {
     const slot = this.slots.get(id);
-    if (slot === undefined) return undefined;
+    return slot === undefined ? undefined : this.cosineAt(slot, query);
+  }
+
+  private cosineAt(slot: number, query: Float32Array): number {
     const { values, dimensions } = this;
     const start = slot * dimensions;
     let sum = 0;
@@ -153,17 +311,158 @@ export class VectorIndex {
   }
 }
 
-/** A rows × columns matrix of independent standard normal numbers, the same for a seed (a random projection). */
-function gaussianMatrix(rows: number, columns: number, seed: number): Float32Array {
+/**
+ * An inverted file over the whole vectors (the sketches are too rough to cluster by): `fan` coarse
+ * centroids, each with up to `fan` fine ones (the lists); a vector belongs to the nearest fine
+ * centroid of its nearest coarse one, so that it is placed in 2·fan comparisons. 4 bytes a vector
+ * for its list, 4 in the list, and 4 bytes a dimension a centroid.
+ */
+class Partition {
+  readonly lists: number;
+  readonly members: Int32Array[];
+  readonly counts: Int32Array;
+  /** The index's size when the partition was trained. */
+  readonly trainedAt: number;
+  private readonly dimensions: number;
+  private readonly coarse: Float32Array;
+  private readonly centroids: Float32Array;
+  /** The lists of coarse centroid c are firstList[c] … firstList[c + 1] − 1. */
+  private readonly firstList: Int32Array;
+  private listOf: Int32Array;
+
+  constructor(dimensions: number, coarse: Float32Array, fine: Float32Array[], trainedAt: number, capacity: number) {
+    this.dimensions = dimensions;
+    this.coarse = coarse;
+    this.trainedAt = trainedAt;
+    this.firstList = new Int32Array(fine.length + 1);
+    for (const [c, centroids] of fine.entries()) this.firstList[c + 1] = this.firstList[c]! + centroids.length / dimensions;
+    this.lists = this.firstList[fine.length]!;
+    this.centroids = new Float32Array(this.lists * dimensions);
+    for (const [c, centroids] of fine.entries()) this.centroids.set(centroids, this.firstList[c]! * dimensions);
+    this.members = Array.from({ length: this.lists }, () => new Int32Array(16 + Math.ceil(trainedAt / this.lists)));
+    this.counts = new Int32Array(this.lists);
+    this.listOf = new Int32Array(capacity).fill(-1);
+  }
+
+  /** Puts a slot in the list of its vector, out of the one it was in. */
+  place(slot: number, values: Int8Array) {
+    const d = this.dimensions;
+    const o = slot * d;
+    const c = nearestCentroid(this.coarse, 0, this.coarse.length / d, values, o, d);
+    const list = nearestCentroid(this.centroids, this.firstList[c]!, this.firstList[c + 1]!, values, o, d);
+    if (slot >= this.listOf.length) {
+      const listOf = new Int32Array(Math.max(2 * this.listOf.length, slot + 1)).fill(-1);
+      listOf.set(this.listOf);
+      this.listOf = listOf;
+    }
+    const was = this.listOf[slot]!;
+    if (was === list) return;
+    if (was >= 0) {
+      // An updated vector: rare enough that finding it in its list is cheaper than an index of positions.
+      const members = this.members[was]!;
+      const last = --this.counts[was]!;
+      members[members.indexOf(slot)] = members[last]!;
+    }
+    let members = this.members[list]!;
+    const count = this.counts[list]!;
+    if (count === members.length) {
+      members = new Int32Array(2 * count);
+      members.set(this.members[list]!);
+      this.members[list] = members;
+    }
+    members[count] = slot;
+    this.counts[list] = count + 1;
+    this.listOf[slot] = list;
+  }
+
+  /** The lists, nearest a query vector first. */
+  order(query: Float32Array): Int32Array {
+    const scores = new Float32Array(this.lists);
+    for (let list = 0; list < this.lists; list++) scores[list] = dot(this.centroids, list * this.dimensions, query, 0, this.dimensions);
+    return Int32Array.from({ length: this.lists }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  }
+}
+
+function dotSketch(a: Float32Array, ao: number, b: Float32Array, bo: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  for (let p = 0; p < SKETCH; p += 2) {
+    s0 += a[ao + p]! * b[bo + p]!;
+    s1 += a[ao + p + 1]! * b[bo + p + 1]!;
+  }
+  return s0 + s1;
+}
+
+function dot(a: Float32Array, ao: number, b: Float32Array | Int8Array, bo: number, length: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  for (let i = 0; i < length; i += 2) {
+    s0 += a[ao + i]! * b[bo + i]!;
+    s1 += a[ao + i + 1]! * b[bo + i + 1]!;
+  }
+  return s0 + s1;
+}
+
+/** The centroid from … to − 1 of `centroids` nearest (greatest dot product) the vector at `o` of `vectors`. */
+function nearestCentroid(
+  centroids: Float32Array,
+  from: number,
+  to: number,
+  vectors: Float32Array | Int8Array,
+  o: number,
+  d: number,
+): number {
+  let best = from;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  for (let c = from; c < to; c++) {
+    const score = dot(centroids, c * d, vectors, o, d);
+    if (score > bestScore) {
+      bestScore = score;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/**
+ * Spherical k-means (unit centroids, nearest by dot product) of vectors of `d` dimensions in random
+ * order, started from the first `clusters` of them; a centroid left without points stays where it was.
+ */
+function* kmeans(points: Float32Array, d: number, clusters: number): Generator<void, Float32Array> {
+  const count = points.length / d;
+  const centroids = points.slice(0, clusters * d);
+  const sums = new Float64Array(clusters * d);
+  for (let iteration = 0; iteration < ITERATIONS; iteration++) {
+    sums.fill(0);
+    for (let i = 0; i < count; i++) {
+      const c = nearestCentroid(centroids, 0, clusters, points, i * d, d);
+      for (let j = 0; j < d; j++) sums[c * d + j] = sums[c * d + j]! + points[i * d + j]!;
+      if (i % 64 === 63) yield;
+    }
+    for (let c = 0; c < clusters; c++) {
+      let norm = 0;
+      for (let j = 0; j < d; j++) norm += sums[c * d + j]! ** 2;
+      if (norm > 0) for (let j = 0; j < d; j++) centroids[c * d + j] = sums[c * d + j]! / Math.sqrt(norm);
+    }
+  }
+  return centroids;
+}
+
+/** A uniform random number in (0, 1), the same sequence for a seed on every machine (mulberry32). */
+function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
-  // mulberry32: small, fast, and the same on every machine.
-  const uniform = () => {
+  return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
   };
+}
+
+/** A rows × columns matrix of independent standard normal numbers, the same for a seed (a random projection). */
+function gaussianMatrix(rows: number, columns: number, seed: number): Float32Array {
+  const uniform = mulberry32(seed);
   const out = new Float32Array(rows * columns);
   const norm = 1 / Math.sqrt(rows);
   for (let i = 0; i < out.length; i++) out[i] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()) * norm;

@@ -1,0 +1,103 @@
+import { quantize } from '@kn/embedding';
+import { VectorIndex } from '../services/search/src/semantic/vectors.ts';
+
+// Unit tests of the in-memory nearest-neighbour search (no system started). The vectors are
+// clustered as questions are (20 topics), so that the partition has something to find.
+const DIMENSIONS = 64;
+
+function generator(seed: number) {
+  let state = seed >>> 0;
+  const uniform = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
+  };
+  const direction = () =>
+    unit(Float32Array.from({ length: DIMENSIONS }, () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform())));
+  const topics = Array.from({ length: 20 }, direction);
+  return (topic: number) => {
+    const noise = direction();
+    return unit(noise.map((x, d) => 0.7 * x + topics[topic % topics.length]![d]!));
+  };
+}
+
+function unit(v: Float32Array) {
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+/** The k nearest by the stored vectors' cosine, compared one by one. */
+function exact(index: VectorIndex, ids: Iterable<number>, query: Float32Array, k: number) {
+  return [...ids]
+    .map((id) => ({ id, score: index.cosine(id, query)! }))
+    .sort((a, b) => b.score - a.score || b.id - a.id)
+    .slice(0, k);
+}
+
+function filled(count: number, exactBelow: number) {
+  const vectorOf = generator(7);
+  const index = new VectorIndex(DIMENSIONS, { exactBelow });
+  for (let id = 0; id < count; id++) index.put(id, quantize(vectorOf(id)), 'h');
+  return { index, vectorOf };
+}
+
+test('below the partition, nearest is the exact order', () => {
+  const { index, vectorOf } = filled(150, 1000);
+  for (let i = 0; i < 5; i++) {
+    const query = vectorOf(i);
+    expect(index.nearest(query, 10).map((n) => n.id)).toEqual(
+      exact(
+        index,
+        Array.from({ length: 150 }, (_, id) => id),
+        query,
+        10,
+      ).map((n) => n.id),
+    );
+  }
+  expect(index.partitionLists).toBe(0);
+});
+
+test('with the partition in use, vectors put and changed after it was built are found', () => {
+  const { index, vectorOf } = filled(3000, 1000);
+  index.buildPartition();
+  expect(index.partitionLists).toBeGreaterThan(10);
+  const added = vectorOf(3);
+  index.put(9000, quantize(added), 'h');
+  expect(index.nearest(added, 1)[0]).toEqual({ id: 9000, score: expect.closeTo(1, 2) });
+  // Question 5 now says what topic 11 says: found by its new vector, no longer by its old one.
+  const before = index.vectorOf(5)!;
+  const after = vectorOf(11);
+  index.put(5, quantize(after), 'h2');
+  expect(index.nearest(after, 1)[0]!.id).toBe(5);
+  expect(index.nearest(before, 10).map((n) => n.id)).not.toContain(5);
+  expect(index.size).toBe(3001);
+});
+
+test('accept: k results when enough are accepted, however few', () => {
+  const { index, vectorOf } = filled(3000, 1000);
+  index.buildPartition();
+  const query = vectorOf(4);
+  const some = (id: number) => id % 7 === 0;
+  const found = index.nearest(query, 10, some);
+  expect(found).toHaveLength(10);
+  expect(found.every((n) => some(n.id))).toBe(true);
+  // A dozen accepted, most of them far away: every list is looked at, and the order is exact.
+  const dozen = new Set(Array.from({ length: 12 }, (_, i) => i * 251));
+  expect(index.nearest(query, 10, (id) => dozen.has(id))).toEqual(exact(index, dozen, query, 10));
+});
+
+test('the partition is built in the background, and vectors put meanwhile are found', async () => {
+  const { index, vectorOf } = filled(1500, 1000);
+  expect(index.partitionLists).toBe(0);
+  const late: Array<{ id: number; vector: Float32Array }> = [];
+  for (let round = 0; index.partitionLists === 0; round++) {
+    if (round > 2000) throw new Error('the partition was never built');
+    const vector = vectorOf(round);
+    index.put(10_000 + round, quantize(vector), 'h');
+    late.push({ id: 10_000 + round, vector });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  for (const { id, vector } of late) expect(index.nearest(vector, 1)[0]!.id).toBe(id);
+});
