@@ -36,7 +36,7 @@ export interface EmbedderOptions {
   path?: string;
   /** Cores one embed() call uses: at most 2 by default, so that a backfill leaves the rest of the machine to requests. */
   threads?: number;
-  /** Texts run through the model together; longer batches pad more. */
+  /** Texts run through the model together (2 by default); longer batches pad more. */
   batchSize?: number;
 }
 
@@ -45,7 +45,12 @@ export class EmbeddingModelError extends Error {
   override name = 'EmbeddingModelError';
 }
 
-const DEFAULT_BATCH = 16;
+/**
+ * Two texts a batch: of 1, 2, 4 and 8, batches of 1 and 2 took the least CPU a passage (the padding
+ * of larger ones costs more than batching saves) and the least memory (onnxruntime keeps the
+ * largest batch's buffers: about 115 MiB more at 8 than at 2). Measurements: docs/measurements.md.
+ */
+const DEFAULT_BATCH = 2;
 
 /** Opens the model of a folder, or throws EmbeddingModelError saying what is wrong with it. */
 export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embedder> {

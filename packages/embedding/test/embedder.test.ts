@@ -116,7 +116,7 @@ withModel('all-MiniLM-L6-v2 in process', () => {
   });
 
   test('a query asked during a long backfill call is answered before that call ends (queries go first)', async () => {
-    const passages = Array.from({ length: 48 }, (_, i) => `Passage ${i} about the rules of a compound in Doha. `.repeat(20));
+    const passages = Array.from({ length: 16 }, (_, i) => `Passage ${i} about the rules of a compound in Doha. `.repeat(20));
     const finished: string[] = [];
     const backfill = embedder.embed(passages, 'passage').then(() => finished.push('passages'));
     const query = embedder.embed(['Is alcohol allowed in the compound?']).then(() => finished.push('query'));
