@@ -27,7 +27,7 @@ import {
   type UserDocument,
   unpacked,
 } from './documents.ts';
-import type { DocumentFrequencies } from './frequencies.ts';
+import { type DocumentFrequencies, KeptUntilMoved } from './frequencies.ts';
 import type { IndexNames } from './mappings.ts';
 import { inSpaces, tagUsesQuery } from './queries.ts';
 import { tagsOnlyIn } from './results.ts';
@@ -74,17 +74,28 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   /** Shared by every scope: frequencies count all published questions. */
   private readonly askedFrequencies: DocumentFrequencies;
   private readonly hidden: readonly number[];
+  /** Whole-index figures (the clock, all live solutions), kept until the index moves; shared by every scope. */
+  private readonly kept: KeptUntilMoved;
 
-  constructor(client: Client, names: IndexNames, askedFrequencies: DocumentFrequencies, hidden: readonly number[] = []) {
+  constructor(
+    client: Client,
+    names: IndexNames,
+    askedFrequencies: DocumentFrequencies,
+    hidden: readonly number[] = [],
+    kept = new KeptUntilMoved(),
+  ) {
     this.client = client;
     this.names = names;
     this.askedFrequencies = askedFrequencies;
     this.hidden = [...hidden];
+    this.kept = kept;
   }
 
   /** The same evidence for a caller who may not read the `hidden` spaces. */
   scoped(hidden: readonly number[]): ElasticsearchEvidence {
-    return hidden.length || this.hidden.length ? new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, hidden) : this;
+    return hidden.length || this.hidden.length
+      ? new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, hidden, this.kept)
+      : this;
   }
 
   /** The questions of the hidden spaces, for a `must_not`. */
@@ -99,16 +110,21 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return tagsOnlyIn(await this.client.search({ index: this.names.questions, ...tagUsesQuery(list, this.hidden) }));
   }
 
-  async clock() {
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      query: { term: { live: true } },
-      aggs: { latest: { max: { field: 'published' } } },
-    });
-    const latest = (response.aggregations?.latest as estypes.AggregationsMaxAggregate | undefined)?.value;
-    const now = Date.now();
-    return latest ? Math.min(now, latest) : now;
+  clock() {
+    return this.kept
+      .of('clock', async () => {
+        const response = await this.client.search({
+          index: this.names.questions,
+          size: 0,
+          query: { term: { live: true } },
+          aggs: { latest: { max: { field: 'published' } } },
+        });
+        return (response.aggregations?.latest as estypes.AggregationsMaxAggregate | undefined)?.value ?? null;
+      })
+      .then((latest) => {
+        const now = Date.now();
+        return latest ? Math.min(now, latest) : now;
+      });
   }
 
   /**
@@ -301,14 +317,16 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
-  async answers() {
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      query: { bool: { filter: [{ term: { live: true } }], must_not: this.unreadable } },
-      aggs: { solutions: { nested: { path: 'solutions' }, aggs: { live: { filter: { term: { 'solutions.live': true } } } } } },
+  answers() {
+    return this.kept.of(`answers ${this.hidden.join(',')}`, async () => {
+      const response = await this.client.search({
+        index: this.names.questions,
+        size: 0,
+        query: { bool: { filter: [{ term: { live: true } }], must_not: this.unreadable } },
+        aggs: { solutions: { nested: { path: 'solutions' }, aggs: { live: { filter: { term: { 'solutions.live': true } } } } } },
+      });
+      return ((response.aggregations?.solutions as Record<string, any> | undefined)?.live?.doc_count as number | undefined) ?? 0;
     });
-    return ((response.aggregations?.solutions as Record<string, any> | undefined)?.live?.doc_count as number | undefined) ?? 0;
   }
 
   async users(ids: readonly number[]) {
@@ -459,15 +477,23 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
+  /**
+   * Counted by aggregations, not from the questions' sources: OpenSearch parses a whole source to
+   * filter it (about 1 ms a question), and an expert's tags hold hundreds of questions. A rating
+   * is a float in the index: averages agree with the sources' to their two decimals.
+   */
   async expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>> {
     const records = new Map(
       users.map((u) => [u, { solution_count: 0, ratingSum: 0, ratingCount: 0, recommendation_count: 0, expert_tags: new Set<string>() }]),
     );
     if (users.length) {
-      const response = await this.client.search<QuestionDocument>({
+      const onTheirTags = {
+        reverse_nested: {},
+        aggs: { tags: { terms: { field: 'tag_keys', include: [...tags], size: Math.max(1, tags.size) } } },
+      };
+      const response = await this.client.search({
         index: this.names.questions,
-        size: 10_000,
-        _source: ['tag_keys', 'live', 'solutions', 'forwards'],
+        size: 0,
         query: {
           bool: {
             filter: [{ terms: { tag_keys: [...tags] } }],
@@ -479,28 +505,65 @@ export class ElasticsearchEvidence implements ExpertEvidence {
             minimum_should_match: 1,
           },
         },
+        aggs: {
+          live: {
+            filter: { term: { live: true } },
+            aggs: {
+              solutions: {
+                nested: { path: 'solutions' },
+                aggs: {
+                  theirs: {
+                    filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...users] } }] } },
+                    aggs: {
+                      users: {
+                        terms: { field: 'solutions.author_id', size: users.length },
+                        aggs: {
+                          rated: {
+                            filter: {
+                              bool: {
+                                filter: [{ exists: { field: 'solutions.rating' } }, { range: { 'solutions.rating_count': { gt: 0 } } }],
+                              },
+                            },
+                            aggs: {
+                              sum: { sum: { script: { source: "doc['solutions.rating'].value * doc['solutions.rating_count'].value" } } },
+                              count: { sum: { field: 'solutions.rating_count' } },
+                            },
+                          },
+                          questions: onTheirTags,
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          forwards: {
+            nested: { path: 'forwards' },
+            aggs: {
+              theirs: {
+                filter: { terms: { 'forwards.recipient_id': [...users] } },
+                aggs: { users: { terms: { field: 'forwards.recipient_id', size: users.length }, aggs: { questions: onTheirTags } } },
+              },
+            },
+          },
+        },
       });
-      for (const hit of response.hits.hits) {
-        const q = hit._source!;
-        const matched = q.tag_keys.filter((t) => tags.has(t));
-        if (!matched.length) continue;
-        if (q.live)
-          for (const s of q.solutions) {
-            const r = records.get(s.author_id);
-            if (!r || !s.live) continue;
-            r.solution_count++;
-            if (s.rating !== null && s.rating_count > 0) {
-              r.ratingSum += s.rating * s.rating_count;
-              r.ratingCount += s.rating_count;
-            }
-            for (const t of matched) r.expert_tags.add(t);
-          }
-        for (const f of q.forwards) {
-          const r = records.get(f.recipient_id);
-          if (!r) continue;
-          r.recommendation_count++;
-          for (const t of matched) r.expert_tags.add(t);
-        }
+      const aggs = (response.aggregations ?? {}) as Record<string, any>;
+      const tagsOf = (bucket: Record<string, any>) => new Set(bucketsOf(bucket.questions?.tags).map((t) => String(t.key)));
+      for (const b of bucketsOf(aggs.live?.solutions?.theirs?.users)) {
+        const r = records.get(Number(b.key));
+        if (!r) continue;
+        r.solution_count += b.doc_count;
+        r.ratingSum += b.rated?.sum?.value ?? 0;
+        r.ratingCount += b.rated?.count?.value ?? 0;
+        for (const t of tagsOf(b)) r.expert_tags.add(t);
+      }
+      for (const b of bucketsOf(aggs.forwards?.theirs?.users)) {
+        const r = records.get(Number(b.key));
+        if (!r) continue;
+        r.recommendation_count += b.doc_count;
+        for (const t of tagsOf(b)) r.expert_tags.add(t);
       }
     }
     return new Map(
@@ -510,7 +573,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           solution_count: r.solution_count,
           average_rating: r.ratingCount ? Math.round((r.ratingSum / r.ratingCount) * 100) / 100 : null,
           recommendation_count: r.recommendation_count,
-          expert_tags: [...r.expert_tags],
+          // In the order of the tags asked about (an aggregation orders its buckets by count).
+          expert_tags: [...tags].filter((t) => r.expert_tags.has(t)),
         },
       ]),
     );
