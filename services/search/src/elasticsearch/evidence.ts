@@ -44,6 +44,23 @@ const languageOf = (l: string | undefined): Language => ((languages as readonly 
 const round = (v: number) => Math.round(v * 1e12) / 1e12;
 type Buckets = Array<Record<string, any>>;
 const bucketsOf = (agg: unknown): Buckets => ((agg as { buckets?: Buckets } | undefined)?.buckets ?? []) as Buckets;
+/** The questions with a solution by one of `users`: a query that keeps aggregations over their solutions small. */
+const answeredBy = (users: readonly number[]) => ({
+  nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } },
+});
+/** An aggregation of the live solutions of each of `users` (buckets at `theirs.users`), `perUser` under each. */
+const solutionsByUser = (
+  users: readonly number[],
+  perUser: Record<string, estypes.AggregationsAggregationContainer>,
+): estypes.AggregationsAggregationContainer => ({
+  nested: { path: 'solutions' },
+  aggs: {
+    theirs: {
+      filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...users] } }] } },
+      aggs: { users: { terms: { field: 'solutions.author_id', size: users.length }, aggs: perUser } },
+    },
+  },
+});
 
 /** A stored solution as expertise sees it. */
 const factsOf = (s: SolutionSource): SolutionFacts => ({
@@ -337,37 +354,19 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         index: this.names.questions,
         size: 0,
         // Only the questions these users answered: the aggregation reads their solutions, not everyone's.
-        query: {
-          bool: {
-            filter: [{ term: { live: true } }, { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...ids] } } } }],
-            must_not: this.unreadable,
-          },
-        },
+        query: { bool: { filter: [{ term: { live: true } }, answeredBy(ids)], must_not: this.unreadable } },
         aggs: {
-          solutions: {
-            nested: { path: 'solutions' },
-            aggs: {
-              mine: {
-                filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...ids] } }] } },
-                aggs: {
-                  users: {
-                    terms: { field: 'solutions.author_id', size: ids.length },
-                    aggs: {
-                      value: { sum: { field: 'solutions.value' } },
-                      accepted: { filter: { term: { 'solutions.accepted': true } } },
-                      times: { terms: { field: 'solutions.time', size: 10_000 } },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          solutions: solutionsByUser(ids, {
+            value: { sum: { field: 'solutions.value' } },
+            accepted: { filter: { term: { 'solutions.accepted': true } } },
+            times: { terms: { field: 'solutions.time', size: 10_000 } },
+          }),
         },
       }),
       this.client.mget<UserDocument>({ index: this.names.state, ids: ids.map((u) => `user:${u}`) }),
     ]);
     const known = new Map(docs.flatMap((d) => ('found' in d && d.found && d._source ? [[d._source.user_id, d._source] as const] : [])));
-    const buckets = bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.mine?.users);
+    const buckets = bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.theirs?.users);
     const byUser = new Map(buckets.map((b) => [Number(b.key), b]));
     for (const id of ids) {
       const b = byUser.get(id);
@@ -421,43 +420,24 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return ((response.aggregations?.solutions as Record<string, any> | undefined)?.accepted?.doc_count as number | undefined) ?? 0;
   }
 
-  /** The users' records on a set of tags, each solution and recommendation counted once (store.ts expertRecord). */
   async answered(users: readonly number[]) {
     const out = new Map(users.map((user) => [user, [] as number[]]));
     if (!users.length) return out;
-    const theirs = { bool: { filter: [{ terms: { 'solutions.author_id': [...users] } }, { term: { 'solutions.live': true } }] } };
     const response = await this.client.search({
       index: this.names.questions,
       size: 0,
-      query: {
-        bool: { filter: [{ term: { live: true } }, { nested: { path: 'solutions', query: theirs } }], must_not: this.unreadable },
-      },
+      query: { bool: { filter: [{ term: { live: true } }, answeredBy(users)], must_not: this.unreadable } },
       aggs: {
-        solutions: {
-          nested: { path: 'solutions' },
-          aggs: {
-            theirs: {
-              filter: theirs,
-              aggs: {
-                authors: {
-                  terms: { field: 'solutions.author_id', size: users.length },
-                  aggs: {
-                    // A nested hit names its question document: that document's id is the question's.
-                    latest: { top_hits: { size: ANSWERED_LIMIT, sort: [{ 'solutions.time': 'desc' }], _source: false } },
-                  },
-                },
-              },
-            },
-          },
-        },
+        // A nested hit names its question document: that document's id is the question's.
+        solutions: solutionsByUser(users, {
+          latest: { top_hits: { size: ANSWERED_LIMIT, sort: [{ 'solutions.time': 'desc' }], _source: false } },
+        }),
       },
     });
-    const solutions = response.aggregations?.solutions as { theirs?: { authors?: unknown } } | undefined;
-    for (const bucket of bucketsOf(solutions?.theirs?.authors)) {
+    for (const bucket of bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.theirs?.users)) {
       const hits = (bucket.latest?.hits?.hits ?? []) as Array<{ _id: string; sort?: number[] }>;
-      const answered = hits.map((h) => ({ question_id: Number(h._id), time: Number(h.sort?.[0] ?? 0) }));
       const latest = new Map<number, number>();
-      for (const a of answered) latest.set(a.question_id, Math.max(latest.get(a.question_id) ?? -Infinity, a.time));
+      for (const h of hits) latest.set(Number(h._id), Math.max(latest.get(Number(h._id)) ?? -Infinity, Number(h.sort?.[0] ?? 0)));
       out.set(Number(bucket.key), latestAnswered([...latest].map(([question_id, time]) => ({ question_id, time }))));
     }
     return out;
@@ -498,10 +478,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           bool: {
             filter: [{ terms: { tag_keys: [...tags] } }],
             must_not: this.unreadable,
-            should: [
-              { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } } },
-              { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } },
-            ],
+            should: [answeredBy(users), { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } }],
             minimum_should_match: 1,
           },
         },
@@ -509,33 +486,18 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           live: {
             filter: { term: { live: true } },
             aggs: {
-              solutions: {
-                nested: { path: 'solutions' },
-                aggs: {
-                  theirs: {
-                    filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...users] } }] } },
-                    aggs: {
-                      users: {
-                        terms: { field: 'solutions.author_id', size: users.length },
-                        aggs: {
-                          rated: {
-                            filter: {
-                              bool: {
-                                filter: [{ exists: { field: 'solutions.rating' } }, { range: { 'solutions.rating_count': { gt: 0 } } }],
-                              },
-                            },
-                            aggs: {
-                              sum: { sum: { script: { source: "doc['solutions.rating'].value * doc['solutions.rating_count'].value" } } },
-                              count: { sum: { field: 'solutions.rating_count' } },
-                            },
-                          },
-                          questions: onTheirTags,
-                        },
-                      },
-                    },
+              solutions: solutionsByUser(users, {
+                rated: {
+                  filter: {
+                    bool: { filter: [{ exists: { field: 'solutions.rating' } }, { range: { 'solutions.rating_count': { gt: 0 } } }] },
+                  },
+                  aggs: {
+                    sum: { sum: { script: { source: "doc['solutions.rating'].value * doc['solutions.rating_count'].value" } } },
+                    count: { sum: { field: 'solutions.rating_count' } },
                   },
                 },
-              },
+                questions: onTheirTags,
+              }),
             },
           },
           forwards: {
