@@ -101,3 +101,14 @@ test('the partition is built in the background, and vectors put meanwhile are fo
   }
   for (const { id, vector } of late) expect(index.nearest(vector, 1)[0]!.id).toBe(id);
 });
+
+test('the partition trained again as the index grows keeps every vector findable', () => {
+  const { index, vectorOf } = filled(600, 500);
+  index.buildPartition();
+  const first = index.partitionLists;
+  // Twice as many vectors: the next partition places the first ones with the sketches its lists hold.
+  for (let id = 600; id < 1300; id++) index.put(id, quantize(vectorOf(id)), 'h');
+  index.buildPartition();
+  expect(index.partitionLists).not.toBe(first);
+  for (let id = 0; id < 1300; id += 37) expect(index.nearest(index.vectorOf(id)!, 1)[0]!.id).toBe(id);
+});
