@@ -187,14 +187,18 @@ interface Waiting {
 }
 
 /**
- * The model's calls, one at a time. Texts that arrive while a batch runs wait and go together in
- * the next: sixteen requests' queries cost about one call, not sixteen in a row. Queries go before
- * passages (a person waits for a query; a backfill does not), and a batch holds one kind, so that
- * short queries are not padded to a passage's length.
+ * The model's calls, one at a time; texts that arrive while a batch runs wait for the next. Queries
+ * go before passages (a person waits for a query; a backfill does not), but every
+ * QUERY_BATCHES_IN_A_ROW query batches a waiting passage batch has its turn, so that a steady
+ * stream of queries does not stop a backfill. A batch holds one kind, so that short queries are not
+ * padded to a passage's length.
  */
+const QUERY_BATCHES_IN_A_ROW = 4;
+
 function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer, model: ModelThread, batchSize: number): Embedder {
   const waiting: Record<TextKind, Waiting[]> = { query: [], passage: [] };
   let running: Promise<void> | null = null;
+  let queryBatches = 0;
   let closed = false;
 
   async function run(batch: Waiting[]) {
@@ -220,8 +224,10 @@ function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer,
   }
   function pump() {
     if (running) return;
-    const kind: TextKind | null = waiting.query.length ? 'query' : waiting.passage.length ? 'passage' : null;
+    const passageTurn = waiting.passage.length > 0 && (!waiting.query.length || queryBatches >= QUERY_BATCHES_IN_A_ROW);
+    const kind: TextKind | null = passageTurn ? 'passage' : waiting.query.length ? 'query' : null;
     if (!kind) return;
+    queryBatches = kind === 'query' ? queryBatches + 1 : 0;
     const batch = waiting[kind].splice(0, batchSize);
     running = run(batch).finally(() => {
       running = null;

@@ -124,6 +124,16 @@ withModel('all-MiniLM-L6-v2 in process', () => {
     expect(finished).toEqual(['query', 'passages']);
   });
 
+  test('a steady stream of queries does not stop a backfill: a waiting passage batch has its turn', async () => {
+    const finished: string[] = [];
+    const busy = embedder.embed(['the model is busy with this one']);
+    const passage = embedder.embed(['A passage of a backfill about brewing.'], 'passage').then(() => finished.push('passage'));
+    const queries = Array.from({ length: 20 }, (_, i) => embedder.embed([`query ${i} about hops`]).then(() => finished.push(`query ${i}`)));
+    await Promise.all([busy, passage, ...queries]);
+    expect(finished.indexOf('passage')).toBeGreaterThan(0);
+    expect(finished.indexOf('passage')).toBeLessThan(finished.length - 4);
+  });
+
   test('a corrupt model.onnx: a clear error from openEmbedder, null and the reason from loadEmbedder', async () => {
     const folder = copyOfModel();
     try {
