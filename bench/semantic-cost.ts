@@ -13,7 +13,8 @@
 // numbers, so that its vectors repeated too: its recall@10 of 1.000 said little.)
 // Run: pnpm bench:semantic-cost
 import { openEmbedder, quantize } from '@kn/embedding';
-import { mulberry32, VectorIndex } from '../services/search/src/semantic/vectors.ts';
+import { mulberry32 } from '@kn/similarity';
+import { VectorIndex } from '../services/search/src/semantic/vectors.ts';
 import { report } from './lib.ts';
 
 const SIZES = (process.env.SIZES ?? process.env.QUESTIONS ?? '100000').split(',').map(Number);
@@ -24,11 +25,11 @@ const AREAS = 50;
 /** Questions a subject on average. */
 const PER_SUBJECT = Number(process.env.PER_SUBJECT ?? 10);
 
-// mulberry32 (the index's own) and Box-Muller: the same vectors on every machine.
+// mulberry32 and Box-Muller: the same vectors on every machine.
 const noise = mulberry32(42);
 const direction = (uniform: () => number) => {
   const v = new Float32Array(DIMENSIONS);
-  for (let i = 0; i < DIMENSIONS; i++) v[i] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  for (let i = 0; i < DIMENSIONS; i++) v[i] = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
   return unit(v);
 };
 const unit = (v: Float32Array) => {

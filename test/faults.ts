@@ -40,6 +40,9 @@ export async function startFaultySystem() {
     METRICS_PORT: '0',
     LOG_LEVEL: 'info',
     SEARCH_INDEX_PATH: path.join(dir, 'index.sqlite'),
+    // Lexical search (as test/system.ts): a marker is found by its words alone, never beside
+    // markers of other questions whose embeddings happen to be close.
+    EMBEDDING_MODEL_PATH: path.join(dir, 'no-embedding-model'),
     // No mail server: emails wait in their outbox and are retried.
     SMTP_URL: 'smtp://127.0.0.1:1',
     // A fault stops a service for seconds; the gateway answers 503 sooner and the client retries.

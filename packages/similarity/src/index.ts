@@ -20,6 +20,7 @@ export {
   buildModel,
   denseCosine,
   type ModelOptions,
+  mulberry32,
   type SimilarityDocument,
   type SimilarityMethod,
   type SimilarityModel,

@@ -52,8 +52,8 @@ export interface SimilarityModel {
   similarity(a: TopicVector, b: TopicVector): number;
 }
 
-/** A small fast PRNG (mulberry32): deterministic elemental vectors for a given seed. */
-function random(seed: number): () => number {
+/** A small fast PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for a seed on every machine. */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -179,7 +179,7 @@ function trainRri(
   cycles: number,
   seed: number,
 ): Map<string, Float32Array> {
-  const next = random(seed);
+  const next = mulberry32(seed);
   let documentVectors = documents.map(() => {
     const v = new Float32Array(dimensions);
     for (let k = 0; k < seedLength; k++) v[Math.floor(next() * dimensions)]! += k % 2 === 0 ? 1 : -1;

@@ -1,4 +1,5 @@
 import type { QuantizedVector } from '@kn/embedding';
+import { mulberry32 } from '@kn/similarity';
 import type { Meaning } from '../domain/semantic.ts';
 
 /** Dimensions of the sketch a nearest-neighbour search scans before it reads the whole vectors. */
@@ -521,24 +522,12 @@ function* kmeans(points: Float32Array, d: number, clusters: number): Generator<v
   return centroids;
 }
 
-/** A uniform random number in (0, 1), the same sequence for a seed on every machine (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
-  };
-}
-
 /** A rows × columns matrix of independent standard normal numbers, the same for a seed (a random projection). */
 function gaussianMatrix(rows: number, columns: number, seed: number): Float32Array {
   const uniform = mulberry32(seed);
   const out = new Float32Array(rows * columns);
   const norm = 1 / Math.sqrt(rows);
-  for (let i = 0; i < out.length; i++) out[i] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform()) * norm;
+  for (let i = 0; i < out.length; i++) out[i] = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform()) * norm;
   return out;
 }
 
