@@ -33,18 +33,6 @@ import { controlIndex, INDEX_VERSION, type IndexNames, physicalIndex, questionsI
 
 /** Events applied in one bulk request during catch-up. */
 const BATCH = 500;
-/**
- * The feed merges the questions index into one segment once it has been quiet this long after
- * writing at least MERGE_MIN questions and MERGE_SHARE of all it wrote before the last merge: a
- * catch-up or rebuild leaves many small segments, and every query then pays per segment (a typo's
- * automaton, a prefix's terms; 4-word counts took 30–50 ms before a merge, 4–8 ms after, at 5,000
- * questions), and a merged index has no deleted documents (frequencies.ts reads exact counts from
- * its term dictionary then). A catch-up that paused merges again for its tail; live writes alone
- * rarely reach the share.
- */
-const MERGE_QUIET_MS = 5_000;
-const MERGE_SHARE = 0.1;
-const MERGE_MIN = 500;
 /** The feed's lease: renewed every LEASE_RENEW_MS, another instance takes over LEASE_TTL_MS after the last renewal. */
 const LEASE_TTL_MS = 15_000;
 const LEASE_RENEW_MS = 3_000;
@@ -474,23 +462,6 @@ export class ElasticsearchFeed {
     const stateIndexName = physicalIndex(names.state, generation);
     let stopped = false;
     const log = this.log;
-    let written = 0;
-    let mergedSize = 0;
-    let quiet: NodeJS.Timeout | undefined;
-    const mergeWhenQuiet = () => {
-      clearTimeout(quiet);
-      if (written < Math.max(MERGE_MIN, MERGE_SHARE * mergedSize)) return;
-      quiet = setTimeout(() => {
-        if (stopped) return;
-        mergedSize += written;
-        written = 0;
-        // In the engine's background: a million questions take minutes, and the index answers meanwhile.
-        client.indices
-          .forcemerge({ index: questionsIndexName, max_num_segments: 1, wait_for_completion: false })
-          .catch((err) => log.warn({ err: (err as Error).message }, 'search index merge not started'));
-      }, MERGE_QUIET_MS);
-      quiet.unref();
-    };
 
     const load = async (touched: ReturnType<RecordedChanges['touched']>): Promise<Loaded> => {
       const loaded: Loaded = { questions: new Map(), tags: new Map(), spaces: new Map(), users: new Map() };
@@ -545,8 +516,6 @@ export class ElasticsearchFeed {
       const seq = messages[messages.length - 1]!.info.streamSequence;
       const position: PositionDocument = { type: 'position', key: bus.streamName(stream), seq };
       await client.index({ index: stateIndexName, id: stateId.position(bus.streamName(stream)), document: position, refresh: live });
-      written += questions.length;
-      mergeWhenQuiet();
     };
 
     const followers = streams.map((stream) =>
@@ -566,7 +535,6 @@ export class ElasticsearchFeed {
     this.following = {
       stop: async () => {
         stopped = true;
-        clearTimeout(quiet);
         await Promise.all(followers.map((f) => f.stop()));
       },
     };
