@@ -75,10 +75,12 @@ const clusterEnv = {
 const cluster = (...args: string[]) =>
   execFileSync('bash', ['infra/search-cluster.sh', ...args], { env: clusterEnv, encoding: 'utf8' }).trim();
 let enginePid: number | undefined;
+let engineUrl: string | undefined;
 if (ENGINE === 'opensearch') {
   const url = cluster('start', '1');
   process.once('exit', () => cluster('stop'));
   enginePid = Number(readFileSync(`${clusterEnv.SEARCH_CLUSTER_DIR}/node-1.pid`, 'utf8'));
+  engineUrl = url;
   Object.assign(env, { ELASTICSEARCH_URL: url, ELASTICSEARCH_INDEX_PREFIX: `kn-bench-${id}` });
 }
 const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
@@ -96,6 +98,23 @@ async function waitForIndex(questions: number) {
     const s = await indexStatus(bus).catch(() => null);
     if (s?.ready && s.questions >= questions) return;
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+/**
+ * Seconds until the engine has merged the index after a catch-up or rebuild (the feed starts the
+ * merge once it has been quiet for 5 s: elasticsearch/feed.ts), so that the loads measure the
+ * index as it then stands, not the merge; 0 on the local engine.
+ */
+async function waitForMerge() {
+  if (!engineUrl) return 0;
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, 7_000));
+  for (;;) {
+    const tasks = (await (await fetch(`${engineUrl}/_tasks?actions=indices:admin/forcemerge*`)).json()) as {
+      nodes?: Record<string, { tasks?: Record<string, unknown> }>;
+    };
+    if (!Object.values(tasks.nodes ?? {}).some((n) => Object.keys(n.tasks ?? {}).length)) return (Date.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 /** Seconds until the topic vectors are trained (after a catch-up: they are trained then). */
@@ -159,6 +178,7 @@ try {
   const rebuild = (Date.now() - started) / 1000;
   const rebuildCpu = cpuSeconds(cpu);
   const topicsAfterRebuild = await waitForTopics();
+  const merged = await waitForMerge();
   const afterRebuild = rssOf('VmRSS');
   console.log(
     `catch-up (relay publishing + indexing): ${catchUp.toFixed(1)} s, ${Math.round(QUESTIONS / catchUp)} events/s; topic vectors trained ${topicsAfterCatchUp.toFixed(1)} s after it; ${catchUpCpu}`,
@@ -168,6 +188,7 @@ try {
       ? `full rebuild from the stream: ${rebuild.toFixed(1)} s, ${Math.round(QUESTIONS / rebuild)} events/s, topic vectors ${topicsAfterRebuild.toFixed(1)} s after it; search RSS peak ${peakRss()}, ${afterRebuild} after it; ${rebuildCpu}`
       : `full rebuild left out (REBUILD=0); search RSS peak ${peakRss()}, ${afterRebuild} now`,
   );
+  if (engineUrl) console.log(`the engine's merge after it: done ${merged.toFixed(1)} s later`);
 
   // Query words: content words of the seeded titles, as users would type them.
   const client = new pg.Client({ connectionString: databaseUrl });

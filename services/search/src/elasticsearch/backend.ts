@@ -13,14 +13,17 @@ import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import type { IndexHandlers } from '../feed/events.ts';
 import { type Embeddings, embeddingText, noEmbeddings } from '../semantic/embeddings.ts';
 import { queryTerms, queryWords, textCounts } from '../words.ts';
-import { checkEngine, engineClient } from './client.ts';
-import { type QuestionDocument, type SpaceDocument, type TagDocument, unpackUnit } from './documents.ts';
+import { checkEngine, engineClient, sources } from './client.ts';
+import { type NeighbourFacts, type QuestionDocument, type SpaceDocument, type TagDocument, unpacked, unpackUnit } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
-import { DocumentFrequencies, MatchFrequencies } from './frequencies.ts';
+import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, publishedCount } from './frequencies.ts';
 import { indexNames } from './mappings.ts';
 import { autocompleteQuery, countsTypos, filterClauses, matchQuery, requestedFields, similarCandidatesQuery } from './queries.ts';
 import { rankMatches, routedQuestion, scoredHits } from './results.ts';
+
+/** Units a backend keeps at most before it starts again (a few KiB each). */
+const MAX_UNITS = 50_000;
 
 /**
  * The Elasticsearch backend: one index shared by every instance (ELASTICSEARCH_URL,
@@ -36,6 +39,11 @@ export class ElasticsearchBackend implements SearchBackend {
   private readonly unitFrequencies: DocumentFrequencies;
   private readonly askedFrequencies: DocumentFrequencies;
   private readonly matchFrequencies: MatchFrequencies;
+  /** Whole-index figures every request would read (published questions, closed spaces, the clock, …), until the index moves. */
+  private readonly kept = new KeptUntilMoved();
+  /** Units of questions read (units()), until the index moves; `moves` counts the moves. */
+  private readonly knownUnits = new Map<number, Record<string, number>>();
+  private moves = 0;
   private readonly bus: Bus;
   private readonly streams: ServiceName[];
   /** The question embeddings of this instance (none: lexical search). */
@@ -69,10 +77,10 @@ export class ElasticsearchBackend implements SearchBackend {
     this.bus = options.bus;
     this.streams = options.streams;
     this.embeddings = options.embeddings;
-    this.unitFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'unit_terms');
-    this.askedFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'asked_terms');
+    this.unitFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'unit_terms', this.kept);
+    this.askedFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'asked_terms', this.kept);
     this.matchFrequencies = new MatchFrequencies(this.client, this.names.questions);
-    this.expertEvidence = new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies);
+    this.expertEvidence = new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, [], this.kept);
     this.feed = new ElasticsearchFeed({
       client: this.client,
       names: this.names,
@@ -93,19 +101,19 @@ export class ElasticsearchBackend implements SearchBackend {
   private async poll() {
     const ticket = ++this.pollsStarted;
     const applied = await this.feed.positions();
-    let questions = 0;
-    try {
-      questions = (await this.client.count({ index: this.names.questions, query: { term: { is_published: true } } })).count;
-    } catch {}
     if (ticket < this.pollShown) return;
     this.pollShown = ticket;
     if (this.streams.some((s) => applied[s] !== this.applied[s])) {
       this.unitFrequencies.moved();
       this.askedFrequencies.moved();
       this.matchFrequencies.moved();
+      this.kept.moved();
+      this.knownUnits.clear();
+      this.moves++;
     }
     this.applied = applied;
-    this.questions = questions;
+    // Counted again only once the index moved: a count reads every question, and polls come every second.
+    this.questions = await publishedCount(this.client, this.names.questions, this.kept).catch(() => 0);
   }
 
   /** Checks the engine and starts the feed; throws ServiceUnavailable while the engine does not answer. */
@@ -212,7 +220,7 @@ export class ElasticsearchBackend implements SearchBackend {
     const out = new Map<number, QuestionDocument>();
     if (!ids.length) return out;
     const { docs } = await this.client.mget<QuestionDocument>({ index: this.names.questions, ids: ids.map(String) });
-    for (const d of docs) if ('found' in d && d.found && d._source) out.set(Number(d._id), d._source);
+    for (const d of sources(docs)) if (d) out.set(d.id, d);
     return out;
   }
 
@@ -312,21 +320,34 @@ export class ElasticsearchBackend implements SearchBackend {
 
   /**
    * The units of questions, from their binary doc values: no stored source read (the 50 best's
-   * sources whole took 48 ms at 20,000 questions, their units as keyword values 33 ms).
+   * sources whole took 48 ms at 20,000 questions, their units as keyword values 33 ms). Kept until
+   * the index moves: the best matches of one word are those of the next query with it.
    */
   private async units(ids: readonly number[]): Promise<Map<number, Record<string, number>>> {
+    const out = new Map<number, Record<string, number>>();
+    const missing = ids.filter((id) => {
+      const unit = this.knownUnits.get(id);
+      if (unit) out.set(id, unit);
+      return !unit;
+    });
+    if (!missing.length) return out;
+    const moves = this.moves;
     const response = await this.client.search({
       index: this.names.questions,
-      size: ids.length,
+      size: missing.length,
       _source: false,
       stored_fields: '_none_',
       docvalue_fields: ['id', 'unit_packed'],
-      query: { ids: { values: ids.map(String) } },
+      query: { ids: { values: missing.map(String) } },
     });
-    const out = new Map<number, Record<string, number>>();
+    if (this.knownUnits.size + missing.length > MAX_UNITS) this.knownUnits.clear();
     for (const hit of response.hits.hits) {
       const fields = (hit.fields ?? {}) as { id?: number[]; unit_packed?: string[] };
-      if (fields.id?.length) out.set(Number(fields.id[0]), fields.unit_packed?.length ? unpackUnit(fields.unit_packed[0]!) : {});
+      if (!fields.id?.length) continue;
+      const unit = fields.unit_packed?.length ? unpackUnit(fields.unit_packed[0]!) : {};
+      out.set(Number(fields.id[0]), unit);
+      // Read before the index moved: not kept (a later request reads it again).
+      if (moves === this.moves) this.knownUnits.set(Number(fields.id[0]), unit);
     }
     return out;
   }
@@ -359,11 +380,9 @@ export class ElasticsearchBackend implements SearchBackend {
     meaning?: Meaning,
   ) {
     let counts: Iterable<readonly [string, number]>;
-    if (source.question_id !== undefined) {
-      const own = (await this.documents([source.question_id])).get(source.question_id);
-      if (!own?.is_published) return [];
-      counts = Object.entries(own.unit ?? {});
-    } else counts = this.textCounts(source.text ?? '', source.language);
+    // A draft's unit is empty (documents.ts withDerived): it has no similar questions.
+    if (source.question_id !== undefined) counts = Object.entries((await this.units([source.question_id])).get(source.question_id) ?? {});
+    else counts = this.textCounts(source.text ?? '', source.language);
     const words = [...counts];
     if (!words.length) return [];
     const queryIdf = await this.idf(words.map(([w]) => w));
@@ -377,10 +396,14 @@ export class ElasticsearchBackend implements SearchBackend {
     // Questions that say the same in other words join the candidates (the search's filters still apply).
     const near = meaning?.nearest(limit, (id) => id !== source.question_id).filter((n) => n.score >= MEANING_ONLY_MIN) ?? [];
     if (near.length) candidates.query.bool.should.push({ ids: { values: near.map((n) => String(n.id)) } } as never);
-    const response = await this.client.search<QuestionDocument>({ index: this.names.questions, ...candidates });
-    const docs = response.hits.hits.map((h) => h._source!).filter(Boolean);
-    const idf = await this.idf([...words.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.unit ?? {}))]);
-    const units = docs.map((doc) => topicVector(Object.entries(doc.unit ?? {}), idf));
+    const response = await this.client.search({ index: this.names.questions, ...candidates });
+    const docs = response.hits.hits.flatMap((h) => {
+      const fields = (h.fields ?? {}) as { unit_packed?: string[]; neighbour_packed?: string[] };
+      const facts = fields.neighbour_packed?.[0] ? unpacked<NeighbourFacts | null>(fields.neighbour_packed[0]) : null;
+      return facts ? [{ id: facts.id, tags: facts.tags, unit: fields.unit_packed?.[0] ? unpackUnit(fields.unit_packed[0]) : {} }] : [];
+    });
+    const idf = await this.idf([...words.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.unit))]);
+    const units = docs.map((doc) => topicVector(Object.entries(doc.unit), idf));
     const first = topicVector(words, idf);
     const byFirst = units.map((u, i) => ({ u, s: cosine(first, u), i })).sort((a, b) => b.s - a.s || a.i - b.i);
     const vector = thorough
@@ -406,13 +429,15 @@ export class ElasticsearchBackend implements SearchBackend {
     return (await this.similarDocuments(source, limit, true, [], meaning)).map(({ id, score }) => ({ id, score }));
   }
 
-  private async closedSpaces(): Promise<SpaceDocument[]> {
-    const response = await this.client.search<SpaceDocument>({
-      index: this.names.state,
-      size: 10_000,
-      query: { bool: { filter: [{ term: { type: 'space' } }, { term: { is_closed: true } }] } },
+  private closedSpaces(): Promise<SpaceDocument[]> {
+    return this.kept.of('closed spaces', async () => {
+      const response = await this.client.search<SpaceDocument>({
+        index: this.names.state,
+        size: 10_000,
+        query: { bool: { filter: [{ term: { type: 'space' } }, { term: { is_closed: true } }] } },
+      });
+      return response.hits.hits.map((h) => h._source!);
     });
-    return response.hits.hits.map((h) => h._source!);
   }
 
   async autocomplete(text: string, limit: number) {
@@ -437,7 +462,7 @@ export class ElasticsearchBackend implements SearchBackend {
     const out = new Map<string, TagDocument>();
     if (!ids.length) return out;
     const { docs } = await this.client.mget<TagDocument>({ index: this.names.state, ids });
-    for (const d of docs) if ('found' in d && d.found && d._source) out.set(d._source.key, d._source);
+    for (const d of sources(docs)) if (d) out.set(d.key, d);
     return out;
   }
 

@@ -1,6 +1,7 @@
 import {
   Client,
   errors,
+  type estypes,
   SniffingTransport,
   type TransportOptions,
   type TransportRequestOptions,
@@ -8,6 +9,9 @@ import {
 } from '@elastic/elasticsearch';
 import { serviceUnavailable } from '@kn/contracts';
 import { StartError } from '@kn/service';
+
+const notAnswering = (cause: unknown) =>
+  Object.assign(serviceUnavailable('the search engine (ELASTICSEARCH_URL) does not answer'), { cause });
 
 /** An engine that cannot serve: not reached, or a cluster with no copy of a shard left. */
 const engineDown = (err: unknown) =>
@@ -32,7 +36,7 @@ class AnyEngineTransport extends SniffingTransport {
     try {
       return await super.request(params, options);
     } catch (err) {
-      if (engineDown(err)) throw Object.assign(serviceUnavailable('the search engine (ELASTICSEARCH_URL) does not answer'), { cause: err });
+      if (engineDown(err)) throw notAnswering(err);
       throw err;
     }
   }
@@ -46,6 +50,18 @@ class AnyEngineTransport extends SniffingTransport {
 export function engineClient(urls: string) {
   const nodes = urls.split(',').map((u) => u.trim());
   return new Client({ nodes, Transport: AnyEngineTransport, maxRetries: Math.max(1, nodes.length) });
+}
+
+/**
+ * The sources of an mget's documents, in order (undefined: not there). A document not read (no copy
+ * of its shard answers, its index deleted meanwhile) fails the read as the engine not answering:
+ * read as absent, the feed would write a question anew without what it held.
+ */
+export function sources<T>(docs: estypes.MgetResponseItem<T>[]): Array<T | undefined> {
+  return docs.map((d) => {
+    if ('error' in d) throw notAnswering(d.error);
+    return d.found ? d._source : undefined;
+  });
 }
 
 /** The engines and major versions this backend is built and tested for. */

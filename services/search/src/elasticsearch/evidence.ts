@@ -17,6 +17,7 @@ import { askedFieldWeights } from '../domain/fields.ts';
 import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { labelWords, tagNamer } from '../words.ts';
+import { sources } from './client.ts';
 import {
   type NeighbourFacts,
   type QuestionDocument,
@@ -27,7 +28,7 @@ import {
   type UserDocument,
   unpacked,
 } from './documents.ts';
-import type { DocumentFrequencies } from './frequencies.ts';
+import { type DocumentFrequencies, KeptUntilMoved } from './frequencies.ts';
 import type { IndexNames } from './mappings.ts';
 import { inSpaces, tagUsesQuery } from './queries.ts';
 import { tagsOnlyIn } from './results.ts';
@@ -44,6 +45,23 @@ const languageOf = (l: string | undefined): Language => ((languages as readonly 
 const round = (v: number) => Math.round(v * 1e12) / 1e12;
 type Buckets = Array<Record<string, any>>;
 const bucketsOf = (agg: unknown): Buckets => ((agg as { buckets?: Buckets } | undefined)?.buckets ?? []) as Buckets;
+/** The questions with a solution by one of `users`: a query that keeps aggregations over their solutions small. */
+const answeredBy = (users: readonly number[]) => ({
+  nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } },
+});
+/** An aggregation of the live solutions of each of `users` (buckets at `theirs.users`), `perUser` under each. */
+const solutionsByUser = (
+  users: readonly number[],
+  perUser: Record<string, estypes.AggregationsAggregationContainer>,
+): estypes.AggregationsAggregationContainer => ({
+  nested: { path: 'solutions' },
+  aggs: {
+    theirs: {
+      filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...users] } }] } },
+      aggs: { users: { terms: { field: 'solutions.author_id', size: users.length }, aggs: perUser } },
+    },
+  },
+});
 
 /** A stored solution as expertise sees it. */
 const factsOf = (s: SolutionSource): SolutionFacts => ({
@@ -74,17 +92,28 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   /** Shared by every scope: frequencies count all published questions. */
   private readonly askedFrequencies: DocumentFrequencies;
   private readonly hidden: readonly number[];
+  /** Whole-index figures (the clock, all live solutions), kept until the index moves; shared by every scope. */
+  private readonly kept: KeptUntilMoved;
 
-  constructor(client: Client, names: IndexNames, askedFrequencies: DocumentFrequencies, hidden: readonly number[] = []) {
+  constructor(
+    client: Client,
+    names: IndexNames,
+    askedFrequencies: DocumentFrequencies,
+    hidden: readonly number[] = [],
+    kept = new KeptUntilMoved(),
+  ) {
     this.client = client;
     this.names = names;
     this.askedFrequencies = askedFrequencies;
     this.hidden = [...hidden];
+    this.kept = kept;
   }
 
   /** The same evidence for a caller who may not read the `hidden` spaces. */
   scoped(hidden: readonly number[]): ElasticsearchEvidence {
-    return hidden.length || this.hidden.length ? new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, hidden) : this;
+    return hidden.length || this.hidden.length
+      ? new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, hidden, this.kept)
+      : this;
   }
 
   /** The questions of the hidden spaces, for a `must_not`. */
@@ -99,16 +128,21 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return tagsOnlyIn(await this.client.search({ index: this.names.questions, ...tagUsesQuery(list, this.hidden) }));
   }
 
-  async clock() {
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      query: { term: { live: true } },
-      aggs: { latest: { max: { field: 'published' } } },
-    });
-    const latest = (response.aggregations?.latest as estypes.AggregationsMaxAggregate | undefined)?.value;
-    const now = Date.now();
-    return latest ? Math.min(now, latest) : now;
+  clock() {
+    return this.kept
+      .of('clock', async () => {
+        const response = await this.client.search({
+          index: this.names.questions,
+          size: 0,
+          query: { term: { live: true } },
+          aggs: { latest: { max: { field: 'published' } } },
+        });
+        return (response.aggregations?.latest as estypes.AggregationsMaxAggregate | undefined)?.value ?? null;
+      })
+      .then((latest) => {
+        const now = Date.now();
+        return latest ? Math.min(now, latest) : now;
+      });
   }
 
   /**
@@ -131,8 +165,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         ids: [String(self)],
         _source_includes: ['asked', 'is_published'],
       });
-      const d = docs[0];
-      if (d && 'found' in d && d.found && d._source?.is_published) own = new Set(Object.keys(d._source.asked ?? {}));
+      const [d] = sources(docs);
+      if (d?.is_published) own = new Set(Object.keys(d.asked ?? {}));
     }
     const queryIdf = await this.askedIdf(
       counts.map(([w]) => w),
@@ -227,7 +261,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     for (const hit of back.hits.hits)
       for (const key of hit._source!.link_keys)
         if (key !== hit._source!.key) linkedBack.set(key, [...(linkedBack.get(key) ?? []), hit._source!.key]);
-    const found = docs.flatMap((d) => ('found' in d && d.found && d._source ? [d._source] : []));
+    const found = sources(docs).filter((d) => d !== undefined);
     const linked = new Map(
       found.map((tag) => [tag.key, [...new Set([...tag.link_keys.filter((k) => k !== tag.key), ...(linkedBack.get(tag.key) ?? [])])]]),
     );
@@ -301,14 +335,16 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
-  async answers() {
-    const response = await this.client.search({
-      index: this.names.questions,
-      size: 0,
-      query: { bool: { filter: [{ term: { live: true } }], must_not: this.unreadable } },
-      aggs: { solutions: { nested: { path: 'solutions' }, aggs: { live: { filter: { term: { 'solutions.live': true } } } } } },
+  answers() {
+    return this.kept.of(`answers ${this.hidden.join(',')}`, async () => {
+      const response = await this.client.search({
+        index: this.names.questions,
+        size: 0,
+        query: { bool: { filter: [{ term: { live: true } }], must_not: this.unreadable } },
+        aggs: { solutions: { nested: { path: 'solutions' }, aggs: { live: { filter: { term: { 'solutions.live': true } } } } } },
+      });
+      return ((response.aggregations?.solutions as Record<string, any> | undefined)?.live?.doc_count as number | undefined) ?? 0;
     });
-    return ((response.aggregations?.solutions as Record<string, any> | undefined)?.live?.doc_count as number | undefined) ?? 0;
   }
 
   async users(ids: readonly number[]) {
@@ -319,37 +355,19 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         index: this.names.questions,
         size: 0,
         // Only the questions these users answered: the aggregation reads their solutions, not everyone's.
-        query: {
-          bool: {
-            filter: [{ term: { live: true } }, { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...ids] } } } }],
-            must_not: this.unreadable,
-          },
-        },
+        query: { bool: { filter: [{ term: { live: true } }, answeredBy(ids)], must_not: this.unreadable } },
         aggs: {
-          solutions: {
-            nested: { path: 'solutions' },
-            aggs: {
-              mine: {
-                filter: { bool: { filter: [{ term: { 'solutions.live': true } }, { terms: { 'solutions.author_id': [...ids] } }] } },
-                aggs: {
-                  users: {
-                    terms: { field: 'solutions.author_id', size: ids.length },
-                    aggs: {
-                      value: { sum: { field: 'solutions.value' } },
-                      accepted: { filter: { term: { 'solutions.accepted': true } } },
-                      times: { terms: { field: 'solutions.time', size: 10_000 } },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          solutions: solutionsByUser(ids, {
+            value: { sum: { field: 'solutions.value' } },
+            accepted: { filter: { term: { 'solutions.accepted': true } } },
+            times: { terms: { field: 'solutions.time', size: 10_000 } },
+          }),
         },
       }),
       this.client.mget<UserDocument>({ index: this.names.state, ids: ids.map((u) => `user:${u}`) }),
     ]);
-    const known = new Map(docs.flatMap((d) => ('found' in d && d.found && d._source ? [[d._source.user_id, d._source] as const] : [])));
-    const buckets = bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.mine?.users);
+    const known = new Map(sources(docs).flatMap((d) => (d ? [[d.user_id, d] as const] : [])));
+    const buckets = bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.theirs?.users);
     const byUser = new Map(buckets.map((b) => [Number(b.key), b]));
     for (const id of ids) {
       const b = byUser.get(id);
@@ -368,8 +386,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
 
   private async setting(name: string): Promise<number | undefined> {
     const { docs } = await this.client.mget<SettingDocument>({ index: this.names.state, ids: [`setting:${name}`] });
-    const d = docs[0];
-    return d && 'found' in d && d.found ? d._source?.value : undefined;
+    return sources(docs)[0]?.value;
   }
 
   async minExperts() {
@@ -382,8 +399,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
 
   async closedSpaceMembers(id: number): Promise<ReadonlySet<number> | undefined> {
     const { docs } = await this.client.mget<SpaceDocument>({ index: this.names.state, ids: [`space:${id}`] });
-    const d = docs[0];
-    return d && 'found' in d && d.found && d._source?.is_closed ? new Set(d._source.members) : undefined;
+    const [d] = sources(docs);
+    return d?.is_closed ? new Set(d.members) : undefined;
   }
 
   async acceptedAnswers() {
@@ -403,43 +420,24 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return ((response.aggregations?.solutions as Record<string, any> | undefined)?.accepted?.doc_count as number | undefined) ?? 0;
   }
 
-  /** The users' records on a set of tags, each solution and recommendation counted once (store.ts expertRecord). */
   async answered(users: readonly number[]) {
     const out = new Map(users.map((user) => [user, [] as number[]]));
     if (!users.length) return out;
-    const theirs = { bool: { filter: [{ terms: { 'solutions.author_id': [...users] } }, { term: { 'solutions.live': true } }] } };
     const response = await this.client.search({
       index: this.names.questions,
       size: 0,
-      query: {
-        bool: { filter: [{ term: { live: true } }, { nested: { path: 'solutions', query: theirs } }], must_not: this.unreadable },
-      },
+      query: { bool: { filter: [{ term: { live: true } }, answeredBy(users)], must_not: this.unreadable } },
       aggs: {
-        solutions: {
-          nested: { path: 'solutions' },
-          aggs: {
-            theirs: {
-              filter: theirs,
-              aggs: {
-                authors: {
-                  terms: { field: 'solutions.author_id', size: users.length },
-                  aggs: {
-                    // A nested hit names its question document: that document's id is the question's.
-                    latest: { top_hits: { size: ANSWERED_LIMIT, sort: [{ 'solutions.time': 'desc' }], _source: false } },
-                  },
-                },
-              },
-            },
-          },
-        },
+        // A nested hit names its question document: that document's id is the question's.
+        solutions: solutionsByUser(users, {
+          latest: { top_hits: { size: ANSWERED_LIMIT, sort: [{ 'solutions.time': 'desc' }], _source: false } },
+        }),
       },
     });
-    const solutions = response.aggregations?.solutions as { theirs?: { authors?: unknown } } | undefined;
-    for (const bucket of bucketsOf(solutions?.theirs?.authors)) {
+    for (const bucket of bucketsOf((response.aggregations?.solutions as Record<string, any> | undefined)?.theirs?.users)) {
       const hits = (bucket.latest?.hits?.hits ?? []) as Array<{ _id: string; sort?: number[] }>;
-      const answered = hits.map((h) => ({ question_id: Number(h._id), time: Number(h.sort?.[0] ?? 0) }));
       const latest = new Map<number, number>();
-      for (const a of answered) latest.set(a.question_id, Math.max(latest.get(a.question_id) ?? -Infinity, a.time));
+      for (const h of hits) latest.set(Number(h._id), Math.max(latest.get(Number(h._id)) ?? -Infinity, Number(h.sort?.[0] ?? 0)));
       out.set(Number(bucket.key), latestAnswered([...latest].map(([question_id, time]) => ({ question_id, time }))));
     }
     return out;
@@ -459,48 +457,75 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
+  /**
+   * Counted by aggregations, not from the questions' sources: OpenSearch parses a whole source to
+   * filter it (about 1 ms a question), and an expert's tags hold hundreds of questions. A rating
+   * is a float in the index: averages agree with the sources' to their two decimals.
+   */
   async expertRecords(users: readonly number[], tags: ReadonlySet<string>): Promise<Map<number, ExpertRecord>> {
     const records = new Map(
       users.map((u) => [u, { solution_count: 0, ratingSum: 0, ratingCount: 0, recommendation_count: 0, expert_tags: new Set<string>() }]),
     );
     if (users.length) {
-      const response = await this.client.search<QuestionDocument>({
+      const onTheirTags = {
+        reverse_nested: {},
+        aggs: { tags: { terms: { field: 'tag_keys', include: [...tags], size: Math.max(1, tags.size) } } },
+      };
+      const response = await this.client.search({
         index: this.names.questions,
-        size: 10_000,
-        _source: ['tag_keys', 'live', 'solutions', 'forwards'],
+        size: 0,
         query: {
           bool: {
             filter: [{ terms: { tag_keys: [...tags] } }],
             must_not: this.unreadable,
-            should: [
-              { nested: { path: 'solutions', query: { terms: { 'solutions.author_id': [...users] } } } },
-              { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } },
-            ],
+            should: [answeredBy(users), { nested: { path: 'forwards', query: { terms: { 'forwards.recipient_id': [...users] } } } }],
             minimum_should_match: 1,
           },
         },
+        aggs: {
+          live: {
+            filter: { term: { live: true } },
+            aggs: {
+              solutions: solutionsByUser(users, {
+                rated: {
+                  filter: {
+                    bool: { filter: [{ exists: { field: 'solutions.rating' } }, { range: { 'solutions.rating_count': { gt: 0 } } }] },
+                  },
+                  aggs: {
+                    sum: { sum: { script: { source: "doc['solutions.rating'].value * doc['solutions.rating_count'].value" } } },
+                    count: { sum: { field: 'solutions.rating_count' } },
+                  },
+                },
+                questions: onTheirTags,
+              }),
+            },
+          },
+          forwards: {
+            nested: { path: 'forwards' },
+            aggs: {
+              theirs: {
+                filter: { terms: { 'forwards.recipient_id': [...users] } },
+                aggs: { users: { terms: { field: 'forwards.recipient_id', size: users.length }, aggs: { questions: onTheirTags } } },
+              },
+            },
+          },
+        },
       });
-      for (const hit of response.hits.hits) {
-        const q = hit._source!;
-        const matched = q.tag_keys.filter((t) => tags.has(t));
-        if (!matched.length) continue;
-        if (q.live)
-          for (const s of q.solutions) {
-            const r = records.get(s.author_id);
-            if (!r || !s.live) continue;
-            r.solution_count++;
-            if (s.rating !== null && s.rating_count > 0) {
-              r.ratingSum += s.rating * s.rating_count;
-              r.ratingCount += s.rating_count;
-            }
-            for (const t of matched) r.expert_tags.add(t);
-          }
-        for (const f of q.forwards) {
-          const r = records.get(f.recipient_id);
-          if (!r) continue;
-          r.recommendation_count++;
-          for (const t of matched) r.expert_tags.add(t);
-        }
+      const aggs = (response.aggregations ?? {}) as Record<string, any>;
+      const tagsOf = (bucket: Record<string, any>) => new Set(bucketsOf(bucket.questions?.tags).map((t) => String(t.key)));
+      for (const b of bucketsOf(aggs.live?.solutions?.theirs?.users)) {
+        const r = records.get(Number(b.key));
+        if (!r) continue;
+        r.solution_count += b.doc_count;
+        r.ratingSum += b.rated?.sum?.value ?? 0;
+        r.ratingCount += b.rated?.count?.value ?? 0;
+        for (const t of tagsOf(b)) r.expert_tags.add(t);
+      }
+      for (const b of bucketsOf(aggs.forwards?.theirs?.users)) {
+        const r = records.get(Number(b.key));
+        if (!r) continue;
+        r.recommendation_count += b.doc_count;
+        for (const t of tagsOf(b)) r.expert_tags.add(t);
       }
     }
     return new Map(
@@ -510,7 +535,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
           solution_count: r.solution_count,
           average_rating: r.ratingCount ? Math.round((r.ratingSum / r.ratingCount) * 100) / 100 : null,
           recommendation_count: r.recommendation_count,
-          expert_tags: [...r.expert_tags],
+          // In the order of the tags asked about (an aggregation orders its buckets by count).
+          expert_tags: [...tags].filter((t) => r.expert_tags.has(t)),
         },
       ]),
     );

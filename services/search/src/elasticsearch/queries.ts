@@ -163,7 +163,7 @@ export const inSpaces = (hidden: readonly number[]): Query[] => (hidden.length ?
 
 /**
  * Candidates for similar questions: live questions sharing the vector's most informative words;
- * none of the `hidden` knowledge spaces.
+ * none of the `hidden` knowledge spaces. Each hit carries its unit and its neighbour facts.
  */
 export function similarCandidatesQuery(
   words: ReadonlyArray<{ word: string; weight: number }>,
@@ -173,9 +173,11 @@ export function similarCandidatesQuery(
 ) {
   return {
     size,
-    // The whole source: OpenSearch filters a source by parsing it, 0.6 ms a question (with its texts),
-    // five times what sending it whole costs.
-    _source: true,
+    // What a candidate is, from binary doc values (backend.ts similarDocuments): no stored source
+    // read, nor parsed (OpenSearch filters a source by parsing all of it).
+    _source: false,
+    stored_fields: '_none_',
+    docvalue_fields: ['unit_packed', 'neighbour_packed'],
     query: {
       bool: {
         should: words.map(({ word, weight }) => ({ term: { unit_terms: { value: word, boost: weight } } })),
@@ -205,15 +207,22 @@ export function tagUsesQuery(keys: readonly string[], hidden: readonly number[])
   };
 }
 
-/** How many published questions hold each word in a keyword field (unit_terms: similar questions; asked_terms: expert search). */
+/**
+ * How many published questions hold each word in a keyword field (unit_terms: similar questions;
+ * asked_terms: expert search). Only the questions with one of the words are collected: the terms
+ * aggregation reads every word of each question it collects.
+ */
 export function documentFrequencyQuery(field: string, words: readonly string[]): estypes.SearchRequest {
   return {
     size: 0,
-    track_total_hits: true,
-    query: { term: { is_published: true } },
+    track_total_hits: false,
+    query: { bool: { filter: [{ term: { is_published: true } }, { terms: { [field]: [...words] } }] } },
     aggs: { df: { terms: { field, include: [...words], size: Math.max(1, words.length) } } },
   };
 }
+
+/** Counts the published questions (deleted ones too: the N of the idfs). */
+export const publishedQuery = (): estypes.SearchRequest => ({ size: 0, track_total_hits: true, query: { term: { is_published: true } } });
 
 /** Titles of visible questions with every word, the last as a prefix, best title match first. */
 export function autocompleteQuery(terms: readonly string[], closedSpaces: readonly number[], size: number): estypes.SearchRequest {

@@ -20,11 +20,11 @@ export function termStatistics(response: estypes.SearchResponse, terms: readonly
   };
 }
 
-/** Published questions and each word's document frequency from the answer of documentFrequencyQuery. */
-export function documentFrequencies(response: estypes.SearchResponse): { documents: number; frequency: Map<string, number> } {
+/** Each word's document frequency from the answer of documentFrequencyQuery. */
+export function documentFrequencies(response: estypes.SearchResponse): Map<string, number> {
   const buckets = (response.aggregations?.df as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
   const list = Array.isArray(buckets) ? buckets : [];
-  return { documents: count(response.hits.total), frequency: new Map(list.map((b) => [String(b.key), b.doc_count])) };
+  return new Map(list.map((b) => [String(b.key), b.doc_count]));
 }
 
 /** The tags of a tagUsesQuery answer that questions carry, all of them in the hidden spaces. */
