@@ -37,7 +37,8 @@ const RESUME_MS = 500;
 /**
  * Reads a stream through a JetStream consumer until stopped, handing its messages to `apply` in
  * batches of at most `batch`. A batch is also applied as soon as nothing more is waiting: a
- * catch-up runs in large batches, a live event is applied at once (`live`). When the pull ends or
+ * catch-up runs in large batches, a live event is applied at once (`live`), and events that came
+ * while an apply ran are applied together. When the pull ends or
  * fails (a lost connection, a cluster node gone, an `apply` that threw) it is logged and the
  * follower consumes again from where `consumer()` then starts: a durable from its own position, an
  * ordered consumer from the position it is given. A message that was read into a batch not
@@ -72,8 +73,12 @@ export function followStream(options: {
         let batch: JsMsg[] = [];
         for await (const msg of messages) {
           batch.push(msg);
-          if (batch.length >= options.batch || msg.info.pending === 0) {
-            await options.apply(batch, msg.info.pending === 0);
+          // Nothing more waits: in the stream, nor received here already (a follower behind live
+          // writes receives each with nothing pending in the stream; they make one batch all the same).
+          // Not getPending(): it counts the client's own pull requests too.
+          const last = msg.info.pending === 0 && messages.getReceived() === messages.getProcessed();
+          if (batch.length >= options.batch || last) {
+            await options.apply(batch, last);
             batch = [];
           }
           if (pause.stopped) break;

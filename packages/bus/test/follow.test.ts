@@ -68,3 +68,46 @@ test('a stop ends a follower waiting on a quiet stream at once, also one stopped
   await waitFor(() => applied() === 7, { what: 'every message applied' });
   await Promise.all([following.stop(), following.stop()]);
 });
+
+// Last: it publishes more to the stream the tests above read.
+test('messages that come while an apply runs are applied together, as one live batch', async () => {
+  let release = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const batches: Array<{ seqs: number[]; live: boolean }> = [];
+  const following = followStream({
+    bus,
+    consumer: () => bus.js.consumers.get(bus.streamName('users'), { opt_start_seq: 7 }),
+    pull: 10,
+    batch: 100,
+    apply: async (messages: JsMsg[], live: boolean) => {
+      batches.push({ seqs: messages.map((m) => m.info.streamSequence), live });
+      if (batches.length === 1) await held;
+    },
+    what: 'test feed',
+    log: bus.logger,
+  });
+  try {
+    await waitFor(() => batches.length === 1, { what: 'the first batch applied' });
+    for (let i = 8; i <= 10; i++) await bus.js.publish(bus.subject('users.user.deleted.v1'), JSON.stringify({ i }));
+    // Delivered by the server (its consumer says so), then received here: a round trip on the same connection.
+    await waitFor(
+      async () => {
+        for await (const c of bus.jsm.consumers.list(bus.streamName('users'))) if (c.delivered.stream_seq === 10) return true;
+        return false;
+      },
+      { what: 'the new messages delivered' },
+    );
+    await bus.nc.flush();
+    release();
+    await waitFor(() => batches.flatMap((b) => b.seqs).includes(10), { what: 'every message applied' });
+  } finally {
+    release();
+    await following.stop();
+  }
+  expect(batches).toEqual([
+    { seqs: [7], live: true },
+    { seqs: [8, 9, 10], live: true },
+  ]);
+});
