@@ -2,14 +2,14 @@
 // processes, own database and NATS namespace, removed afterwards), or on the folders given. Without
 // folders: the beer and quantumcomputing Stack Exchange dumps (duplicate links), then each site's
 // answers as a BEIR folder (answer retrieval: the question's title asks for its answers; see
-// retrieval-data.ts). Run: pnpm bench:eval-retrieval [folder …]
+// retrieval-data.ts), then SemEval-2016's questions as one (writeSemevalRetrieval). Run: pnpm bench:eval-retrieval [folder …]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sharedData } from '@kn/testing';
 import { startBenchSystem } from './beer-system.ts';
-import { writeAnswerRetrieval } from './retrieval-data.ts';
+import { writeAnswerRetrieval, writeSemevalRetrieval } from './retrieval-data.ts';
 
 const given = process.argv.slice(2).filter((a) => a !== '--');
 const scratch = mkdtempSync(path.join(tmpdir(), 'kn-answer-retrieval-'));
@@ -23,6 +23,8 @@ try {
       await writeAnswerRetrieval(sharedData(site), out);
       folders.push(out);
     }
+    folders.push(path.join(scratch, 'semeval'));
+    writeSemevalRetrieval(folders.at(-1)!);
   }
   for (const dir of folders) {
     const system = await startBenchSystem(18094, { beer: false });

@@ -158,6 +158,26 @@ export function storeOf(questions: readonly BenchQuestion[], options: Constructo
 export const stackExchangeSite = (name: string) => readSite(sharedData(name));
 
 /**
+ * SemEval-2016 task 3 train-part2 as a BEIR folder: each original question (subject and body, at
+ * most 1,000 characters) asks for its related questions judged PerfectMatch or Relevant, among all
+ * 670 (subject and body; the comments left out, as an import of questions has none). A retrieval
+ * task over the whole file, not the task's re-ranking of each original's own ten.
+ */
+export function writeSemevalRetrieval(out: string) {
+  const originals = semevalOriginals();
+  const lines = (rows: unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+  const related = [...new Map(originals.flatMap((o) => o.related.map((r) => [r.id, r] as const))).values()];
+  mkdirSync(path.join(out, 'qrels'), { recursive: true });
+  writeFileSync(path.join(out, 'corpus.jsonl'), lines(related.map((r) => ({ _id: r.id, title: r.subject, text: r.body }))));
+  writeFileSync(
+    path.join(out, 'queries.jsonl'),
+    lines(originals.map((o) => ({ _id: o.id, text: `${o.subject} ${o.body}`.slice(0, 1000) }))),
+  );
+  const judged = originals.flatMap((o) => o.related.filter((r) => r.relevant).map((r) => `${o.id}\t${r.id}\t1`));
+  writeFileSync(path.join(out, 'qrels', 'test.tsv'), ['query-id\tcorpus-id\tscore', ...judged, ''].join('\n'));
+}
+
+/**
  * Answer retrieval from a Stack Exchange dump, written as a BEIR folder (corpus.jsonl,
  * queries.jsonl, qrels/test.tsv) in `out`: every answer is a document without a title, every
  * answered question's title asks for its answers (the accepted one graded 2, the others 1). A task

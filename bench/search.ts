@@ -7,7 +7,8 @@
 // (FIT=0 leaves the fits out). ENGINE=opensearch runs the search service on a one-node OpenSearch
 // (infra/search-cluster.sh, its JVM's CPU and memory counted with the service's); ENGINE=both runs
 // the local engine and then OpenSearch, one after the other, and prints both headlines. REBUILD=0
-// leaves the full rebuild out (the loads then run on the index as the catch-up left it).
+// leaves the full rebuild out (the loads then run on the index as the catch-up left it). Search is
+// lexical unless MEANING=1.
 // Run: pnpm bench:search
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -63,6 +64,9 @@ const env = {
   // hourly check fitted a million questions' model in the middle of a run that took longer (about
   // 4 GiB more, and the machine's other core). The longest period a timer takes (2^31 − 1 ms).
   EXPERT_MODEL_CHECK_MS: '2147483647',
+  // Words only unless MEANING=1: the encoder's backfill of every question would share the loads'
+  // CPU (what meaning costs is bench:semantic-system's subject).
+  ...(process.env.MEANING === '1' ? {} : { EMBEDDING_MODEL_PATH: '/nonexistent' }),
 };
 
 // OpenSearch on ports and in a folder of the benchmark's own, stopped however it ends.
