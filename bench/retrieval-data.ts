@@ -166,7 +166,7 @@ export const stackExchangeSite = (name: string) => readSite(sharedData(name));
 export function writeSemevalRetrieval(out: string) {
   const originals = semevalOriginals();
   const lines = (rows: unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join('');
-  const related = [...new Map(originals.flatMap((o) => o.related.map((r) => [r.id, r] as const))).values()];
+  const related = originals.flatMap((o) => o.related);
   mkdirSync(path.join(out, 'qrels'), { recursive: true });
   writeFileSync(path.join(out, 'corpus.jsonl'), lines(related.map((r) => ({ _id: r.id, title: r.subject, text: r.body }))));
   writeFileSync(

