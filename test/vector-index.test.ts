@@ -102,6 +102,28 @@ test('the partition is built in the background, and vectors put meanwhile are fo
   for (const { id, vector } of late) expect(index.nearest(vector, 1)[0]!.id).toBe(id);
 });
 
+test.each([
+  ['the first partition', 0],
+  ['a partition trained again', 1],
+])('%s: a vector put between any two steps of its build is found', (_, rebuilds) => {
+  const { index, vectorOf } = filled(1000, 1000);
+  if (rebuilds) {
+    index.buildPartition();
+    for (let id = 1000; id < 2000; id++) index.put(id, quantize(vectorOf(id)), 'h');
+  }
+  const lists = index.partitionLists;
+  const late: Array<{ id: number; vector: Float32Array }> = [];
+  // The put that filled the index started the build: one step of it at a time, a vector put after each.
+  for (let round = 0; index.partitionLists === lists; round++) {
+    if (round > 20_000) throw new Error('the partition was never built');
+    const vector = vectorOf(round);
+    index.put(10_000 + round, quantize(vector), 'h');
+    late.push({ id: 10_000 + round, vector });
+    index.buildPartition(0);
+  }
+  for (const { id, vector } of late) expect(index.nearest(vector, 1)[0]!.id).toBe(id);
+});
+
 test('the partition trained again as the index grows keeps every vector findable', () => {
   const { index, vectorOf } = filled(600, 500);
   index.buildPartition();

@@ -107,10 +107,13 @@ export class VectorIndex {
     return this.partition?.lists ?? 0;
   }
 
-  /** Builds the partition now, or finishes the build under way (benchmarks, tests; the index builds it by itself in slices). */
-  buildPartition() {
+  /**
+   * Builds the partition now, or works on the build under way: at least one step, then until `ms`
+   * have passed (benchmarks, tests; the index builds it by itself in slices).
+   */
+  buildPartition(ms = Number.POSITIVE_INFINITY) {
     this.building ??= { steps: this.build(), next: null, placed: 0 };
-    this.work(Number.POSITIVE_INFINITY);
+    this.work(ms);
   }
 
   private partitionDue() {
@@ -126,7 +129,7 @@ export class VectorIndex {
     const { building } = this;
     if (!building) return;
     const until = performance.now() + ms;
-    while (performance.now() < until) {
+    do {
       const step = building.steps.next();
       if (step.done) {
         this.partition = step.value;
@@ -139,7 +142,7 @@ export class VectorIndex {
         }
         return;
       }
-    }
+    } while (performance.now() < until);
     this.scheduleBuild();
   }
 
@@ -174,16 +177,22 @@ export class VectorIndex {
     // The vectors put while this runs count too: those below `placed` are placed by put. A
     // vector's sketch is in the array by slot before the first partition, in the old partition's lists after.
     while (building.placed < this.slots.size) {
-      const slot = building.placed++;
-      const sketch = this.partition ? this.partition.sketchOf(slot) : this.sketches!.subarray(slot * SKETCH, (slot + 1) * SKETCH);
-      partition.place(slot, this.values, sketch);
+      this.placeNext(building, partition);
       if (building.placed % 64 === 0) yield;
     }
     for (let list = 0; list < partition.lists; list++) {
       partition.trim(list);
       if (list % 16 === 15) yield;
     }
+    // The trims yield too: a vector put meanwhile is at `placed` or above, which put leaves to the build.
+    while (building.placed < this.slots.size) this.placeNext(building, partition);
     return partition;
+  }
+
+  private placeNext(building: { placed: number }, partition: Partition) {
+    const slot = building.placed++;
+    const sketch = this.partition ? this.partition.sketchOf(slot) : this.sketches!.subarray(slot * SKETCH, (slot + 1) * SKETCH);
+    partition.place(slot, this.values, sketch);
   }
 
   /** The sketch of the vector at a slot, in `fresh`. */
