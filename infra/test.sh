@@ -22,7 +22,7 @@ bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-sca
 engine_tests=(
   test/search.test.ts test/experts.test.ts test/expert-visibility.test.ts test/expert-model.test.ts
   test/tags.test.ts test/solutions-validation.test.ts test/large-payloads.test.ts test/search-engine-faults.test.ts
-  test/semantic-search.test.ts
+  test/semantic-search.test.ts test/search-topics.test.ts
 )
 scale_out_dir="${TMPDIR:-/tmp}/kn-search-scale-out"
 trap 'bash infra/search-cluster.sh stop >/dev/null; SEARCH_CLUSTER_DIR=$scale_out_dir bash infra/search-cluster.sh stop >/dev/null' EXIT

@@ -20,7 +20,7 @@ export interface FormWeights {
 }
 /**
  * The similarity blend: `weight` times the cosine (in [0, 1]) of the query text with a question's
- * unit, and `topics` times the cosine of their topic vectors (local/topics.ts), lift the
+ * unit, and `topics` times the cosine of their topic vectors (topics.ts), lift the
  * calibrated text score of the `depth` best text matches (liftScores). Cross-validated
  * (bench/retrieval-cv.ts).
  */

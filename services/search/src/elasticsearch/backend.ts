@@ -9,6 +9,7 @@ import { unitIdf } from '../domain/ranking.ts';
 import { blendSimilar, MEANING_ONLY_MIN, type Meaning, semanticWeights } from '../domain/semantic.ts';
 import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, withFeedbackOf } from '../domain/similarity.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
+import { topicParameters } from '../domain/topics.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import type { IndexHandlers } from '../feed/events.ts';
 import { type Embeddings, embeddingText, noEmbeddings } from '../semantic/embeddings.ts';
@@ -21,6 +22,7 @@ import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, publishedCount }
 import { indexNames } from './mappings.ts';
 import { autocompleteQuery, countsTypos, filterClauses, matchQuery, requestedFields, similarCandidatesQuery } from './queries.ts';
 import { rankMatches, routedQuestion, scoredHits } from './results.ts';
+import { topicCosine, trainWordTopics, type WordTopics } from './topics.ts';
 
 /** Units a backend keeps at most before it starts again (a few KiB each). */
 const MAX_UNITS = 50_000;
@@ -60,6 +62,9 @@ export class ElasticsearchBackend implements SearchBackend {
   private pollsStarted = 0;
   private pollShown = 0;
   private poller: IntervalJob<void> | null = null;
+  /** This instance's topic vectors (topics.ts); null until trained after the index caught up. */
+  private topics: WordTopics | null = null;
+  private topicTraining: Promise<void> | null = null;
 
   constructor(options: {
     url: string;
@@ -114,6 +119,36 @@ export class ElasticsearchBackend implements SearchBackend {
     this.applied = applied;
     // Counted again only once the index moved: a count reads every question, and polls come every second.
     this.questions = await publishedCount(this.client, this.names.questions, this.kept).catch(() => 0);
+    this.refreshTopics();
+  }
+
+  /**
+   * Trains the topic vectors when due (none yet, or the questions have grown by retrainGrowth
+   * since), once the index has caught up: a catch-up would leave a model trained during it behind
+   * at once. The model in force stays in use meanwhile; a training that fails is tried again by a later poll.
+   */
+  private refreshTopics() {
+    if (this.topicTraining || !this.ready || !this.topicsDue()) return;
+    this.topicTraining = (async () => {
+      try {
+        while (this.opened && this.topicsDue()) {
+          const started = performance.now();
+          const topics = await trainWordTopics(this.client, this.names.questions, () => !this.opened);
+          if (!topics) return;
+          this.topics = topics;
+          this.bus.logger.info({ questions: topics.trainedOn, ms: Math.round(performance.now() - started) }, 'topic vectors trained');
+        }
+      } catch (err) {
+        this.bus.logger.warn({ err }, 'topic vectors not trained: tried again at a later poll');
+      }
+    })().finally(() => {
+      this.topicTraining = null;
+    });
+  }
+
+  private topicsDue() {
+    const grown = this.topics ? this.topics.trainedOn * (1 + topicParameters.retrainGrowth) : 1;
+    return this.questions >= grown;
   }
 
   /** Checks the engine and starts the feed; throws ServiceUnavailable while the engine does not answer. */
@@ -161,6 +196,7 @@ export class ElasticsearchBackend implements SearchBackend {
     this.opened = false;
     await this.poller?.stop();
     this.poller = null;
+    await this.topicTraining;
     if (this.connected) await this.feed.stop();
     this.connected = false;
   }
@@ -175,7 +211,7 @@ export class ElasticsearchBackend implements SearchBackend {
     return {
       ready: this.ready,
       questions: this.questions,
-      topics: null,
+      topics: { trained_on: this.topics?.trainedOn ?? 0, training: this.topicTraining !== null || this.topicsDue() },
       streams: Object.fromEntries(this.streams.map((s) => [s, { applied: this.applied[s] ?? 0, target: this.targets[s] ?? 0 }])),
       embeddings: this.embeddings?.status() ?? noEmbeddings,
     };
@@ -197,6 +233,8 @@ export class ElasticsearchBackend implements SearchBackend {
     this.rebuilding ??= (async () => {
       try {
         await this.feed.rebuild();
+        // Trained on what the index held before: trained again once the new one has caught up.
+        this.topics = null;
         this.targets = await this.lastSequences();
         // A poll started before the rebuild read the old generation's positions.
         this.pollShown = ++this.pollsStarted;
@@ -236,11 +274,14 @@ export class ElasticsearchBackend implements SearchBackend {
     const typoTerms = new Set(terms.filter((t, i) => countsTypos(t, stats.frequencies[i]!, stats.documents)));
     const meaning = await this.embeddings?.meaningOf({ text: request.query });
     let similarity: Map<number, number> | undefined;
+    let topics: Map<number, number> | undefined;
     let similarOnly: Array<{ id: number; score: number }> | undefined;
     if (['title', 'description', 'tags', 'solutions'].every((f) => fields.includes(f as never))) {
       const language = words.languages[0];
       const best = hits.slice(0, similarityBlend.depth).map((h) => h.id);
-      similarity = new Map((await this.cosinesWith(request.query, language, best)).map((c) => [c.id, c.score]));
+      const cosines = await this.cosinesWith(request.query, language, best);
+      similarity = new Map(cosines.map((c) => [c.id, c.score]));
+      topics = new Map(cosines.map((c) => [c.id, c.topic]));
       if (request.operator === 'AND' && hits.length < PAGE) {
         const found = new Set(hits.map((h) => h.id));
         const candidates = (await this.similar({ text: request.query, language }, PAGE)).filter(
@@ -265,7 +306,7 @@ export class ElasticsearchBackend implements SearchBackend {
       );
       similarOnly = [...(similarOnly ?? []), ...near.filter((n) => ids.has(n.id))];
     }
-    const result = rankMatches(hits, { similarity, meaning, similarOnly, offset: request.offset, limit: request.limit });
+    const result = rankMatches(hits, { similarity, topics, meaning, similarOnly, offset: request.offset, limit: request.limit });
     if (!request.highlight) return result;
     const highlights = await this.highlightIds(
       request,
@@ -352,7 +393,7 @@ export class ElasticsearchBackend implements SearchBackend {
     return out;
   }
 
-  /** Cosines of a text with questions (those missing count 0). */
+  /** Cosines of a text with questions, of their units and of their topic vectors (those missing count 0). */
   private async cosinesWith(text: string, language: string | undefined, ids: readonly number[]) {
     if (!ids.length) return [];
     const counts = this.textCounts(text, language);
@@ -361,11 +402,19 @@ export class ElasticsearchBackend implements SearchBackend {
     const units = ids.map((id) => byId.get(id));
     // The query's topic with pseudo-relevance feedback from its best text matches (ids come best first).
     const vectors = units.map((unit) => (unit ? topicVector(Object.entries(unit), idf) : null));
+    const asked = topicVector(counts, idf);
     const query = withFeedbackOf(
-      topicVector(counts, idf),
+      asked,
       vectors.filter((v) => v !== null),
     );
-    return ids.map((id, i) => ({ id, score: vectors[i] ? cosine(query, vectors[i]) : 0 }));
+    // The topic is the query's own, as the local engine's: without the feedback.
+    const { topics } = this;
+    const topic = topics?.vectorOf(asked) ?? null;
+    return ids.map((id, i) => {
+      const vector = vectors[i];
+      const unitTopic = topic && vector ? topics!.vectorOf(vector) : null;
+      return { id, score: vector ? cosine(query, vector) : 0, topic: topic && unitTopic ? topicCosine(topic, unitTopic) : 0 };
+    });
   }
 
   /**

@@ -53,6 +53,8 @@ export function rankMatches(
   hits: ReadonlyArray<{ id: number; score: number }>,
   options: {
     similarity?: ReadonlyMap<number, number>;
+    /** The topic cosines of the same best matches (topics.ts). */
+    topics?: ReadonlyMap<number, number>;
     /** The query's meaning (domain/semantic.ts), lifting the same best matches. */
     meaning?: Meaning;
     similarOnly?: ReadonlyArray<{ id: number; score: number }>;
@@ -65,8 +67,8 @@ export function rankMatches(
   const leaveOutWeak = relevant >= PAGE;
   let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
   const items: Match[] = window.map((h) => ({ id: h.id, score: h.score, is_relevant: false }));
-  // The local blend without topic vectors (this backend has none): the cosines of the depth best.
-  const { similarity, meaning } = options;
+  // The local blend: the cosines of the depth best, of their units and topics, and their meaning.
+  const { similarity, topics, meaning } = options;
   if (similarity) {
     const best = items.slice(0, similarityBlend.depth);
     const meant = meaningLifts(
@@ -76,7 +78,9 @@ export function rankMatches(
     );
     liftScores(
       items,
-      best.map((i, k) => similarityBlend.weight * (similarity.get(i.id) ?? 0) + meant[k]!),
+      best.map(
+        (i, k) => similarityBlend.weight * (similarity.get(i.id) ?? 0) + similarityBlend.topics * (topics?.get(i.id) ?? 0) + meant[k]!,
+      ),
     );
   } else liftScores(items, []);
   for (const s of options.similarOnly ?? []) {

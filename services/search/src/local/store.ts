@@ -4,11 +4,12 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from '../domain/expertise.ts';
 import { pacer } from '../domain/pace.ts';
+import { topicParameters } from '../domain/topics.ts';
 import type { EventSolutionFacts, ExpertSettings, IndexedQuestion, IndexWriter } from '../feed/events.ts';
 import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex, type TermIndexOptions } from './postings.ts';
 import { TagUses } from './tag-uses.ts';
-import { TopicModel, topicParameters, trainTopics } from './topics.ts';
+import { TopicModel, trainTopics } from './topics.ts';
 
 /**
  * The search index of one search instance: an SQLite file (node:sqlite) with the questions as the
