@@ -45,9 +45,9 @@ export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number
 
 /**
  * The match's window as the local ranking answers it: the best WINDOW hits, the similarity blend's
- * depth best lifted by its weight × their cosine with the query (liftScores), weak ones left out when a page
- * of them is relevant (before the blend), the similar-only questions after the text matches, and
- * the page asked for.
+ * depth best lifted by their cosines with the query, of units and of topics, and their meaning
+ * (liftScores), weak ones left out when a page of them is relevant (before the blend), the
+ * similar-only questions after the text matches, and the page asked for.
  */
 export function rankMatches(
   hits: ReadonlyArray<{ id: number; score: number }>,
