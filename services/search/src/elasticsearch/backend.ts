@@ -119,16 +119,21 @@ export class ElasticsearchBackend implements SearchBackend {
     this.applied = applied;
     // Counted again only once the index moved: a count reads every question, and polls come every second.
     this.questions = await publishedCount(this.client, this.names.questions, this.kept).catch(() => 0);
-    this.refreshTopics();
+    await this.refreshTopics();
   }
 
   /**
-   * Trains the topic vectors when due (none yet, or the questions have grown by retrainGrowth
-   * since), once the index has caught up: a catch-up would leave a model trained during it behind
-   * at once. The model in force stays in use meanwhile; a training that fails is tried again by a later poll.
+   * Starts training the topic vectors when due (none yet, or the questions have grown by
+   * retrainGrowth since) and no more events wait than backlogShare of the questions: a backlog (a
+   * catch-up, a bulk import) would leave a model trained now behind at once. The model in force
+   * stays in use meanwhile; a training that fails is tried again by a later poll.
    */
-  private refreshTopics() {
+  private async refreshTopics() {
     if (this.topicTraining || !this.ready || !this.topicsDue()) return;
+    const last = await this.lastSequences().catch(() => null);
+    if (!last) return;
+    const waiting = this.streams.reduce((sum, s) => sum + Math.max(0, last[s]! - (this.applied[s] ?? 0)), 0);
+    if (this.topicTraining || waiting > this.questions * topicParameters.backlogShare) return;
     this.topicTraining = (async () => {
       try {
         while (this.opened && this.topicsDue()) {
