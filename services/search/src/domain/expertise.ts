@@ -1,3 +1,5 @@
+import { grow } from '../typed-arrays.ts';
+
 /**
  * Who knows what, kept from the content events: for each tag and user, the value of their
  * published solutions on live questions with that tag (acceptance, upvotes and ratings, fading with
@@ -386,15 +388,14 @@ class AnsweredSolutions {
   add(questionId: number, solutionId: number, authorId: number, time: number, value: number) {
     const row = this.free.pop() ?? this.rows++;
     if (row >= this.next.length) {
-      const size = this.next.length * 2;
-      this.solution = grown(this.solution, size);
-      this.question = grown(this.question, size);
-      this.author = grown(this.author, size);
-      this.time = grown(this.time, size);
-      this.value = grown(this.value, size);
-      this.next = grown(this.next, size);
-      this.nextOfAuthor = grown(this.nextOfAuthor, size);
-      this.previousOfAuthor = grown(this.previousOfAuthor, size);
+      this.solution = grow(this.solution, row + 1);
+      this.question = grow(this.question, row + 1);
+      this.author = grow(this.author, row + 1);
+      this.time = grow(this.time, row + 1);
+      this.value = grow(this.value, row + 1);
+      this.next = grow(this.next, row + 1);
+      this.nextOfAuthor = grow(this.nextOfAuthor, row + 1);
+      this.previousOfAuthor = grow(this.previousOfAuthor, row + 1);
     }
     this.solution[row] = solutionId;
     this.question[row] = questionId;
@@ -441,12 +442,6 @@ class AnsweredSolutions {
       latest.set(this.question[row]!, Math.max(latest.get(this.question[row]!) ?? -Infinity, this.time[row]!));
     return [...latest].map(([question_id, time]) => ({ question_id, time }));
   }
-}
-
-function grown<T extends Int32Array | Float64Array>(array: T, size: number): T {
-  const next = new (array.constructor as new (n: number) => T)(size);
-  next.set(array);
-  return next;
 }
 
 /** Inserts `time` into the first `length` entries of a sorted array (grown when full). */

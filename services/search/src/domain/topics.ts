@@ -50,7 +50,7 @@ function randomEntries(word: string, dimensions: number, seedLength: number, out
 }
 
 /** Scales a vector to unit length in place; false when it is zero. */
-export function normalise(v: Float32Array): boolean {
+function normalise(v: Float32Array): boolean {
   let norm = 0;
   for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
   if (norm === 0) return false;
@@ -110,6 +110,21 @@ export class ByteRows {
     const at = row * this.width;
     for (let i = 0; i < this.width; i++) into[i]! += w * this.bytes[at + i]!;
     return true;
+  }
+
+  /**
+   * The unit vector of rows summed with weights, `visit` calling `add(row, weight)` for each
+   * (`into`: the array to sum in, zeroed), or null when none of them has a vector.
+   */
+  unitSum(
+    visit: (add: (row: number, weight: number) => void) => void,
+    into: Float32Array = new Float32Array(this.width),
+  ): Float32Array | null {
+    let any = false;
+    visit((row, weight) => {
+      any = this.addTo(row, weight, into) || any;
+    });
+    return any && normalise(into) ? into : null;
   }
 
   dot(row: number, v: Float32Array): number {
@@ -174,12 +189,4 @@ export function* trainWordVectors(corpus: TopicCorpus): Generator<void, ByteRows
     }
   }
   return words;
-}
-
-/** Runs a training to its end at once (tests, benchmarks, a small index). */
-export function runToEnd<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
 }

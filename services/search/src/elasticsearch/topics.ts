@@ -1,7 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
-import { type ByteRows, normalise, type TopicCorpus, trainWordVectors } from '../domain/topics.ts';
+import { type ByteRows, type TopicCorpus, trainWordVectors } from '../domain/topics.ts';
+import { grow } from '../typed-arrays.ts';
 import { unpackUnit } from './documents.ts';
 import { publishedQuery } from './queries.ts';
 
@@ -30,13 +31,12 @@ export class WordTopics {
 
   /** The unit topic vector of weighted words, or null when none of them has one. */
   vectorOf(weights: Iterable<readonly [string, number]>): Float32Array | null {
-    const v = new Float32Array(this.words.width);
-    let any = false;
-    for (const [word, weight] of weights) {
-      const id = this.ids.get(word);
-      if (id !== undefined) any = this.words.addTo(id, weight, v) || any;
-    }
-    return any && normalise(v) ? v : null;
+    return this.words.unitSum((add) => {
+      for (const [word, weight] of weights) {
+        const id = this.ids.get(word);
+        if (id !== undefined) add(id, weight);
+      }
+    });
   }
 }
 
@@ -79,18 +79,15 @@ export async function trainWordTopics(client: Client, index: string, stopped: ()
     for (const hit of hits) {
       const packed = (hit.fields as { unit_packed?: string[] } | undefined)?.unit_packed?.[0];
       const unit = Object.entries(packed ? unpackUnit(packed) : {});
-      if (used + unit.length > wordIds.length) {
-        const size = Math.max(2 * wordIds.length, used + unit.length);
-        wordIds = grown(wordIds, new Int32Array(size));
-        counts = grown(counts, new Float32Array(size));
-      }
+      wordIds = grow(wordIds, used + unit.length);
+      counts = grow(counts, used + unit.length);
       for (const [word, count] of unit) {
         let id = ids.get(word);
         if (id === undefined) {
           id = terms.length;
           ids.set(word, id);
           terms.push(word);
-          if (id === frequencies.length) frequencies = grown(frequencies, new Int32Array(2 * id));
+          frequencies = grow(frequencies, id + 1);
         }
         frequencies[id]!++;
         wordIds[used] = id;
@@ -125,9 +122,4 @@ export async function trainWordTopics(client: Client, index: string, stopped: ()
     if (pause) await pause;
     if (stopped()) return null;
   }
-}
-
-function grown<T extends Int32Array | Float32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }

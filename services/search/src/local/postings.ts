@@ -2,11 +2,11 @@ import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
 import { askedFieldWeights, unitFieldWeights } from '../domain/fields.ts';
 import { unitIdf } from '../domain/ranking.ts';
+import { grow } from '../typed-arrays.ts';
 import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { ListArena } from './list-arena.ts';
 import { SlotHeap } from './slot-heap.ts';
 import { SlotRuns } from './slot-runs.ts';
-import { grow } from './typed-arrays.ts';
 import { Vocabulary } from './vocabulary.ts';
 
 /**

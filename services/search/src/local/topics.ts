@@ -1,4 +1,4 @@
-import { ByteRows, normalise, runToEnd, topicParameters, trainWordVectors } from '../domain/topics.ts';
+import { ByteRows, topicParameters, trainWordVectors } from '../domain/topics.ts';
 import type { Forward, TermIndex } from './postings.ts';
 
 /** The local engine's topic vectors (domain/topics.ts): a word's by its id, a question's by its slot. */
@@ -41,10 +41,9 @@ export class TopicModel {
 
   /** The unit topic vector of weighted words (ids and weights as similarity.ts's TopicVector), or null when none of them has one. */
   vectorOf(ids: ArrayLike<number>, weights: ArrayLike<number>): Float32Array | null {
-    const v = new Float32Array(this.words.width);
-    let any = false;
-    for (let k = 0; k < ids.length; k++) any = this.words.addTo(ids[k]!, weights[k]!, v) || any;
-    return any && normalise(v) ? v : null;
+    return this.words.unitSum((add) => {
+      for (let k = 0; k < ids.length; k++) add(ids[k]!, weights[k]!);
+    });
   }
 
   /** A question's vector from its words as they are now (none when it is not indexed); `words`: its words when the caller has them. */
@@ -53,16 +52,10 @@ export class TopicModel {
       if (slot < this.questions.rows) this.questions.set(slot, null);
       return;
     }
-    const v = this.scratch.fill(0);
-    let any = false;
-    this.index.forEachUnitWeight(
+    this.questions.set(
       slot,
-      (id, w) => {
-        any = this.words.addTo(id, w, v) || any;
-      },
-      words,
+      this.words.unitSum((add) => this.index.forEachUnitWeight(slot, add, words), this.scratch.fill(0)),
     );
-    this.questions.set(slot, any && normalise(v) ? v : null);
   }
 
   /** Cosine of a unit topic vector with a question's, in [0, 1]. */
@@ -92,5 +85,9 @@ function* eachSlot(index: TermIndex, slots: number, visit: (slot: number) => voi
 
 /** Trains at once (tests, benchmarks, a small index). */
 export function trainTopics(index: TermIndex): TopicModel {
-  return runToEnd(TopicModel.training(index));
+  const training = TopicModel.training(index);
+  for (;;) {
+    const step = training.next();
+    if (step.done) return step.value;
+  }
 }
