@@ -13,7 +13,7 @@ import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { defaultModel, weightVector } from '../services/search/src/domain/expert-model.ts';
 import { rankExperts } from '../services/search/src/domain/experts.ts';
-import { LocalEvidence } from '../services/search/src/local/local-evidence.ts';
+import { LocalEvidence } from '../services/search/src/local/evidence.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 
 const [path, count = '300'] = process.argv.slice(2);

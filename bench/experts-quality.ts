@@ -28,6 +28,8 @@ import path from 'node:path';
 import { type EventEnvelope, type EventSubject, NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { dumpFiles, htmlText, parseRow, readRows, VoteType } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
+import { handlerOf, indexHandlers } from '../services/search/src/core/events.ts';
+import { indexWords } from '../services/search/src/core/words.ts';
 import { fitExpertModel } from '../services/search/src/domain/expert-history.ts';
 import {
   DEFAULT_WEIGHTS,
@@ -41,12 +43,10 @@ import {
 } from '../services/search/src/domain/expert-model.ts';
 import { type ExpertRanking, expertRanking, rankExperts } from '../services/search/src/domain/experts.ts';
 import { type Meaning, semanticWeights, withMeaning } from '../services/search/src/domain/semantic.ts';
-import { handlerOf, indexHandlers } from '../services/search/src/feed/events.ts';
-import { LocalEvidence, localHistory } from '../services/search/src/local/local-evidence.ts';
+import { LocalEvidence, localHistory } from '../services/search/src/local/evidence.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 import { embeddingText } from '../services/search/src/semantic/embeddings.ts';
 import { VectorIndex } from '../services/search/src/semantic/vectors.ts';
-import { indexWords } from '../services/search/src/words.ts';
 import { embeddedTexts } from './embedded-texts.ts';
 import { report } from './lib.ts';
 

@@ -9,7 +9,7 @@ import type { EventEnvelope, EventSubject } from '@kn/contracts';
 import { dumpFiles, htmlText, parseRow, readRows, readSite, type SiteQuestion } from '@kn/stackexchange';
 import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
-import { handlerOf, indexHandlers } from '../services/search/src/feed/events.ts';
+import { handlerOf, indexHandlers } from '../services/search/src/core/events.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
 
 export interface Related {

@@ -40,7 +40,7 @@ test('no six lines of source stand twice', () => {
   expect(copies(files).map(describeCopy)).toEqual([]);
 });
 
-test('the search service keeps its layers: the rules, the feed and the shared modules use no engine, neither engine the other', () => {
+test('the search service keeps its layers: the core, the rules and the embeddings use no engine, neither engine the other, none the wiring', () => {
   expect(layerViolations(files, LAYERS)).toEqual([]);
 });
 
@@ -79,17 +79,20 @@ describe('the layer and cycle rules', () => {
     ]);
   });
 
-  test('a domain file that imports an engine, or an engine the other, breaks the rules; the shared modules do not', () => {
+  test('a domain file that imports an engine, an engine the other, or a layer the wiring, breaks the rules; the core does not', () => {
     const search = 'services/search/src';
     const synthetic = [
-      file(`${search}/domain/rule.ts`, "import { words } from '../words.ts';", "import type { Store } from '../local/store.ts';"),
-      file(`${search}/feed/events.ts`, "import type { Rule } from '../domain/rule.ts';"),
-      file(`${search}/local/store.ts`, "import { rule } from '../domain/rule.ts';", "import { feed } from '../feed/events.ts';"),
+      file(`${search}/domain/rule.ts`, "import { words } from '../core/words.ts';", "import type { Store } from '../local/store.ts';"),
+      file(`${search}/core/events.ts`, "import type { Rule } from '../domain/rule.ts';"),
+      file(`${search}/local/store.ts`, "import { rule } from '../domain/rule.ts';", "import { applyEvent } from '../core/events.ts';"),
       file(`${search}/elasticsearch/feed.ts`, "import { store } from '../local/store.ts';"),
+      file(`${search}/semantic/vectors.ts`, "import type { SearchConfig } from '../config.ts';"),
+      file(`${search}/jobs/rebuild.ts`, "import type { SearchBackend } from '../core/backend.ts';"),
     ];
     expect(layerViolations(synthetic, LAYERS)).toEqual([
       `${search}/domain/rule.ts imports ${search}/local/store.ts: the rules hold for every engine`,
       `${search}/elasticsearch/feed.ts imports ${search}/local/store.ts: one engine does not use the other`,
+      `${search}/semantic/vectors.ts imports ${search}/config.ts: the wiring starts the layers, not the other way round`,
     ]);
   });
 
@@ -99,6 +102,17 @@ describe('the layer and cycle rules', () => {
     );
     expect(layerViolations(broken, LAYERS)).toEqual([
       'services/search/src/domain/match.ts imports services/search/src/local/postings.ts: the rules hold for every engine',
+    ]);
+  });
+
+  test('the real tree with a domain file reaching up into a job breaks the rules', () => {
+    const broken = files.map((f) =>
+      f.path === 'services/search/src/domain/expert-search.ts'
+        ? { ...f, text: `import type { ExpertModels } from '../jobs/expert-models.ts';\n${f.text}` }
+        : f,
+    );
+    expect(layerViolations(broken, LAYERS)).toEqual([
+      'services/search/src/domain/expert-search.ts imports services/search/src/jobs/expert-models.ts: the wiring starts the layers, not the other way round',
     ]);
   });
 

@@ -1,19 +1,19 @@
 import { type Bus, call, serveOperations } from '@kn/bus';
 import { type ServiceName, searchOperations } from '@kn/contracts';
 import { serviceParts, startRuntime } from '@kn/service';
-import type { SearchBackend } from './backend.ts';
 import type { SearchConfig } from './config.ts';
 import { startRoutingConsumers } from './consumers/content.ts';
 import { startQuestionTextConsumer } from './consumers/question-texts.ts';
+import type { SearchBackend } from './core/backend.ts';
+import { indexedStreams, indexHandlers } from './core/events.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { SearchSchema } from './db/schema.ts';
 import { ExpertSearch } from './domain/expert-search.ts';
 import { routingResponses } from './domain/routing.ts';
-import { indexedStreams, indexHandlers } from './feed/events.ts';
 import { createHandlers } from './handlers/index.ts';
 import { ExpertModels } from './jobs/expert-models.ts';
 import { listenForRebuilds } from './jobs/rebuild.ts';
-import { LocalBackend } from './local/local-backend.ts';
+import { LocalBackend } from './local/backend.ts';
 import { SearchIndex } from './local/search-index.ts';
 import { Embeddings } from './semantic/embeddings.ts';
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
+import { applyEvent, indexHandlers } from '../src/core/events.ts';
 import { highlightSource } from '../src/domain/highlight.ts';
 import { similarityBlend } from '../src/domain/match.ts';
 import { cosine, topicVector } from '../src/domain/similarity.ts';
@@ -10,7 +11,6 @@ import { DocumentFrequencies } from '../src/elasticsearch/frequencies.ts';
 import { INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import { filterClauses, frequencyQuery, matchQuery, similarCandidatesQuery, tagUsesQuery } from '../src/elasticsearch/queries.ts';
 import { rankMatches, routedQuestion, tagsOnlyIn, termStatistics } from '../src/elasticsearch/results.ts';
-import { applyEvent, indexHandlers } from '../src/feed/events.ts';
 
 const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
 

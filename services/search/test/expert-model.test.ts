@@ -1,4 +1,5 @@
 import type { EventEnvelope, EventSubject } from '@kn/contracts';
+import { handlerOf, indexHandlers } from '../src/core/events.ts';
 import { fitExpertModel } from '../src/domain/expert-history.ts';
 import {
   DEFAULT_WEIGHTS,
@@ -10,8 +11,7 @@ import {
   weightVector,
 } from '../src/domain/expert-model.ts';
 import { rankExperts } from '../src/domain/experts.ts';
-import { handlerOf, indexHandlers } from '../src/feed/events.ts';
-import { LocalEvidence, localHistory } from '../src/local/local-evidence.ts';
+import { LocalEvidence, localHistory } from '../src/local/evidence.ts';
 import { SearchStore } from '../src/local/store.ts';
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
+import { editDistance, isRare, queryWords, typoEdits, wordMatcher } from '../src/core/words.ts';
 import { Vocabulary } from '../src/local/vocabulary.ts';
-import { editDistance, isRare, queryWords, typoEdits, wordMatcher } from '../src/words.ts';
 
 describe('the word rules of both backends', () => {
   test('a query is analysed in the caller’s languages and the one it is written in', () => {

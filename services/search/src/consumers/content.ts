@@ -1,7 +1,7 @@
 import { type Bus, type Consumer, type EventHandlers, startConsumer } from '@kn/bus';
 import { type StreamSubject, subjectsExcept } from '@kn/contracts';
 import type { Db, Tx } from '@kn/db';
-import type { SearchBackend } from '../backend.ts';
+import type { SearchBackend } from '../core/backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';
 import { markAnswered, routeQuestion } from '../domain/routing.ts';

@@ -17,7 +17,7 @@ import { type Meaning, semanticWeights, withMeaning } from './semantic.ts';
 /**
  * A network's past as the fit reads it, up to a cut-off: what was asked and when, who answered
  * and how their answers stood at each moment (acceptance, votes, ratings, deletion), forwards, and
- * how people responded to routings. Each backend reads it from its own index (local/local-evidence.ts,
+ * how people responded to routings. Each backend reads it from its own index (local/evidence.ts,
  * elasticsearch/evidence.ts); the routings come from the search service's database.
  */
 export interface NetworkHistory {

@@ -1,6 +1,5 @@
 import type { RoutedQuestion } from '@kn/contracts';
-import type { SearchBackend } from '../backend.ts';
-import type { ExpertModels } from '../jobs/expert-models.ts';
+import type { SearchBackend } from '../core/backend.ts';
 import { type ExpertQuery, type RoutingResponse, rankExperts } from './experts.ts';
 import { type Meaning, semanticWeights, withMeaning } from './semantic.ts';
 import type { Viewer } from './visibility.ts';
@@ -28,6 +27,11 @@ export interface FoundExperts {
   experts: Array<{ user_id: number; score: number; details: ExpertDetails }>;
 }
 
+/** The weights of the expert model in force, in FEATURES order (jobs/expert-models.ts keeps them). */
+export interface ExpertWeights {
+  weights(): Float64Array;
+}
+
 /**
  * Expert search as the service answers it: the ranking (experts.ts) over the backend's evidence
  * with the model in force and how people responded to routings, then each expert's details and
@@ -39,13 +43,13 @@ export interface FoundExperts {
  */
 export class ExpertSearch {
   private readonly backend: SearchBackend;
-  private readonly models: ExpertModels;
+  private readonly models: ExpertWeights;
   private readonly responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
   private readonly meaningOf: (source: { question_id?: number; text?: string }) => Promise<Meaning | undefined>;
 
   constructor(options: {
     backend: SearchBackend;
-    models: ExpertModels;
+    models: ExpertWeights;
     responses: (users: readonly number[]) => Promise<Map<number, RoutingResponse>>;
     /** The meaning of a question or text (semantic/embeddings.ts); none without a model. */
     meaningOf?: (source: { question_id?: number; text?: string }) => Promise<Meaning | undefined>;

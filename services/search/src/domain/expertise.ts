@@ -1,4 +1,4 @@
-import { grow } from '../typed-arrays.ts';
+import { grow } from '../core/typed-arrays.ts';
 
 /**
  * Who knows what, kept from the content events: for each tag and user, the value of their

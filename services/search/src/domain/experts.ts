@@ -99,7 +99,7 @@ export interface RoutingResponse {
 
 /**
  * The evidence expert search reads, as one network knows it now (or, in the fit, knew it then).
- * Implemented by the local index (local/local-evidence.ts), the Elasticsearch backend and the fit's replay. A
+ * Implemented by the local index (local/evidence.ts), the Elasticsearch backend and the fit's replay. A
  * backend's evidence for a caller (`SearchBackend.evidence(hidden)`) leaves out everything of the
  * closed knowledge spaces the caller may not read: their questions, the records earned there, and
  * the tags used only there.

@@ -1,6 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
-import { fieldPart, type MatchKind, type PartKind, queryWords, wordMatcher } from '../words.ts';
+import { fieldPart, type MatchKind, type PartKind, queryWords, wordMatcher } from '../core/words.ts';
 import { fieldWeights } from './fields.ts';
 import { formWeights } from './match.ts';
 

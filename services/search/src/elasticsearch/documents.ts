@@ -1,8 +1,8 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import type { EventSolutionFacts, IndexedQuestion } from '../core/events.ts';
+import { indexWords, labelWords, type PartKind, questionWords, wordStem } from '../core/words.ts';
 import { type SolutionFacts, solutionValue, timeWeight } from '../domain/expertise.ts';
 import { askedFieldWeights, unitFieldWeights } from '../domain/fields.ts';
-import type { EventSolutionFacts, IndexedQuestion } from '../feed/events.ts';
-import { indexWords, labelWords, type PartKind, questionWords, wordStem } from '../words.ts';
 
 /** A solution's, comment's or attachment's searchable text. */
 export interface PartSource {

@@ -1,7 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { type Language, languages, termCounts } from '@kn/similarity';
-import type { ExpertRecord } from '../backend.ts';
+import type { ExpertRecord } from '../core/backend.ts';
+import { labelWords, tagNamer } from '../core/words.ts';
 import type { HistoryQuestion, HistorySolution, NetworkHistory } from '../domain/expert-history.ts';
 import { fadedValue, type SolutionFacts, type TagRecord } from '../domain/expertise.ts';
 import {
@@ -16,7 +17,6 @@ import {
 import { askedFieldWeights } from '../domain/fields.ts';
 import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
-import { labelWords, tagNamer } from '../words.ts';
 import { sources } from './client.ts';
 import {
   type NeighbourFacts,
@@ -84,7 +84,7 @@ const askedCount = ([title, description, tags]: readonly [number, number, number
  * Expert search's evidence from the shared Elasticsearch index (domain/experts.ts reads it, as it
  * reads the local index's): the same facts, from aggregations over the question documents. With
  * `hidden` knowledge spaces (a caller's closed ones), their questions are left out of every
- * aggregation and search, and tags used only there do not exist (local-evidence.ts does the same).
+ * aggregation and search, and tags used only there do not exist (local/evidence.ts does the same).
  */
 export class ElasticsearchEvidence implements ExpertEvidence {
   private readonly client: Client;

@@ -11,8 +11,8 @@ import {
   type IndexedQuestion,
   type IndexHandlers,
   type IndexWriter,
-} from '../feed/events.ts';
-import type { PartKind } from '../words.ts';
+} from '../core/events.ts';
+import type { PartKind } from '../core/words.ts';
 import { sources } from './client.ts';
 import {
   applyForward,
@@ -71,7 +71,7 @@ export type Change =
   | { kind: 'settings'; settings: ExpertSettings };
 
 /**
- * The changes of a batch of events, recorded as the shared handlers (index/events.ts) make them:
+ * The changes of a batch of events, recorded as the shared handlers (core/events.ts) make them:
  * the documents they touch are read from Elasticsearch once for the whole batch, then changed.
  */
 export class RecordedChanges implements IndexWriter {

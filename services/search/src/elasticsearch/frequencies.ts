@@ -1,7 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { SearchField } from '@kn/contracts';
+import type { QueryWords } from '../core/words.ts';
 import { WINDOW } from '../domain/match.ts';
-import type { QueryWords } from '../words.ts';
 import { countsTypos, documentFrequencyQuery, frequencyQuery, publishedQuery, type TermStatistics } from './queries.ts';
 import { documentFrequencies, termStatistics } from './results.ts';
 

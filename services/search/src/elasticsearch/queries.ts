@@ -1,8 +1,8 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { isRare, type QueryWords, queryStems, TYPO_PREFIX, typoEdits } from '../core/words.ts';
 import { formWeights, type MatchFilter, WINDOW } from '../domain/match.ts';
 import { bm25Idf } from '../domain/ranking.ts';
-import { isRare, type QueryWords, queryStems, TYPO_PREFIX, typoEdits } from '../words.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 

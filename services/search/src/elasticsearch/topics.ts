@@ -1,8 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { grow } from '../core/typed-arrays.ts';
 import { pacer } from '../domain/pace.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { type ByteRows, type TopicCorpus, trainWordVectors } from '../domain/topics.ts';
-import { grow } from '../typed-arrays.ts';
 import { unpackUnit } from './documents.ts';
 import { publishedQuery } from './queries.ts';
 

@@ -1,8 +1,8 @@
 import type { Bus } from '@kn/bus';
 import type { Handlers, searchOperations } from '@kn/contracts';
 import type { Db } from '@kn/db';
-import type { SearchBackend } from '../backend.ts';
 import type { SearchConfig } from '../config.ts';
+import type { SearchBackend } from '../core/backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import { type ExpertModel, FEATURES } from '../domain/expert-model.ts';
 import type { ExpertSearch } from '../domain/expert-search.ts';

@@ -1,7 +1,7 @@
 import { type Db, whenLockFree } from '@kn/db';
 import { type IntervalJob, intervalJob } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
-import type { SearchBackend } from '../backend.ts';
+import type { SearchBackend } from '../core/backend.ts';
 import type { SearchSchema } from '../db/schema.ts';
 import { fitExpertModel } from '../domain/expert-history.ts';
 import { defaultModel, type ExpertModel, FEATURES, MIN_EXAMPLES, weightVector } from '../domain/expert-model.ts';

@@ -1,7 +1,7 @@
 import type { Bus } from '@kn/bus';
 import { SEARCH_REBUILD_SUBJECT } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
-import type { SearchBackend } from '../backend.ts';
+import type { SearchBackend } from '../core/backend.ts';
 
 /**
  * Rebuilds the index when an operator asks (`pnpm search:rebuild`): the request is answered at

@@ -1,6 +1,6 @@
 import type { SearchField } from '@kn/contracts';
+import { type MatchKind, queryWords, wordMatcher } from '../core/words.ts';
 import { type Highlighting, highlightFields, highlightOrder } from '../domain/highlight.ts';
-import { type MatchKind, queryWords, wordMatcher } from '../words.ts';
 import { rankedWords } from './match.ts';
 import { FIELDS } from './postings.ts';
 import type { QuestionTexts, SearchStore } from './store.ts';

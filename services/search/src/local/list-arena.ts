@@ -1,4 +1,4 @@
-import { grow } from '../typed-arrays.ts';
+import { grow } from '../core/typed-arrays.ts';
 
 /**
  * Where the index's posting lists live: runs of large blocks that many lists share, instead of a

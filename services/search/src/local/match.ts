@@ -1,4 +1,5 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { isRare, queryWords, typoEdits } from '../core/words.ts';
 import { fieldWeights } from '../domain/fields.ts';
 import {
   type FormWeights,
@@ -20,7 +21,6 @@ import {
 import { bm25Idf } from '../domain/ranking.ts';
 import { MEANING_ONLY_MIN, type Meaning, meaningLifts, type SemanticWeights, semanticWeights } from '../domain/semantic.ts';
 import { type Feedback, relevanceFeedback } from '../domain/similarity.ts';
-import { isRare, queryWords, typoEdits } from '../words.ts';
 import {
   Accumulator,
   type FieldWeights,

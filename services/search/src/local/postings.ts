@@ -1,9 +1,9 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { Language } from '@kn/similarity';
+import { grow } from '../core/typed-arrays.ts';
+import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../core/words.ts';
 import { askedFieldWeights, unitFieldWeights } from '../domain/fields.ts';
 import { unitIdf } from '../domain/ranking.ts';
-import { grow } from '../typed-arrays.ts';
-import { editDistance, stemLanguageOf, TYPO_PREFIX, wordStem } from '../words.ts';
 import { ListArena } from './list-arena.ts';
 import { SlotHeap } from './slot-heap.ts';
 import { SlotRuns } from './slot-runs.ts';

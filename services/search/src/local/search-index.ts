@@ -1,8 +1,8 @@
 import type { Bus } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import { searchIndexLoading } from '@kn/contracts';
-import type { IndexHandlers } from '../feed/events.ts';
-import { type Projector, startProjector } from './projector.ts';
+import type { IndexHandlers } from '../core/events.ts';
+import { type LocalFeed, startLocalFeed } from './feed.ts';
 import { SearchStore } from './store.ts';
 
 /**
@@ -10,7 +10,7 @@ import { SearchStore } from './store.ts';
  * `SearchIndexLoading` until the initial catch-up is done. `rebuild` starts from an empty file.
  */
 export class SearchIndex {
-  private current: { store: SearchStore; projector: Projector } | null = null;
+  private current: { store: SearchStore; feed: LocalFeed } | null = null;
   private rebuilding: Promise<void> | null = null;
 
   private readonly options: { bus: Bus; path: string; streams: ServiceName[]; handlers: IndexHandlers };
@@ -21,27 +21,27 @@ export class SearchIndex {
 
   async open() {
     let store = new SearchStore(this.options.path);
-    let projector: Projector;
+    let feed: LocalFeed;
     try {
-      projector = await this.follow(store);
+      feed = await this.follow(store);
     } catch (err) {
       // Positions ahead of the streams: the file belongs to other streams (a new NATS, say).
       this.options.bus.logger.warn({ err: (err as Error).message }, 'search index does not match the streams; rebuilding');
       store.close();
       SearchStore.destroy(this.options.path);
       store = new SearchStore(this.options.path);
-      projector = await this.follow(store);
+      feed = await this.follow(store);
     }
-    this.current = { store, projector };
+    this.current = { store, feed };
   }
 
   private follow(store: SearchStore) {
     const { bus, streams, handlers } = this.options;
-    return startProjector({ bus, store, streams, handlers });
+    return startLocalFeed({ bus, store, streams, handlers });
   }
 
   get ready() {
-    return this.current !== null && this.rebuilding === null && this.current.projector.ready();
+    return this.current !== null && this.rebuilding === null && this.current.feed.ready();
   }
 
   /** The store, for a request: fails with SearchIndexLoading until the index has caught up. */
@@ -55,14 +55,14 @@ export class SearchIndex {
       ready: this.ready,
       questions: this.current?.store.documentCount ?? 0,
       topics: this.current?.store.topicStatus() ?? { trained_on: 0, training: false },
-      streams: this.current?.projector.status() ?? {},
+      streams: this.current?.feed.status() ?? {},
     };
   }
 
   /** Resolves when every event in the streams at call time is in the index, its topic vectors trained (tests, benchmarks). */
   async caughtUp() {
     await this.rebuilding;
-    await this.current?.projector.caughtUp();
+    await this.current?.feed.caughtUp();
     await this.current?.store.refreshTopics();
   }
 
@@ -84,7 +84,7 @@ export class SearchIndex {
     const current = this.current;
     this.current = null;
     if (!current) return;
-    await current.projector.stop();
+    await current.feed.stop();
     current.store.close();
   }
 }

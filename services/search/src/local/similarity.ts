@@ -1,8 +1,8 @@
 import { SearchFieldNames } from '@kn/contracts';
+import { textCounts } from '../core/words.ts';
 import { bm25Idf } from '../domain/ranking.ts';
 import { blendSimilar, MEANING_ONLY_MIN, type Meaning, type SemanticWeights, semanticWeights } from '../domain/semantic.ts';
 import { CANDIDATE_TERMS, candidateCount, type Feedback, relevanceFeedback } from '../domain/similarity.ts';
-import { textCounts } from '../words.ts';
 import { Accumulator, fieldWeights, type TermIndex } from './postings.ts';
 import { topSlots } from './ranking.ts';
 import type { SearchStore } from './store.ts';

@@ -1,4 +1,4 @@
-import { grow } from '../typed-arrays.ts';
+import { grow } from '../core/typed-arrays.ts';
 
 /**
  * A run of numbers per slot, kept in memory in typed arrays: what each question asked (its word

@@ -2,11 +2,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
+import type { EventSolutionFacts, ExpertSettings, IndexedQuestion, IndexWriter } from '../core/events.ts';
+import { type PartKind, questionWords, tagNamer } from '../core/words.ts';
 import { Expertise, fadedValue, type QuestionFacts, type SolutionFacts } from '../domain/expertise.ts';
 import { pacer } from '../domain/pace.ts';
 import { topicParameters } from '../domain/topics.ts';
-import type { EventSolutionFacts, ExpertSettings, IndexedQuestion, IndexWriter } from '../feed/events.ts';
-import { type PartKind, questionWords, tagNamer } from '../words.ts';
 import { type Facets, FORWARD_STRIDE, type Forward, packCounts, TermIndex, type TermIndexOptions } from './postings.ts';
 import { TagUses } from './tag-uses.ts';
 import { TopicModel, trainTopics } from './topics.ts';
@@ -333,7 +333,7 @@ export class SearchStore implements IndexWriter {
     if (this.topicTraining) this.topicsStale.add(slot);
   }
 
-  /** Events the projector has still to apply, as it last said (refreshTopics). */
+  /** Events the feed has still to apply, as it last said (refreshTopics). */
   private eventsWaiting = 0;
 
   /**

@@ -1,6 +1,6 @@
+import { queryTerms } from '../core/words.ts';
 import { bm25Idf } from '../domain/ranking.ts';
 import { rankSuggestedTags, SUGGESTION_NEIGHBOURS } from '../domain/suggest.ts';
-import { queryTerms } from '../words.ts';
 import { Accumulator, fieldWeights } from './postings.ts';
 import { scorePhrase, topSlots } from './ranking.ts';
 import { similarTo } from './similarity.ts';

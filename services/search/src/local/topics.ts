@@ -20,7 +20,7 @@ export class TopicModel {
 
   /**
    * Trains on every question of the index, a question per step: run it to the end at once
-   * (`trainTopics`), or a few steps at a time between events (the projector).
+   * (`trainTopics`), or a few steps at a time between events (the feed).
    */
   static *training(index: TermIndex): Generator<void, TopicModel> {
     const trainedOn = index.count;

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { type Bus, connectBus } from '@kn/bus';
 import { createLogger } from '@kn/telemetry';
 import { isolation, testNatsUrl } from '@kn/testing';
-import { indexHandlers } from '../src/feed/events.ts';
-import { startProjector } from '../src/local/projector.ts';
+import { indexHandlers } from '../src/core/events.ts';
+import { startLocalFeed } from '../src/local/feed.ts';
 import { SearchStore } from '../src/local/store.ts';
 
-/** The index feed on the real NATS server, in a namespace of this file's own. */
+/** The local engine's feed on the real NATS server, in a namespace of this file's own. */
 const space = isolation();
-const dir = mkdtempSync(join(tmpdir(), 'kn-projector-'));
+const dir = mkdtempSync(join(tmpdir(), 'kn-local-feed-'));
 let bus: Bus;
 let store: SearchStore;
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   bus = await connectBus({
     url: testNatsUrl(),
     namespace: space.namespace,
-    name: 'projector-test',
+    name: 'local-feed-test',
     logger: createLogger('test', 'silent'),
   });
   store = new SearchStore(join(dir, 'index.sqlite'));
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 test('a feed stopped while it is still setting up its pulls stops, also on streams with nothing new', async () => {
   // Empty streams: nothing will arrive that could end a pull that began after the stop.
-  const projector = await startProjector({ bus, store, streams: ['content', 'users'], handlers: indexHandlers });
-  await projector.stop();
-  expect(projector.status()).toEqual({ content: { applied: 0, target: 0 }, users: { applied: 0, target: 0 } });
+  const feed = await startLocalFeed({ bus, store, streams: ['content', 'users'], handlers: indexHandlers });
+  await feed.stop();
+  expect(feed.status()).toEqual({ content: { applied: 0, target: 0 }, users: { applied: 0, target: 0 } });
 }, 20_000);

@@ -1,10 +1,10 @@
 import type { RoutedQuestion } from '@kn/contracts';
-import type { ExpertRecord, HighlightRequest, SearchBackend } from '../backend.ts';
+import type { ExpertRecord, HighlightRequest, SearchBackend } from '../core/backend.ts';
 import type { MatchRequest } from '../domain/match.ts';
 import { hiddenSpacesOf, type Viewer } from '../domain/visibility.ts';
 import { type Embeddings, embeddingText, noEmbeddings } from '../semantic/embeddings.ts';
+import { LocalEvidence, localHistory } from './evidence.ts';
 import { highlight } from './highlight.ts';
-import { LocalEvidence, localHistory } from './local-evidence.ts';
 import { matchQuestions } from './match.ts';
 import type { SearchIndex } from './search-index.ts';
 import { similarTo } from './similarity.ts';

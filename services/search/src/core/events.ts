@@ -8,7 +8,7 @@ import {
   type StreamSubject,
 } from '@kn/contracts';
 import type { SolutionFacts } from '../domain/expertise.ts';
-import type { PartKind } from '../words.ts';
+import type { PartKind } from './words.ts';
 
 /** A question as an index keeps it: the fields of its latest event that search reads. */
 export interface IndexedQuestion {

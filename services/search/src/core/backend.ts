@@ -1,10 +1,10 @@
 import type { RoutedQuestion, SearchField } from '@kn/contracts';
-import type { NetworkHistory } from './domain/expert-history.ts';
-import type { ExpertEvidence } from './domain/experts.ts';
-import type { Highlighting } from './domain/highlight.ts';
-import type { Match, MatchRequest } from './domain/match.ts';
-import type { Viewer } from './domain/visibility.ts';
-import type { EmbeddingStatus } from './semantic/embeddings.ts';
+import type { NetworkHistory } from '../domain/expert-history.ts';
+import type { ExpertEvidence } from '../domain/experts.ts';
+import type { Highlighting } from '../domain/highlight.ts';
+import type { Match, MatchRequest } from '../domain/match.ts';
+import type { Viewer } from '../domain/visibility.ts';
+import type { EmbeddingStatus } from '../semantic/embeddings.ts';
 
 /** A user's record on the tags of an expert search (interface: the expert result's details). */
 export interface ExpertRecord {
@@ -35,7 +35,7 @@ export interface HighlightRequest {
 
 /**
  * What the search service's operations ask of an index. Two backends answer it: the local one
- * (`local-backend.ts`, the default: an in-memory index over an SQLite file per instance) and
+ * (`local/backend.ts`, the default: an in-memory index over an SQLite file per instance) and
  * Elasticsearch (`elasticsearch/`, when `ELASTICSEARCH_URL` is set: one index shared by every
  * instance, for networks that outgrow one machine). Both are fed from the same events and pass the
  * same contract tests (test/search.test.ts, test/experts.test.ts).

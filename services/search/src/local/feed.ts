@@ -1,14 +1,14 @@
 import { type Bus, ensureStream, eventBody, followStream, type StreamFollower } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
-import { applyEvent, type IndexHandlers } from '../feed/events.ts';
+import { applyEvent, type IndexHandlers } from '../core/events.ts';
 import type { SearchStore } from './store.ts';
 
 /** Events applied in one SQLite transaction during catch-up. */
 const BATCH = 500;
 
-export interface Projector {
-  /** True once every stream was read up to where it stood when the projector started. */
+export interface LocalFeed {
+  /** True once every stream was read up to where it stood when the feed started. */
   ready(): boolean;
   /** Resolves once every event in the streams at call time has been applied. */
   caughtUp(): Promise<void>;
@@ -24,14 +24,14 @@ export interface Projector {
  * where the index stands. Events are applied in batches, each batch and its new position in one
  * SQLite transaction.
  */
-export async function startProjector(options: {
+export async function startLocalFeed(options: {
   bus: Bus;
   store: SearchStore;
   streams: ServiceName[];
   handlers: IndexHandlers;
-}): Promise<Projector> {
+}): Promise<LocalFeed> {
   const { bus, store } = options;
-  const log = bus.logger.child({ component: 'search-projector' });
+  const log = bus.logger.child({ component: 'search-feed' });
   let trimmed = false;
   /** Per stream: the last position applied, the catch-up's target, and how many events were waiting after it. */
   const state = new Map<ServiceName, { applied: number; target: number; waiting: number; follower?: StreamFollower }>();
