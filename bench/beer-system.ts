@@ -8,7 +8,7 @@ import { type Bus, connectBus } from '@kn/bus';
 import type { KnClient } from '@kn/client';
 import { dropElasticsearchIndices, indexStatus } from '@kn/search';
 import { createLogger } from '@kn/telemetry';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import { benchSpace, login, startProcess, stopProcess } from './lib.ts';
 
 export interface BeerSystem {
@@ -65,7 +65,7 @@ export async function startBenchSystem(port: number, options: { beer: boolean })
   try {
     if (options.beer)
       await new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', sharedData('stackexchange-beer')], {
+        const child = spawn(process.execPath, ['packages/stackexchange/src/main.ts', dataset('stackexchange-beer')], {
           env: { ...process.env, ...env, IMPORT_STATE_DIR: `${dir}/import` },
           stdio: ['ignore', 'ignore', 'inherit'],
         });

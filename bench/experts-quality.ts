@@ -1,7 +1,7 @@
 // Expert search quality on a Stack Exchange site (any dump folder): the author of a question's
 // accepted answer (when not the poser) is the one relevant expert, found with the question's
 // title and body through the ranking POST /search/experts runs. The protocol of
-// ../shared/data/README.md: questions in time order, the first 80% with all their answers and votes
+// datasets/README.md: questions in time order, the first 80% with all their answers and votes
 // are what the network knows, each later question with such an answer is a query.
 //
 // The site is loaded three times into fresh indices (the search service's own store and event
@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type EventEnvelope, type EventSubject, NETWORK_SETTINGS_DEFAULTS } from '@kn/contracts';
 import { dumpFiles, htmlText, parseRow, readRows, VoteType } from '@kn/stackexchange';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import { handlerOf, indexHandlers } from '../services/search/src/core/events.ts';
 import { indexWords } from '../services/search/src/core/words.ts';
 import { fitExpertModel } from '../services/search/src/domain/expert-history.ts';
@@ -50,7 +50,7 @@ import { VectorIndex } from '../services/search/src/semantic/vectors.ts';
 import { embeddedTexts } from './embedded-texts.ts';
 import { report } from './lib.ts';
 
-const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => path.resolve(d)) : [sharedData('stackexchange-beer')];
+const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => path.resolve(d)) : [dataset('stackexchange-beer')];
 const site = dirs.map((d) => path.basename(d).replace(/^stackexchange-/, '')).join(' + ');
 const ROUTING_EXPERTS = 10;
 const WEEK = 7 * 86_400_000;
@@ -467,7 +467,7 @@ async function rollingOrigins(origins: number[]) {
   );
 }
 
-/** The protocol of ../shared/data/README.md at 80/20, loaded three ways. */
+/** The protocol (top of this file) at 80/20, loaded three ways. */
 async function eightyTwenty() {
   const protocol = protocolAt(0.8);
   const { known, queries, knownAnswers, rankings, ranks } = protocol;

@@ -5,11 +5,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import { benchSpace, report, startProcess, stopProcess } from './lib.ts';
 
 const SCALE = Number(process.env.SCALE ?? 10);
-const beer = sharedData('stackexchange-beer');
+const beer = dataset('stackexchange-beer');
 const synthetic = `/tmp/stackexchange-beerx${SCALE}`;
 if (!process.env.ONLY_BEER && !existsSync(path.join(synthetic, 'Votes.xml')))
   execFileSync(process.execPath, ['bench/stackexchange-synth.ts', beer, synthetic, String(SCALE)], { stdio: 'inherit' });

@@ -1,4 +1,4 @@
-// Data sets of the retrieval benchmarks (../shared/data/README.md), and a search index built from
+// Data sets of the retrieval benchmarks (datasets/README.md), and a search index built from
 // them in process with the search service's own store and event handlers: SemEval-2016 task 3
 // (train-part2), the duplicate links of Stack Exchange dumps, and their answers as an answer-retrieval
 // task in BEIR's format.
@@ -7,10 +7,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EventEnvelope, EventSubject } from '@kn/contracts';
 import { dumpFiles, htmlText, parseRow, readRows, readSite, type SiteQuestion } from '@kn/stackexchange';
-import { sharedData } from '@kn/testing';
 import { SaxesParser } from 'saxes';
 import { handlerOf, indexHandlers } from '../services/search/src/core/events.ts';
 import { SearchStore } from '../services/search/src/local/store.ts';
+import { benchData } from './data.ts';
 
 export interface Related {
   id: string;
@@ -29,7 +29,7 @@ export interface Original {
 
 /** SemEval-2016 task 3 train-part2: 67 original questions with 10 related questions each (subtask B). */
 export function semevalOriginals(): Original[] {
-  const file = path.join(sharedData('semeval2016-task3'), 'SemEval2016-Task3-CQA-QL-train-part2.xml');
+  const file = path.join(benchData('semeval2016-task3'), 'SemEval2016-Task3-CQA-QL-train-part2.xml');
   const originals = new Map<string, Original>();
   const parser = new SaxesParser({ xmlns: false });
   let original: Original | undefined;
@@ -154,8 +154,8 @@ export function storeOf(questions: readonly BenchQuestion[], options: Constructo
   return store;
 }
 
-/** A Stack Exchange site from its dump folder (in ../shared/data): questions with answers and comments, duplicate links. */
-export const stackExchangeSite = (name: string) => readSite(sharedData(name));
+/** A Stack Exchange site from its dump folder (benchData): questions with answers and comments, duplicate links. */
+export const stackExchangeSite = (name: string) => readSite(benchData(name));
 
 /**
  * SemEval-2016 task 3 train-part2 as a BEIR folder: each original question (subject and body, at

@@ -1,4 +1,4 @@
-// Similar-question quality on SemEval-2016 task 3 subtask B (../shared/data/README.md): each original
+// Similar-question quality on SemEval-2016 task 3 subtask B (datasets/README.md): each original
 // question ranks its 10 related questions (subject, body and comments as one unit); MAP over all 67
 // queries (no relevant question: AP 0) and MRR. The search engine's order validates the metric code.
 // Run: pnpm bench:semeval

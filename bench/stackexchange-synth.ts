@@ -7,9 +7,9 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { dumpFiles, readRows } from '@kn/stackexchange';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 
-const source = path.resolve(process.argv[2] ?? sharedData('stackexchange-beer'));
+const source = path.resolve(process.argv[2] ?? dataset('stackexchange-beer'));
 const times = Number(process.argv[4] ?? 10);
 const target = path.resolve(process.argv[3] ?? path.join('/tmp', `stackexchange-beerx${times}`));
 /** Larger than any id of the source: copy k adds k * OFFSET to every id. */

@@ -5,8 +5,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { type Language, languages, libraryStemmers as orama } from '@kn/similarity';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import snowball from 'snowball-stemmers';
 import { report } from './lib.ts';
 
@@ -18,7 +19,8 @@ const snowballStemmers = Object.fromEntries(
   }),
 ) as Record<Language, (w: string) => string>;
 
-const words = readFileSync(path.join(sharedData('stackexchange-beer'), 'Posts.xml'), 'utf8')
+const words = brotliDecompressSync(readFileSync(path.join(dataset('stackexchange-beer'), 'Posts.xml.br')))
+  .toString('utf8')
   .toLowerCase()
   .match(/\p{L}+/gu)!
   .slice(0, 500_000);

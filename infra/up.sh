@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole system on this machine: servers, install, the web app, migrations (each service migrates its schema
 # as it starts), every service and the gateway. Ctrl-C stops everything.
-# --demo: then imports the Stack Exchange beer dump (../shared/data/stackexchange-beer) as demo data.
+# --demo: then imports the Stack Exchange beer dump of the repository (datasets/stackexchange-beer) as demo data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash infra/ensure-servers.sh

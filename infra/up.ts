@@ -4,7 +4,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { sharedData } from '@kn/testing';
 import { databaseUrlOnThisMachine, postgresAt } from './local-postgres.ts';
 import { run, stop, waitReady } from './processes.ts';
 
@@ -22,11 +21,11 @@ const services = readdirSync(path.join(root, 'services'))
   .filter((name) => existsSync(path.join(root, 'services', name, 'src', 'main.ts')))
   .sort((a, b) => (a === 'users' ? -1 : b === 'users' ? 1 : a.localeCompare(b)));
 
-// `--demo`: once the system is ready, import the Beer, Wine & Spirits Stack Exchange dump (CC BY-SA,
-// docs/import.md) as demo data; `--demo=<folder>` imports another dump folder.
+// `--demo`: once the system is ready, import the Beer, Wine & Spirits Stack Exchange dump of the
+// repository (datasets/stackexchange-beer, CC BY-SA: its README) as demo data; `--demo=<folder>`
+// imports another dump folder.
 const demoArg = process.argv.slice(2).find((a) => a === '--demo' || a.startsWith('--demo='));
-// The shared data beside the checkout, wherever it is cloned (sharedData says where it looks).
-const demo = demoArg ? demoArg.slice('--demo='.length) || sharedData('stackexchange-beer') : undefined;
+const demo = demoArg ? demoArg.slice('--demo='.length) || path.join('datasets', 'stackexchange-beer') : undefined;
 
 // Each process serves its Prometheus metrics on a port of its own: 9100 the gateway, 9101… the services.
 for (const [i, name] of services.entries())
@@ -48,7 +47,7 @@ function importDemo(dir: string) {
 const base = `http://127.0.0.1:${port}`;
 if (await waitReady(`${base}/readyz`)) {
   if (demo) {
-    console.log(`importing the demo data from ${demo} (Stack Exchange, CC BY-SA: see docs/import.md)`);
+    console.log(`importing the demo data from ${demo} (Stack Exchange, CC BY-SA: see its README.md and docs/import.md)`);
     const code = await importDemo(demo);
     if (code !== 0) console.error(`the demo import stopped (exit ${code}); run it again with: pnpm import:stackexchange ${demo}`);
   }

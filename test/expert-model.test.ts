@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importDump } from '@kn/stackexchange';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import { bearer, type System, startSystem } from './system.ts';
 
 // The expert model of a network: the defaults while it has no answered questions, then learned
-// from its own past (here the Quantum Computing Stack Exchange site, imported).
+// from its own past (here the Beer, Wine & Spirits Stack Exchange site of datasets/, imported).
 let system: System;
 let state: string;
 type Model = {
@@ -77,7 +77,7 @@ test('only super_admin may see or fit the model', async () => {
 describe('after an import', () => {
   beforeAll(async () => {
     await importDump({
-      dir: sharedData('stackexchange-quantumcomputing'),
+      dir: dataset('stackexchange-beer'),
       bus: system.services.content.runtime.bus,
       stateDir: state,
       target: 'test',
@@ -93,7 +93,7 @@ describe('after an import', () => {
     await other;
     expect(model.status).toBe('fitted');
     expect(Date.parse(model.fitted_at!)).toBeGreaterThan(Date.now() - 60_000);
-    // Every question whose poser accepted someone else's answer (389 accepted, 17 self-accepted).
+    // Every question whose poser accepted someone else's answer (619 accepted, some self-accepted).
     expect(model.questions).toBeGreaterThan(300);
     expect(model.validation.queries).toBeGreaterThan(50);
     expect(model.validation.mrr).toBeGreaterThan(0);
@@ -138,7 +138,7 @@ describe('after an import', () => {
     const res = await system.api
       .post('/api/v1/search/experts')
       .set(...admin())
-      .send({ query: 'How does Grover search find the marked item with amplitude amplification?' });
+      .send({ query: 'Which hops give an IPA its citrus aroma, and when are they added to the boil?' });
     expect(res.status).toBe(200);
     expect(res.body.tags.length).toBeGreaterThan(0);
     expect(res.body.experts.length).toBeGreaterThan(3);

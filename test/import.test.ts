@@ -5,10 +5,10 @@ import path from 'node:path';
 import { call } from '@kn/bus';
 import { importOperations } from '@kn/contracts';
 import { DumpError, type ImportSummary, importDump } from '@kn/stackexchange';
-import { sharedData } from '@kn/testing';
+import { dataset } from '@kn/testing';
 import { bearer, type System, startSystem } from './system.ts';
 
-const BEER = sharedData('stackexchange-beer');
+const BEER = dataset('stackexchange-beer');
 
 let system: System;
 let state: string;

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DumpError, readRows } from './reader.ts';
+import { dumpFileOnDisk, missingFile, readRows } from './reader.ts';
 import { type DumpFile, dumpFiles, type Malformed, PostType, parseRow, type Row, VoteType } from './rows.ts';
 
 /*
@@ -31,19 +31,14 @@ create table if not exists counters (name text primary key, value integer not nu
 
 export type Stage = DatabaseSync;
 
-/** The fingerprint of a dump folder: names, sizes and modification times of its files. */
+/** The fingerprint of a dump folder: names, sizes and modification times of the files read. */
 export function fingerprint(dir: string): string {
   return Object.values(dumpFiles)
     .map((f) => {
-      const file = path.join(dir, f.file);
-      try {
-        const s = statSync(file);
-        return `${f.file}:${s.size}:${s.mtimeMs}`;
-      } catch {
-        throw new DumpError(
-          `${file} is missing: a Stack Exchange dump folder has Posts.xml, Users.xml, Comments.xml, Tags.xml, PostLinks.xml and Votes.xml`,
-        );
-      }
+      const file = dumpFileOnDisk(path.join(dir, f.file));
+      if (!file) throw missingFile(path.join(dir, f.file));
+      const s = statSync(file);
+      return `${path.basename(file)}:${s.size}:${s.mtimeMs}`;
     })
     .join(',');
 }

@@ -2,7 +2,7 @@ import { siteName, splitName, userEmail } from '../src/importer.ts';
 import { progressBar } from '../src/progress.ts';
 
 test('the site name comes from the folder name', () => {
-  expect(siteName('../shared/data/stackexchange-beer')).toBe('beer');
+  expect(siteName('datasets/stackexchange-beer')).toBe('beer');
   expect(siteName('/dumps/beer.stackexchange.com')).toBe('beer');
   expect(siteName('/dumps/Coffee SE')).toBe('coffee-se');
 });

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sharedData } from '@kn/testing';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { dataset } from '@kn/testing';
 import { DumpError, type DumpFile, dumpFiles, parseRow, readRows } from '../src/index.ts';
 
-const beer = sharedData('stackexchange-beer');
+const beer = dataset('stackexchange-beer');
 
 async function count(kind: DumpFile, dir = beer) {
   const { file, root } = dumpFiles[kind];
@@ -36,7 +37,9 @@ describe('the beer dump, streamed', () => {
   });
 
   test('parses dates as UTC and tags from both notations', async () => {
-    const first = (await readRows(path.join(beer, 'Posts.xml'), 'posts').next()).value!;
+    const rows = readRows(path.join(beer, 'Posts.xml'), 'posts');
+    const first = (await rows.next()).value!;
+    await rows.return(undefined); // closes the file
     const row = parseRow('posts', first);
     expect(row.ok && row.row).toMatchObject({ Id: 1, CreationDate: '2014-01-21T20:26:05.383Z', Tags: ['hops'] });
     const pipes = parseRow('posts', {
@@ -74,6 +77,38 @@ describe('bad dumps', () => {
     const d = dir();
     writeFileSync(path.join(d, 'Posts.xml'), '<posts><row Id="1" PostTypeId="1" <row></posts>');
     await expect(count('posts', d)).rejects.toThrow(/Posts\.xml is not well-formed XML/);
+  });
+
+  test('a file compressed with brotli or gzip is read as the XML, which wins when both are there', async () => {
+    const xml = (text: string) =>
+      `\uFEFF<?xml version="1.0" encoding="utf-8"?>\n<tags>\n<row Id="1" TagName="${text}" />\n<row Id="2" TagName="zw\u00f6lf-\u00e9t\u00e9" />\n</tags>`;
+    const texts = async (d: string) => {
+      const rows = [];
+      for await (const raw of readRows(path.join(d, 'Tags.xml'), 'tags')) rows.push([raw.index, raw.line, raw.attributes.TagName]);
+      return rows;
+    };
+    const expected = [
+      [1, 3, 'hops'],
+      [2, 4, 'zwölf-été'],
+    ];
+    const br = dir();
+    writeFileSync(path.join(br, 'Tags.xml.br'), brotliCompressSync(xml('hops')));
+    expect(await texts(br)).toEqual(expected);
+    const gz = dir();
+    writeFileSync(path.join(gz, 'Tags.xml.gz'), gzipSync(xml('hops')));
+    expect(await texts(gz)).toEqual(expected);
+    writeFileSync(path.join(br, 'Tags.xml'), xml('plain'));
+    expect((await texts(br))[0]).toEqual([1, 3, 'plain']);
+  });
+
+  test('a compressed file that does not decompress is an error naming it', async () => {
+    const d = dir();
+    writeFileSync(path.join(d, 'Posts.xml.br'), brotliCompressSync('<posts><row Id="1" /></posts>'.repeat(100)).subarray(0, 20));
+    await expect(count('posts', d)).rejects.toThrow(DumpError);
+    await expect(count('posts', d)).rejects.toThrow(/Posts\.xml\.br does not decompress/);
+    writeFileSync(path.join(d, 'Posts.xml.gz'), 'not gzip at all');
+    rmSync(path.join(d, 'Posts.xml.br'));
+    await expect(count('posts', d)).rejects.toThrow(/Posts\.xml\.gz does not decompress/);
   });
 
   test('a malformed row is counted with its row number and skipped', async () => {

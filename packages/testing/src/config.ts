@@ -15,8 +15,6 @@ export const testSettings = {
   /** The NATS server (with JetStream) tests use: TEST_NATS_URL, or this machine's. */
   natsUrl: () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
   natsServerBinary: () => process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server',
-  /** Where the workplace's data sets are, when SHARED_DATA_DIR says. */
-  sharedDataDir: () => process.env.SHARED_DATA_DIR,
   /** The environment a server the tests start inherits. */
   environment: () => process.env,
 };

@@ -14,15 +14,17 @@ import { testSettings } from './config.ts';
 export { DEFAULT_TEST_DATABASE_URL } from './config.ts';
 
 /**
- * A data set of the workplace (`shared/data/<name>`, beside the checkout, not in it): from
- * `SHARED_DATA_DIR`, else `../shared/data` of the repository root, else `/work/shared/data` (where it is
- * on the machines CI runs on), so a clone anywhere finds it.
+ * A data set kept in the repository (`datasets/<name>`: the demo network `stackexchange-beer`),
+ * looked for from the working directory up to the repository's root, so that a test run from a
+ * package's folder finds it too. Nothing beside the repository is looked at.
  */
-export function sharedData(name: string): string {
-  // Tests and benchmarks run from the repository's root.
-  const candidates = [testSettings.sharedDataDir(), path.resolve(process.cwd(), '../shared/data'), '/work/shared/data'];
-  for (const dir of candidates) if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
-  throw new Error(`data set ${name} not found in ${candidates.filter(Boolean).join(', ')}; set SHARED_DATA_DIR`);
+export function dataset(name: string): string {
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const folder = path.join(dir, 'datasets', name);
+    if (existsSync(folder)) return folder;
+    if (existsSync(path.join(dir, 'pnpm-workspace.yaml')) || path.dirname(dir) === dir)
+      throw new Error(`data set ${name} not found: it is datasets/${name} of the repository, looked for from ${process.cwd()}`);
+  }
 }
 
 /** The namespaces and databases of a test run start with these. */
