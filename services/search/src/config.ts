@@ -20,7 +20,7 @@ export const SearchConfig = BaseConfig.extend({
         .optional(),
     )
     .describe(
-      'An Elasticsearch 8/9 or OpenSearch 2 cluster (`http://host:9200`, or several nodes comma-separated): when set, every instance searches one shared index there instead of its own file (docs/search.md, "Elasticsearch backend"). Empty counts as unset.',
+      'An Elasticsearch 8/9 or OpenSearch 2 cluster (`http://host:9200`, or several nodes comma-separated): when set, every instance searches one shared index there instead of its own file (docs/search.md, "The Elasticsearch engine"). Empty counts as unset.',
     ),
   ELASTICSEARCH_INDEX_PREFIX: z
     .string()

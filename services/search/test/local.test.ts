@@ -301,7 +301,7 @@ describe('TermIndex', () => {
   });
 
   test('lists move between shared blocks as they grow, shrink and are trimmed, and keep every posting', () => {
-    // Blocks of 256 units (85 postings): the lists of ~12 postings grow inside them, and the list of
+    // Blocks of 256 cells (85 postings): the lists of ~12 postings grow inside them, and the list of
     // the word every question has outgrows a quarter of a block and gets a block of its own.
     const small = new TermIndex({ listBlock: 256 });
     const plain = new TermIndex();

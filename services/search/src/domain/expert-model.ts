@@ -6,7 +6,7 @@
  * the probability of each candidate ∝ exp(w · features)): the maximum-likelihood form of "rank the
  * person who was accepted first". It is convex, so Newton's method finds the one best weight vector
  * (deterministic, a dozen iterations for eight weights). The weights are pulled towards the
- * defaults (a Gaussian prior, in standardised units): a network with little history stays near
+ * defaults (a Gaussian prior, on the standardised scale): a network with little history stays near
  * them, a network with much history moves as far as its data says. How hard they are pulled is
  * chosen on the latest part of the history, never on the future: fitted on the earlier 80% of the
  * questions (time order), the strength whose model predicts the latest 20% best (log-likelihood,
@@ -84,7 +84,7 @@ export interface Example {
 
 /** Fewer usable examples than this: the defaults. */
 export const MIN_EXAMPLES = 40;
-/** Prior strengths tried (in units of one example's log-likelihood per squared standard deviation). */
+/** Prior strengths tried (measured in one example's log-likelihood per squared standard deviation). */
 const STRENGTHS = [1, 3, 10, 30, 100, 300];
 /** Half-lives tried for the examples' importance, as shares of the examples (Infinity: all alike). */
 const HALF_LIVES = [Infinity, 1, 0.5, 0.25];
@@ -180,7 +180,7 @@ export async function fitWeights(
   const usable = usableAt.map((index) => examples[index]!);
   const importance = Float64Array.from(usableAt, (index) => 2 ** -age(index));
   const d = FEATURE_COUNT;
-  // Work in standardised units: z = x · sd, so the weights there are w · sd.
+  // Work on the standardised scale: z = x · sd, so the weights there are w · sd.
   const free = scale.free.flatMap((f, i) => (f ? [i] : []));
   const w = Float64Array.from(prior);
   const objective = async (weights: Float64Array) => {
@@ -224,7 +224,7 @@ export async function fitWeights(
       hessian[a * k + a]! += strength;
       for (let b = 0; b < a; b++) hessian[a * k + b] = hessian[b * k + a]!;
     }
-    // The gradient and Hessian are in standardised units (∂/∂(w·sd)), and so is the step.
+    // The gradient and Hessian are on the standardised scale (∂/∂(w·sd)), and so is the step.
     const step = solve(hessian, gradient, k);
     let t = 1;
     let next = w;

@@ -28,10 +28,10 @@ import { topicCosine, trainWordTopics, type WordTopics } from './topics.ts';
 const MAX_UNITS = 50_000;
 
 /**
- * The Elasticsearch backend: one index shared by every instance (ELASTICSEARCH_URL,
+ * The Elasticsearch engine's backend: one index shared by every instance (ELASTICSEARCH_URL,
  * ELASTICSEARCH_INDEX_PREFIX), fed by whichever instance holds the feed's lease (feed.ts). The
- * ranking, highlighting, similarity and expert search follow the local backend's rules (docs/search.md,
- * "Elasticsearch backend"): the words are the same, Elasticsearch finds and scores the matches.
+ * ranking, highlighting, similarity and expert search follow the local engine's rules (docs/search.md,
+ * "The Elasticsearch engine"): the words are the same, Elasticsearch finds and scores the matches.
  */
 export class ElasticsearchBackend implements SearchBackend {
   readonly client: Client;

@@ -20,16 +20,16 @@ const EMPTY = new Uint16Array(0);
 
 interface Block {
   data: Uint16Array;
-  /** Units of it in lists. */
+  /** Cells of it in lists. */
   live: number;
   /** Whether it is the block of one large list. */
   own: boolean;
 }
 
 export class ListArena {
-  private readonly blockUnits: number;
+  private readonly blockCells: number;
   private readonly blocks: Array<Block | null> = [];
-  /** Per list: its block + 1 (0: no room, an empty list), where it starts there, and its room in units. */
+  /** Per list: its block + 1 (0: no room, an empty list), where it starts there, and its room in cells. */
   private homes = new Int32Array(1024);
   private starts = new Int32Array(1024);
   private rooms = new Int32Array(1024);
@@ -38,12 +38,12 @@ export class ListArena {
   /** Whether a block may have become sparse since sparseBlocks last looked. */
   private thinned = false;
 
-  /** `blockUnits`: the size of a block in 16-bit units (32 MiB by default: mapped by itself, above malloc's largest threshold). */
-  constructor(blockUnits = 1 << 24) {
-    this.blockUnits = blockUnits;
+  /** `blockCells`: the size of a block in 16-bit cells (32 MiB by default: mapped by itself, above malloc's largest threshold). */
+  constructor(blockCells = 1 << 24) {
+    this.blockCells = blockCells;
   }
 
-  /** The units a list is in (read from `start(list)` on); an empty list reads an empty array. */
+  /** The cells a list is in (read from `start(list)` on); an empty list reads an empty array. */
   data(list: number): Uint16Array {
     const home = this.homes[list] ?? 0;
     return home ? this.blocks[home - 1]!.data : EMPTY;
@@ -54,45 +54,45 @@ export class ListArena {
   }
 
   /**
-   * A view of a list's first `units`, for the loops that read a whole list: V8 runs a loop over a
+   * A view of a list's first `cells`, for the loops that read a whole list: V8 runs a loop over a
    * view from 0 faster than one over the block from an offset (12% in scoring, a view object aside).
    */
-  view(list: number, units: number): Uint16Array {
+  view(list: number, cells: number): Uint16Array {
     const start = this.start(list);
-    return this.data(list).subarray(start, start + units);
+    return this.data(list).subarray(start, start + cells);
   }
 
-  /** The units a list has room for. */
+  /** The cells a list has room for. */
   room(list: number): number {
     return this.rooms[list] ?? 0;
   }
 
-  /** Gives a list room for `units` (zeroed beyond what it keeps), keeping its first `used` units; its old room is given back. */
-  resize(list: number, units: number, used: number) {
+  /** Gives a list room for `cells` (zeroed beyond what it keeps), keeping its first `used` cells; its old room is given back. */
+  resize(list: number, cells: number, used: number) {
     this.homes = grow(this.homes, list + 1);
     this.starts = grow(this.starts, list + 1);
     this.rooms = grow(this.rooms, list + 1);
     const oldHome = this.homes[list]!;
     const oldStart = this.starts[list]!;
     const oldRoom = this.rooms[list]!;
-    const kept = Math.min(used, units, oldRoom);
-    if (units === 0) {
+    const kept = Math.min(used, cells, oldRoom);
+    if (cells === 0) {
       this.homes[list] = 0;
       this.starts[list] = 0;
-    } else if (units > this.blockUnits >>> 2) {
+    } else if (cells > this.blockCells >>> 2) {
       const b = this.freeBlock();
-      this.blocks[b] = { data: new Uint16Array(units), live: units, own: true };
+      this.blocks[b] = { data: new Uint16Array(cells), live: cells, own: true };
       this.homes[list] = b + 1;
       this.starts[list] = 0;
     } else {
-      if (this.current < 0 || this.top + units > this.blockUnits) this.newBlock();
+      if (this.current < 0 || this.top + cells > this.blockCells) this.newBlock();
       const block = this.blocks[this.current]!;
       this.homes[list] = this.current + 1;
       this.starts[list] = this.top;
-      this.top += units;
-      block.live += units;
+      this.top += cells;
+      block.live += cells;
     }
-    this.rooms[list] = units;
+    this.rooms[list] = cells;
     if (oldHome) {
       const old = this.blocks[oldHome - 1]!;
       if (kept) this.data(list).set(old.data.subarray(oldStart, oldStart + kept), this.starts[list]);
@@ -114,7 +114,7 @@ export class ListArena {
     this.thinned = false;
     const out: number[] = [];
     for (const [b, block] of this.blocks.entries())
-      if (block && !block.own && b !== this.current && block.live < LIVE_SHARE * this.blockUnits) out.push(b);
+      if (block && !block.own && b !== this.current && block.live < LIVE_SHARE * this.blockCells) out.push(b);
     return out;
   }
 
@@ -138,18 +138,18 @@ export class ListArena {
   drop(b: number) {
     const block = this.blocks[b];
     if (!block) return;
-    if (block.live !== 0) throw new Error(`posting block ${b} still holds ${block.live} units`);
+    if (block.live !== 0) throw new Error(`posting block ${b} still holds ${block.live} cells`);
     this.blocks[b] = null;
     if (b === this.current) this.current = -1;
   }
 
-  /** Units held by shared blocks, and of them in live lists. */
+  /** Cells held by shared blocks, and of them in live lists. */
   get usage() {
     let held = 0;
     let live = 0;
     for (const block of this.blocks)
       if (block && !block.own) {
-        held += this.blockUnits;
+        held += this.blockCells;
         live += block.live;
       }
     return { held, live };
@@ -164,7 +164,7 @@ export class ListArena {
     // The block that was newest may have holes already.
     this.thinned = true;
     const b = this.freeBlock();
-    this.blocks[b] = { data: new Uint16Array(this.blockUnits), live: 0, own: false };
+    this.blocks[b] = { data: new Uint16Array(this.blockCells), live: 0, own: false };
     this.current = b;
     this.top = 0;
   }

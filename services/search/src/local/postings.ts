@@ -97,7 +97,7 @@ export interface Facets {
 }
 
 /**
- * Posting layout, in 16-bit units: the slot's low and high half, the code of its packed counts
+ * Posting layout, in cells of 16 bits: the slot's low and high half, the code of its packed counts
  * (CountCodes; 0: dead). A word's postings are in slot order, so a question's posting is found by
  * binary search and a dead one keeps its place until compaction. 6 bytes a posting: postings are
  * most of the index's memory.
@@ -124,9 +124,9 @@ for (let l = MAX_LENGTH; l >= 0; l--) CLASS_LENGTHS[lengthClass(l)] = l;
 const termScore = (top: number, f: number, base: number, lengthFactor: number, length: number) =>
   (top * f) / (f + base + lengthFactor * Math.min(length, MAX_LENGTH));
 
-/** The first posting of a list from `from` on (a unit offset) whose slot is at least `slot`: galloping, then binary search. */
+/** The first posting of a list from `from` on (a cell offset) whose slot is at least `slot`: galloping, then binary search. */
 function seek(list: Uint16Array, from: number, slot: number): number {
-  // In postings, not units: the middle of a range is then a shift.
+  // In postings, not cells: the middle of a range is then a shift.
   const end = list.length / STRIDE;
   let low = from / STRIDE;
   let high = low;
@@ -514,7 +514,7 @@ export class TermIndex {
   private readAhead: Map<number, Forward> | null = null;
 
   /**
-   * `listBlock`: the size of the blocks posting lists share, in 16-bit units (list-arena.ts);
+   * `listBlock`: the size of the blocks posting lists share, in 16-bit cells (list-arena.ts);
    * `countCodes`: how many codes of counts there can be (CountCodes); `unitWeights`: the similarity
    * unit's field weights (unitFieldWeights unless a benchmark tries others).
    */
@@ -526,7 +526,7 @@ export class TermIndex {
     this.counts = new CountCodes(options.countCodes);
   }
 
-  /** Units the posting blocks hold, and of them in lists (list-arena.ts). */
+  /** Cells the posting blocks hold, and of them in lists (list-arena.ts). */
   get listUsage() {
     return this.arena.usage;
   }
