@@ -55,7 +55,7 @@ function failures(summary: Summary, label: string): string[] {
   list('5xx answers', summary.serverErrors);
   list('hung requests (no answer within 10 s)', summary.hung);
   list('broken connections', summary.transportErrors);
-  list('4xx answers without the CONTRACT.md error shape', summary.badErrorShape);
+  list('4xx answers without the error shape (docs/api.md)', summary.badErrorShape);
   list('answers with a status their operation does not declare (docs/openapi.json)', summary.undeclared);
   return lines;
 }

@@ -755,7 +755,7 @@ export async function sendAll(
 // ---------------------------------------------------------------------------------------------
 // Judging
 
-/** Whether a body has the error shape of CONTRACT.md section 1. */
+/** Whether a body has the error shape of docs/api.md ("Errors"). */
 export function isErrorShape(body: unknown): boolean {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
   const b = body as Record<string, unknown>;

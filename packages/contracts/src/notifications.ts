@@ -3,7 +3,7 @@ import { Id, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { User, UserExample } from './users.ts';
 
-/** Every notification type: the email-setting names of the interface plus the types of CONTRACT.md section 7. */
+/** Every notification type: the email-setting names of the interface plus the types we added (docs/notifications.md). */
 export const NotificationTypes = [
   'new_comment_to_your_question',
   'new_comment_to_question',

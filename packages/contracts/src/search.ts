@@ -256,7 +256,7 @@ export const searchEvents = {
     ),
 } as const;
 
-/** Similar-question endpoints (CONTRACT section 6): served by the content service, ranked by the search service. */
+/** Similar-question endpoints (docs/search.md, "Similar questions"): served by the content service, ranked by the search service. */
 export const similarOperations = {
   similarToQuestion: operation({
     service: 'content',

@@ -15,7 +15,7 @@ import type { ContentSchema } from '../db/schema.ts';
 import type { AttachmentRow, CommentRow, SolutionRow } from '../db/solutions-tables.ts';
 import { questionSummary } from './question-presenters.ts';
 
-/** Links in responses carry the API prefix (CONTRACT preamble). */
+/** Links in responses carry the API prefix (docs/api.md, "Every request"). */
 export const API = '/api/v1';
 
 /** A timestamp as the API writes it. */

@@ -1,7 +1,7 @@
 import type { Notification, User } from '@kn/contracts';
 import type { NotificationRow, UserProjectionRow } from '../db/schema.ts';
 
-/** `jane.doe@example.com` → `j***@example.com` (CONTRACT.md section 3, as the users service does it). */
+/** `jane.doe@example.com` → `j***@example.com` (docs/api.md, "Users"; as the users service does it). */
 export function disguiseEmail(email: string) {
   const at = email.lastIndexOf('@');
   return at <= 0 ? '***' : `${email[0]}***${email.slice(at)}`;

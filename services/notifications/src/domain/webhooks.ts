@@ -26,7 +26,7 @@ export function webhookSecretSource(bus: Bus, ttlMs: number) {
   };
 }
 
-/** The body POSTed for one notification (CONTRACT.md section 7); `content` is deprecated but kept. */
+/** The body POSTed for one notification (docs/notifications.md, "Webhooks"); `content` is deprecated but kept. */
 export async function webhookBody(db: Db<NotificationsSchema>, notificationId: number) {
   const n = await db.selectFrom('notifications').selectAll().where('id', '=', notificationId).executeTakeFirstOrThrow();
   const network = await getNetwork(db);
