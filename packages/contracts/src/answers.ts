@@ -8,6 +8,17 @@ import type { DeclaredStatus, Operation } from './endpoint.ts';
  */
 export type Answers = Map<number, string>;
 
+/** What an operation that takes a description declares besides (spread into `http.answers`). */
+export const descriptionAnswers = {
+  422: 'the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex)',
+} as const;
+
+/** What an attachment upload declares besides: the limits of reading its text. */
+export const attachmentTextAnswers = {
+  413: 'a DOCX part unpacks to more than DOCUMENT_MAX_UNPACKED_BYTES, or the archive has too many entries (ContentTooLarge)',
+  422: 'an HTML file is nested deeper than HTML_MAX_DEPTH elements, or the file takes more time or memory to read than its budget (ContentTooComplex)',
+} as const;
+
 export function answersOf(op: Operation): Answers {
   const http = op.http;
   if (!http) throw new Error('an internal operation has no HTTP answers');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attachmentTextAnswers } from './answers.ts';
 import { Id, List, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { QuestionSummary } from './questions.ts';
@@ -69,7 +70,7 @@ const addAttachment = (target: 'questions' | 'solutions', summary: string) =>
       upload: true,
       description:
         'multipart/form-data with one file in the field `file`; at most ATTACHMENT_MAX_BYTES (413 FileTooLarge); empty files are refused.',
-      answers: { 409: 'the question, or the solution, is deleted' },
+      answers: { 409: 'the question, or the solution, is deleted', ...attachmentTextAnswers },
     },
     params: IdParams,
     body: AttachmentUpload,

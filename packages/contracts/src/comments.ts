@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { descriptionAnswers } from './answers.ts';
 import { DescriptionBody, Id, List, Mentions, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { QuestionSummary } from './questions.ts';
@@ -53,7 +54,7 @@ const createComment = (target: 'questions' | 'solutions', summary: string) =>
       status: 201,
       auth: 'user',
       tag,
-      answers: { 409: 'the question, or the solution, is deleted or not published' },
+      answers: { 409: 'the question, or the solution, is deleted or not published', ...descriptionAnswers },
     },
     params: IdParams,
     body: DescriptionBody,
@@ -73,7 +74,7 @@ export const commentsOperations = {
   updateComment: operation({
     service: 'content',
     summary: 'Change a comment (author or content_admin)',
-    http: { method: 'PUT', path: '/comments/:id', auth: 'user', tag },
+    http: { method: 'PUT', path: '/comments/:id', auth: 'user', tag, answers: descriptionAnswers },
     params: IdParams,
     body: DescriptionBody,
     response: Comment,

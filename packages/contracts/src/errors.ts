@@ -16,8 +16,10 @@ export const ErrorCodes = {
   Conflict: 409,
   PayloadTooLarge: 413,
   FileTooLarge: 413,
+  ContentTooLarge: 413,
   UnsupportedMediaType: 415,
   PublishValidationError: 422,
+  ContentTooComplex: 422,
   RateLimited: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
@@ -92,6 +94,10 @@ export const notFound = (what = 'resource') => new AppError(404, 'NotFound', `${
 export const conflict = (message: string) => new AppError(409, 'Conflict', message);
 export const payloadTooLarge = (message: string) => new AppError(413, 'PayloadTooLarge', message);
 export const fileTooLarge = (message: string) => new AppError(413, 'FileTooLarge', message);
+/** What a file holds is larger than it may unpack to (a DOCX part past DOCUMENT_MAX_UNPACKED_BYTES, say). */
+export const contentTooLarge = (message: string, errors?: FieldError[]) => new AppError(413, 'ContentTooLarge', message, { errors });
+/** HTML nested too deep, or a text or file that takes more time or memory to read than its budget. */
+export const contentTooComplex = (message: string, errors?: FieldError[]) => new AppError(422, 'ContentTooComplex', message, { errors });
 export const unsupportedMediaType = (message = 'send the body as application/json') => new AppError(415, 'UnsupportedMediaType', message);
 export const publishValidationError = (message: string, errors?: FieldError[]) =>
   new AppError(422, 'PublishValidationError', message, { errors: errors ?? [] });

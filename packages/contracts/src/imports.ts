@@ -90,6 +90,11 @@ export const importOperations = {
       questions: Counts,
       solutions: Counts,
       comments: Counts,
+      refused: z
+        .array(z.object({ external_id: z.string(), reason: z.string() }))
+        .describe(
+          'questions, solutions and comments not imported because their description passed a limit (too deep, too costly to sanitize); a refused question takes its solutions and comments along, a refused solution its comments',
+        ),
     }),
   }),
   importTagLinks: operation({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { descriptionAnswers } from './answers.ts';
 import { Category } from './categories.ts';
 import { CommaList, Id, Language, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
@@ -166,7 +167,7 @@ export const questionsOperations = {
       status: 201,
       auth: 'user',
       tag,
-      answers: { 404: 'the category or knowledge space does not exist' },
+      answers: { 404: 'the category or knowledge space does not exist', ...descriptionAnswers },
     },
     body: z.object({
       title: Title.optional(),
@@ -237,7 +238,7 @@ export const questionsOperations = {
       auth: 'user',
       tag,
       description: 'An unknown category id answers 404.',
-      answers: { 409: 'the question is deleted' },
+      answers: { 409: 'the question is deleted', ...descriptionAnswers },
     },
     params: IdParams,
     body: z.object({

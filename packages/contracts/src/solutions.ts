@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { descriptionAnswers } from './answers.ts';
 import { Attachment } from './attachments.ts';
 import { Comment, EventComment } from './comments.ts';
 import { DescriptionBody, Id, Mentions, Timestamp } from './common.ts';
@@ -79,7 +80,7 @@ export const solutionsOperations = {
       auth: 'user',
       tag,
       description: 'The question must be published and not deleted (else 409 Conflict). Drafts are not published automatically.',
-      answers: { 409: 'the question is not published, or deleted' },
+      answers: { 409: 'the question is not published, or deleted', ...descriptionAnswers },
     },
     params: IdParams,
     body: DescriptionBody,
@@ -119,7 +120,7 @@ export const solutionsOperations = {
   updateSolution: operation({
     service: 'content',
     summary: 'Change a solution’s description (author or content_admin); restarts its validity period',
-    http: { method: 'PUT', path: '/solutions/:id', auth: 'user', tag, answers: { 409: 'the solution is deleted' } },
+    http: { method: 'PUT', path: '/solutions/:id', auth: 'user', tag, answers: { 409: 'the solution is deleted', ...descriptionAnswers } },
     params: IdParams,
     body: DescriptionBody,
     response: Solution,

@@ -6,6 +6,7 @@ import { startUsersConsumer } from './consumers/users.ts';
 import { migrations } from './db/migrations/index.ts';
 import type { ContentSchema } from './db/schema.ts';
 import { searchClient } from './domain/search.ts';
+import { startTextWork } from './domain/text-work.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startSolutionExpiry } from './jobs/solution-expiry.ts';
 
@@ -17,7 +18,8 @@ export async function start(config: ContentConfig) {
   const { db, bus, logger } = runtime;
   const parts = serviceParts(runtime);
   return parts.starting(async () => {
-    const deps = { db, bus, config, logger, search: searchClient(bus, logger) };
+    const text = parts.add(startTextWork(config, logger));
+    const deps = { db, bus, config, logger, search: searchClient(bus, logger), text };
     const usersConsumer = parts.add(await startUsersConsumer({ bus, db }));
     const solutionExpiry = parts.add(startSolutionExpiry(deps, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS }));
     parts.add(

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { ContentSchema } from '../db/schema.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
 import { canEdit, isContentAdmin, requireLiveSolution, visibleQuestion, visibleSolution } from './access.ts';
-import { extractText } from './attachments-text.ts';
+import { cleanFileName } from './file-names.ts';
 import { questionSummary } from './question-presenters.ts';
 import { eventAttachment, presentAttachment } from './solutions-common.ts';
 
@@ -58,7 +58,7 @@ async function visibleAttachment(db: Executor<ContentSchema>, actor: Actor, id: 
 }
 
 export function attachmentsDomain(deps: ContentDeps) {
-  const { db, bus, config, logger } = deps;
+  const { db, bus, config, logger, text: textWork } = deps;
   const store = attachmentStore(bus);
 
   return {
@@ -71,7 +71,9 @@ export function attachmentsDomain(deps: ContentDeps) {
       if (!bytes)
         throw validationError('the uploaded file is gone', [{ path: 'file', code: 'invalid_value', message: 'upload not found' }]);
       if (bytes.length !== upload.size) throw validationError('the uploaded file is incomplete');
-      const text = await extractText(bytes, upload.mime_type, upload.name, logger);
+      // A file past a limit of its reading is refused here, before any row or event: the gateway
+      // then removes its bytes, as for every refused upload.
+      const text = await textWork.extract(bytes, upload.mime_type, upload.name);
       const row = await db.transaction().execute(async (tx) => {
         const { question, solutionId } = await parentForUpload(tx, actor, target);
         const inserted = await tx
@@ -80,7 +82,7 @@ export function attachmentsDomain(deps: ContentDeps) {
             question_id: question.id,
             solution_id: solutionId,
             uploader_id: actor.id,
-            name: upload.name,
+            name: cleanFileName(upload.name),
             mime_type: upload.mime_type,
             size: upload.size,
             hash: upload.hash,

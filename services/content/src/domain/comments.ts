@@ -46,10 +46,12 @@ export async function visibleComments(db: Executor<ContentSchema>, questionId: n
 }
 
 export function commentsDomain(deps: ContentDeps) {
-  const { db } = deps;
+  const { db, text } = deps;
 
   return {
     async create(actor: Actor, target: { questionId: number } | { solutionId: number }, description: string) {
+      // Before the transaction: a large description takes a worker's time, not a connection's.
+      const sanitized = await text.sanitize(description);
       const row = await db.transaction().execute(async (tx) => {
         let question: QuestionRow;
         let solutionId: number | null = null;
@@ -64,7 +66,7 @@ export function commentsDomain(deps: ContentDeps) {
           question = await visibleQuestion(tx, target.questionId, actor);
         }
         requireOpenQuestion(question);
-        const clean = await cleanDescription(tx, description, question.language);
+        const clean = await cleanDescription(tx, sanitized, question.language);
         const comment = await tx
           .insertInto('comments')
           .values({
@@ -96,10 +98,11 @@ export function commentsDomain(deps: ContentDeps) {
     },
 
     async update(actor: Actor, id: number, description: string) {
+      const sanitized = await text.sanitize(description);
       const row = await db.transaction().execute(async (tx) => {
         const { comment, question } = await visibleComment(tx, id, actor, { lock: true });
         if (!canEdit(comment, actor)) throw forbidden('only the author or a content admin may change a comment');
-        const clean = await cleanDescription(tx, description, question.language);
+        const clean = await cleanDescription(tx, sanitized, question.language);
         const now = new Date();
         const updated = await tx
           .updateTable('comments')

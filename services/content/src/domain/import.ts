@@ -1,11 +1,11 @@
 import { writeEvent } from '@kn/bus';
-import type { Actor, EventSolution, ImportedQuestion, QuestionLink, QuestionLinkKind } from '@kn/contracts';
+import { type Actor, AppError, type EventSolution, type ImportedQuestion, type QuestionLink, type QuestionLinkKind } from '@kn/contracts';
 import { json, sql, type Tx } from '@kn/db';
 import type { ContentSchema } from '../db/schema.ts';
 import type { CommentRow, SolutionRow } from '../db/solutions-tables.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
 import { visibleQuestion } from './access.ts';
-import { sanitizeDescription } from './html.ts';
+import type { Sanitized } from './html.ts';
 import { tagsOf, toQuestionSnapshot } from './question-presenters.ts';
 import { slugify } from './slug.ts';
 import { eventComment, eventSolution } from './solutions-common.ts';
@@ -66,8 +66,31 @@ async function ensureTagsBulk(tx: Tx<ContentSchema>, labels: string[]) {
 
 const date = (s: string | null | undefined) => (s ? new Date(s) : null);
 
+/** Refusals of a description past a limit: the row is reported and skipped, the import goes on. */
+const isRefusal = (err: unknown): err is AppError =>
+  err instanceof AppError && (err.code === 'ContentTooComplex' || err.code === 'ContentTooLarge');
+
 export function importDomain(deps: ContentDeps) {
-  const { db } = deps;
+  const { db, text } = deps;
+
+  /**
+   * The sanitized descriptions of rows, by external id; a row whose description passes a limit is
+   * left out and named in `refused`.
+   */
+  async function sanitizeRows<R extends { external_id: string; description: string }>(
+    rows: R[],
+    refused: Array<{ external_id: string; reason: string }>,
+  ) {
+    const clean = new Map<string, Sanitized>();
+    for (const row of rows)
+      try {
+        clean.set(row.external_id, await text.sanitize(row.description));
+      } catch (err) {
+        if (!isRefusal(err)) throw err;
+        refused.push({ external_id: row.external_id, reason: err.message });
+      }
+    return clean;
+  }
 
   async function listQuestionLinks(query: {
     kind?: QuestionLinkKind;
@@ -121,7 +144,13 @@ export function importDomain(deps: ContentDeps) {
     async importQuestions(input: ImportedQuestion[]) {
       return db.transaction().execute(async (tx) => {
         const batch = [...new Map(input.map((q) => [q.external_id, q])).values()];
-        const result = { ids: {} as Record<string, number>, questions: counts(), solutions: counts(), comments: counts() };
+        const result = {
+          ids: {} as Record<string, number>,
+          questions: counts(),
+          solutions: counts(),
+          comments: counts(),
+          refused: [] as Array<{ external_id: string; reason: string }>,
+        };
         const { byLower: tags } = await ensureTagsBulk(
           tx,
           batch.flatMap((q) => q.tags),
@@ -138,15 +167,17 @@ export function importDomain(deps: ContentDeps) {
           )
           .execute();
         for (const r of known) result.ids[r.external_id!] = r.id;
-        const fresh = batch.filter((q) => result.ids[q.external_id] === undefined);
-        result.questions.skipped = batch.length - fresh.length;
+        const unknown = batch.filter((q) => result.ids[q.external_id] === undefined);
+        result.questions.skipped = batch.length - unknown.length;
+        const questionHtml = await sanitizeRows(unknown, result.refused);
+        const fresh = unknown.filter((q) => questionHtml.has(q.external_id));
         const touched = new Set<number>();
         for (const slice of slices(fresh, 200)) {
           const rows = await tx
             .insertInto('questions')
             .values(
               slice.map((q) => {
-                const html = sanitizeDescription(q.description);
+                const html = questionHtml.get(q.external_id)!;
                 const created = new Date(q.created);
                 const updated = date(q.updated) ?? created;
                 return {
@@ -198,8 +229,10 @@ export function importDomain(deps: ContentDeps) {
 
         // Solutions, of new and of already imported questions (a newer dump may have more).
         const solutionIds = new Map<string, number>();
-        const allSolutions = batch.flatMap((q) =>
-          q.solutions.map((s) => ({ ...s, question_id: result.ids[q.external_id], language: q.language })),
+        // Those of a refused question are not imported (nor counted).
+        const imported = batch.filter((q) => result.ids[q.external_id] !== undefined);
+        const allSolutions = imported.flatMap((q) =>
+          q.solutions.map((s) => ({ ...s, question_id: result.ids[q.external_id]!, language: q.language })),
         );
         if (allSolutions.length) {
           for (const slice of slices(
@@ -210,16 +243,18 @@ export function importDomain(deps: ContentDeps) {
             for (const r of rows) solutionIds.set(r.external_id!, r.id);
           }
         }
-        const newSolutions = [
+        const unknownSolutions = [
           ...new Map(allSolutions.filter((s) => !solutionIds.has(s.external_id)).map((s) => [s.external_id, s])).values(),
         ];
-        result.solutions.skipped = allSolutions.length - newSolutions.length;
+        result.solutions.skipped = allSolutions.length - unknownSolutions.length;
+        const solutionHtml = await sanitizeRows(unknownSolutions, result.refused);
+        const newSolutions = unknownSolutions.filter((s) => solutionHtml.has(s.external_id));
         for (const slice of slices(newSolutions, 300)) {
           const rows = await tx
             .insertInto('solutions')
             .values(
               slice.map((s) => {
-                const html = sanitizeDescription(s.description);
+                const html = solutionHtml.get(s.external_id)!;
                 const created = new Date(s.created);
                 const updated = date(s.updated) ?? created;
                 return {
@@ -255,8 +290,8 @@ export function importDomain(deps: ContentDeps) {
         }
 
         // Comments, on the question or on one of its solutions.
-        const allComments = batch.flatMap((q) =>
-          q.comments.map((c) => ({ ...c, question_id: result.ids[q.external_id], language: q.language })),
+        const allComments = imported.flatMap((q) =>
+          q.comments.map((c) => ({ ...c, question_id: result.ids[q.external_id]!, language: q.language })),
         );
         const commentIds = new Set<string>();
         for (const slice of slices(
@@ -266,7 +301,7 @@ export function importDomain(deps: ContentDeps) {
           const rows = await tx.selectFrom('comments').select('external_id').where('external_id', 'in', slice).execute();
           for (const r of rows) commentIds.add(r.external_id!);
         }
-        const newComments = [
+        const unknownComments = [
           ...new Map(
             allComments
               .filter((c) => !commentIds.has(c.external_id))
@@ -274,13 +309,15 @@ export function importDomain(deps: ContentDeps) {
               .map((c) => [c.external_id, c]),
           ).values(),
         ];
-        result.comments.skipped = allComments.length - newComments.length;
+        result.comments.skipped = allComments.length - unknownComments.length;
+        const commentHtml = await sanitizeRows(unknownComments, result.refused);
+        const newComments = unknownComments.filter((c) => commentHtml.has(c.external_id));
         for (const slice of slices(newComments, 300)) {
           const rows = await tx
             .insertInto('comments')
             .values(
               slice.map((c) => {
-                const html = sanitizeDescription(c.description);
+                const html = commentHtml.get(c.external_id)!;
                 const created = new Date(c.created);
                 return {
                   external_id: c.external_id,

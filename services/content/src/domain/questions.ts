@@ -1,14 +1,12 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, conflict, forbidden, notFound, publishValidationError, type Question } from '@kn/contracts';
 import { type Executor, json, sql, type Tx } from '@kn/db';
-import { detectLanguage } from '@kn/similarity';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
 import { canEdit, canSeeSpace, visibleQuestion, visibleQuestionWithRelations } from './access.ts';
 import { findCategory } from './categories.ts';
-import { liveMentions } from './descriptions.ts';
-import { sanitizeDescription } from './html.ts';
+import { languageOf, liveMentions } from './descriptions.ts';
 import { getNetworkSettings } from './network.ts';
 import { presentQuestions, questionSnapshot } from './question-presenters.ts';
 import { slugify } from './slug.ts';
@@ -68,7 +66,7 @@ export interface UpdateQuestionInput {
 }
 
 export function questionsDomain(deps: ContentDeps) {
-  const { db, search } = deps;
+  const { db, search, text: textWork } = deps;
 
   async function publishEvent(
     tx: Tx<ContentSchema>,
@@ -99,13 +97,14 @@ export function questionsDomain(deps: ContentDeps) {
 
   return {
     async create(input: CreateQuestionInput, actor: Actor): Promise<Question> {
+      // Before the transaction: a large description takes a worker's time, not a connection's.
+      const html = input.description == null ? null : await textWork.sanitize(input.description);
       return db.transaction().execute(async (tx) => {
         const title = input.title?.trim() ?? '';
-        const html = input.description == null ? null : sanitizeDescription(input.description);
         const category_id = await requireCategory(tx, input.category);
         const knowledge_space_id = await requireSpace(tx, input.knowledge_space, actor);
         const fallback = (await getNetworkSettings(tx)).default_language;
-        const language = input.language ?? detectLanguage(`${title} ${html?.text ?? ''}`, fallback);
+        const language = input.language ?? languageOf(`${title} ${html?.text ?? ''}`, fallback);
         const row = await tx
           .insertInto('questions')
           .values({
@@ -161,6 +160,7 @@ export function questionsDomain(deps: ContentDeps) {
     },
 
     async update(id: number, input: UpdateQuestionInput, actor: Actor): Promise<Question> {
+      const sanitized = input.description == null ? null : await textWork.sanitize(input.description);
       return db.transaction().execute(async (tx) => {
         const row = await visibleQuestion(tx, id, actor, { lock: true });
         if (!canEdit(row, actor)) throw forbidden('only the author and content administrators may edit a question');
@@ -182,17 +182,15 @@ export function questionsDomain(deps: ContentDeps) {
         }
         let text = row.description_text;
         if (input.description !== undefined) {
-          const html = input.description === null ? null : sanitizeDescription(input.description);
-          if ((html?.html ?? null) !== row.description) {
-            set.description = html?.html ?? null;
-            text = html?.text ?? '';
+          if ((sanitized?.html ?? null) !== row.description) {
+            set.description = sanitized?.html ?? null;
+            text = sanitized?.text ?? '';
             set.description_text = text;
-            set.mentions = await liveMentions(tx, html?.mentions ?? []);
+            set.mentions = await liveMentions(tx, sanitized?.mentions ?? []);
             changed.push('description');
           }
         }
-        const language =
-          input.language ?? (changed.length ? detectLanguage(`${set.title ?? row.title} ${text}`, row.language) : row.language);
+        const language = input.language ?? (changed.length ? languageOf(`${set.title ?? row.title} ${text}`, row.language) : row.language);
         if (language !== row.language) {
           set.language = language;
           changed.push('language');

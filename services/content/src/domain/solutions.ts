@@ -16,7 +16,8 @@ import {
 } from './access.ts';
 import { attachmentsOf } from './attachments.ts';
 import { visibleComments } from './comments.ts';
-import { cleanDescription } from './descriptions.ts';
+import { cleanDescription, liveMentions } from './descriptions.ts';
+import { mentionsOf } from './html.ts';
 import { presentQuestions } from './question-presenters.ts';
 import { presentAttachment, presentSolution, touchQuestion, writeSolutionEvent } from './solutions-common.ts';
 import { expiryOf } from './validation.ts';
@@ -35,7 +36,7 @@ const findDraft = (db: Executor<ContentSchema>, questionId: number, authorId: nu
     .executeTakeFirst();
 
 export function solutionsDomain(deps: ContentDeps) {
-  const { db } = deps;
+  const { db, text } = deps;
 
   /** Runs `change` on the locked solution in a transaction and answers the resulting Solution. */
   async function mutate(id: number, actor: Actor, change: (tx: T, s: SolutionRow, q: QuestionRow) => Promise<SolutionRow>) {
@@ -51,10 +52,12 @@ export function solutionsDomain(deps: ContentDeps) {
 
   return {
     async create(actor: Actor, questionId: number, description: string) {
+      // Before the transaction: a large description takes a worker's time, not a connection's.
+      const sanitized = await text.sanitize(description);
       const row = await db.transaction().execute(async (tx) => {
         const question = await visibleQuestion(tx, questionId, actor);
         requireOpenQuestion(question);
-        const clean = await cleanDescription(tx, description, question.language);
+        const clean = await cleanDescription(tx, sanitized, question.language);
         // One draft per person and question: a second request of the same person (another tab, a
         // second worker) waits here and then edits the draft the first one made.
         await sql`select pg_advisory_xact_lock(hashtextextended(${`content.solution-draft ${questionId} ${actor.id}`}, 0))`.execute(tx);
@@ -126,11 +129,12 @@ export function solutionsDomain(deps: ContentDeps) {
       };
     },
 
-    update: (actor: Actor, id: number, description: string) =>
-      mutate(id, actor, async (tx, s, q) => {
+    update: async (actor: Actor, id: number, description: string) => {
+      const sanitized = await text.sanitize(description);
+      return mutate(id, actor, async (tx, s, q) => {
         if (!canEdit(s, actor)) throw forbidden('only the author or a content admin may change a solution');
         requireLiveSolution(s);
-        const clean = await cleanDescription(tx, description, q.language);
+        const clean = await cleanDescription(tx, sanitized, q.language);
         const now = new Date();
         const row = await update(tx, s.id, {
           description: clean.html,
@@ -150,7 +154,8 @@ export function solutionsDomain(deps: ContentDeps) {
           { actorId: actor.id },
         );
         return row;
-      }),
+      });
+    },
 
     publish: (actor: Actor, id: number) =>
       mutate(id, actor, async (tx, s, q) => {
@@ -161,7 +166,8 @@ export function solutionsDomain(deps: ContentDeps) {
         const now = new Date();
         const row = await update(tx, s.id, { is_published: true, published: now, updated: now });
         await touchQuestion(tx, q.id);
-        const { mentions } = await cleanDescription(tx, row.description, q.language);
+        // The stored description was sanitized when written: its mentions are read, not sanitized again.
+        const mentions = await liveMentions(tx, mentionsOf(row.description));
         await writeSolutionEvent(tx, 'content.solution.published.v1', { solution: row, question: q, mentions }, { actorId: actor.id });
         return row;
       }),

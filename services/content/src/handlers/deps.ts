@@ -4,6 +4,7 @@ import type { Logger } from '@kn/telemetry';
 import type { ContentConfig } from '../config.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { SearchClient } from '../domain/search.ts';
+import type { TextWork } from '../domain/text-work.ts';
 
 /** What every handler and domain module of the content service may use. */
 export interface ContentDeps {
@@ -12,4 +13,6 @@ export interface ContentDeps {
   config: ContentConfig;
   logger: Logger;
   search: SearchClient;
+  /** Sanitizing and text extraction within limits (worker threads). */
+  text: TextWork;
 }

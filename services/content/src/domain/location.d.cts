@@ -1,0 +1,2 @@
+declare const folder: string;
+export = folder;
