@@ -46,7 +46,7 @@ export interface Route {
 
 export const routes: Record<OperationName, Route> = ${JSON.stringify(table, null, 2)};
 
-/** Every error code an answer may carry, with its status (CONTRACT.md section 1). */
+/** Every error code an answer may carry, with its status (docs/api.md, "Errors"). */
 export const errorStatuses: Record<ErrorCode, number> = ${JSON.stringify(ErrorCodes, null, 2)};
 `;
 }

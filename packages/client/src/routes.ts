@@ -408,7 +408,7 @@ export const routes: Record<OperationName, Route> = {
   },
 };
 
-/** Every error code an answer may carry, with its status (CONTRACT.md section 1). */
+/** Every error code an answer may carry, with its status (docs/api.md, "Errors"). */
 export const errorStatuses: Record<ErrorCode, number> = {
   ValidationError: 400,
   InvalidJson: 400,

@@ -1,11 +1,11 @@
 /**
- * The error codes of CONTRACT.md section 1, as one class hierarchy shared by the services and the
- * gateway. A service throws them; the RPC layer carries them as `ErrorBody`; the gateway maps the
- * body to the HTTP response unchanged.
+ * The error codes of the API (docs/api.md, "Errors"), as one class hierarchy shared by the
+ * services and the gateway. A service throws them; the RPC layer carries them as `ErrorBody`; the
+ * gateway maps the body to the HTTP response unchanged.
  */
 import { z } from 'zod';
 
-/** Every error code an answer may carry (CONTRACT.md section 1), with its status. */
+/** Every error code an answer may carry (docs/api.md, "Errors"), with its status. */
 export const ErrorCodes = {
   ValidationError: 400,
   InvalidJson: 400,
