@@ -32,3 +32,21 @@ test('the OpenAPI document passes Redocly’s recommended-strict rules without a
   );
   expect({ status: run.status, output: run.status === 0 ? '' : `${run.stdout}${run.stderr}` }).toEqual({ status: 0, output: '' });
 });
+
+test('no tracked file points outside the repository (a folder beside the clone, a path of our machines), but benchmarks and dated history', () => {
+  // A clone anywhere must stand on its own: what the code reads and the docs cite is in it, so no
+  // folder beside the clone, no path of our machines, and none of the outside documents whose
+  // rules docs/api.md states. The benchmarks may read optional data sets from beside it
+  // (bench/data.ts); the dated measurements record where figures came from. The patterns are
+  // written so that they do not match themselves.
+  const outside = String.raw`\.\./shared|/wor[k]/|\bCONTRACT\b|spec/interface\.md`;
+  const run = spawnSync(
+    'git',
+    ['grep', '-n', '-I', '-E', outside, '--', '.', ':!bench/', ':!docs/measurements.md', ':!docs/search-history.md'],
+    { encoding: 'utf8' },
+  );
+  expect(run.stderr).toBe('');
+  expect(run.stdout).toBe('');
+  // git grep answers 1 when nothing matches; 0 with matches, more on an error.
+  expect(run.status).toBe(1);
+});
