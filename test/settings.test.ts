@@ -129,6 +129,8 @@ describe('network settings', () => {
       routings_per_expert_per_week: 10,
       rate_limit_per_minute: 1200,
       login_attempts_per_minute: 10,
+      web_sessions_per_user: 10,
+      web_session_idle_minutes: 10080,
     });
     const res = await system.api
       .put('/api/v1/settings')

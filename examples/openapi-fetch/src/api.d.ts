@@ -1324,7 +1324,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            code: "ValidationError" | "InvalidJson" | "MultipleOnBehalfHeaders" | "Unauthorized" | "Forbidden" | "NotFound" | "Conflict" | "PayloadTooLarge" | "FileTooLarge" | "UnsupportedMediaType" | "PublishValidationError" | "RateLimited" | "InternalError" | "ServiceUnavailable" | "SearchIndexLoading";
+            code: "ValidationError" | "InvalidJson" | "MultipleOnBehalfHeaders" | "Unauthorized" | "Forbidden" | "NotFound" | "Conflict" | "PayloadTooLarge" | "FileTooLarge" | "ContentTooLarge" | "UnsupportedMediaType" | "PublishValidationError" | "ContentTooComplex" | "RateLimited" | "InternalError" | "ServiceUnavailable" | "SearchIndexLoading";
             /** @description for people; not a contract */
             message: string;
             /** @description on validation failures (400 ValidationError, 422): one per field */
@@ -1488,6 +1488,10 @@ export interface components {
             rate_limit_per_minute: number;
             /** @description POST /auth/login attempts per email address, and failed ones per client address, per minute; 0: no limit */
             login_attempts_per_minute: number;
+            /** @description web app sessions (browsers signed in) one person may hold at once; signing in beyond ends their oldest; 0: no limit */
+            web_sessions_per_user: number;
+            /** @description minutes a web app session may go unused before it ends (the person signs in again); 0: only the token lifetime ends it */
+            web_session_idle_minutes: number;
         };
         /**
          * @example {
@@ -4205,6 +4209,8 @@ export interface operations {
                     routings_per_expert_per_week?: number;
                     rate_limit_per_minute?: number;
                     login_attempts_per_minute?: number;
+                    web_sessions_per_user?: number;
+                    web_session_idle_minutes?: number;
                 };
             };
         };
@@ -4591,6 +4597,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
             429: {
                 headers: {
@@ -4858,6 +4874,16 @@ export interface operations {
             };
             /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -7466,6 +7492,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
             429: {
                 headers: {
@@ -7992,6 +8028,16 @@ export interface operations {
             };
             /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -9655,6 +9701,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
             429: {
                 headers: {
@@ -9806,6 +9862,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
             429: {
                 headers: {
@@ -9935,6 +10001,16 @@ export interface operations {
             };
             /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the description is nested deeper than HTML_MAX_DEPTH elements, or takes more time or memory to sanitize than its budget (ContentTooComplex) */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -10309,7 +10385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the file is larger than ATTACHMENT_MAX_BYTES (FileTooLarge) */
+            /** @description the file is larger than ATTACHMENT_MAX_BYTES (FileTooLarge); a DOCX part unpacks to more than DOCUMENT_MAX_UNPACKED_BYTES, or the archive has too many entries (ContentTooLarge) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10321,6 +10397,16 @@ export interface operations {
             };
             /** @description the body is not multipart/form-data (UnsupportedMediaType) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an HTML file is nested deeper than HTML_MAX_DEPTH elements, or the file takes more time or memory to read than its budget (ContentTooComplex) */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -10587,7 +10673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the file is larger than ATTACHMENT_MAX_BYTES (FileTooLarge) */
+            /** @description the file is larger than ATTACHMENT_MAX_BYTES (FileTooLarge); a DOCX part unpacks to more than DOCUMENT_MAX_UNPACKED_BYTES, or the archive has too many entries (ContentTooLarge) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10599,6 +10685,16 @@ export interface operations {
             };
             /** @description the body is not multipart/form-data (UnsupportedMediaType) */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description an HTML file is nested deeper than HTML_MAX_DEPTH elements, or the file takes more time or memory to read than its budget (ContentTooComplex) */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -236,6 +236,14 @@ export const NetworkSettings = z
       .number()
       .int()
       .describe('POST /auth/login attempts per email address, and failed ones per client address, per minute; 0: no limit'),
+    web_sessions_per_user: z
+      .number()
+      .int()
+      .describe('web app sessions (browsers signed in) one person may hold at once; signing in beyond ends their oldest; 0: no limit'),
+    web_session_idle_minutes: z
+      .number()
+      .int()
+      .describe('minutes a web app session may go unused before it ends (the person signs in again); 0: only the token lifetime ends it'),
   })
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;
@@ -258,6 +266,10 @@ export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_se
   routings_per_expert_per_week: 10,
   rate_limit_per_minute: 1200,
   login_attempts_per_minute: 10,
+  web_sessions_per_user: 10,
+  // A week: a session survives a person's days away (an expert following a notification's link),
+  // not a browser left behind for longer.
+  web_session_idle_minutes: 7 * 24 * 60,
 };
 
 export const NetworkSettingsUpdate = z
@@ -279,6 +291,12 @@ export const NetworkSettingsUpdate = z
     routings_per_expert_per_week: z.number().int().min(0).max(10_000),
     rate_limit_per_minute: z.number().int().min(0).max(1_000_000),
     login_attempts_per_minute: z.number().int().min(0).max(10_000),
+    web_sessions_per_user: z.number().int().min(0).max(1000),
+    web_session_idle_minutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 24 * 60),
   })
   .partial();
 

@@ -31,7 +31,7 @@ export async function start(config: UsersConfig, options: { clock?: Clock } = {}
           db,
           bus,
           users,
-          auth: authDomain({ db, config, clock: options.clock ?? systemClock }),
+          auth: authDomain({ db, config, clock: options.clock ?? systemClock, settings }),
           settings,
           webhookAllowInternal: config.WEBHOOK_ALLOW_INTERNAL === 'true',
         }),

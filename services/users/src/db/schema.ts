@@ -49,6 +49,8 @@ export interface TokensTable {
   created: Generated<Date>;
   expires: Date;
   revoked: Date | null;
+  /** The last authenticated request with it, written at most once a minute (web sessions only). */
+  last_used: Generated<Date>;
 }
 
 export interface NetworkSettingsTable {

@@ -5,6 +5,7 @@ import type { Clock } from '@kn/service';
 import type { UsersConfig } from '../config.ts';
 import type { UsersSchema } from '../db/schema.ts';
 import { verifyPassword } from './passwords.ts';
+import type { NetworkSettingsStore } from './settings.ts';
 
 const hashToken = (token: string) => hash('sha256', token);
 const canActOnBehalf = (roles: readonly string[]) => roles.includes('on_behalf_user') || roles.includes('super_admin');
@@ -22,20 +23,42 @@ function actFor(technical: readonly string[], target: readonly string[]) {
   if (lacking.length) throw forbidden(`the user holds roles you lack (${lacking.join(', ')}): you may not act on their behalf`);
 }
 
-/** last_seen is written at most once a minute per user, not on every request. */
+/** last_seen (of a user) and last_used (of a web session) are written at most once a minute, not on every request. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clock: Clock }) {
+export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clock: Clock; settings: NetworkSettingsStore }) {
   const { db, config, clock } = deps;
 
+  /** A new token, and the ids of the web sessions it ended (the person's oldest beyond web_sessions_per_user). */
   async function issue(userId: number, kind: 'login' | 'on_behalf' | 'session', issuedBy: number | null) {
     const token = randomBytes(32).toString('base64url');
-    const expires = new Date(clock.now().getTime() + config.TOKEN_TTL * 1000);
-    await db
-      .insertInto('tokens')
-      .values({ user_id: userId, token_hash: hashToken(token), kind, issued_by: issuedBy, expires })
-      .execute();
-    return { token, expires: expires.toISOString() };
+    const now = clock.now();
+    const expires = new Date(now.getTime() + config.TOKEN_TTL * 1000);
+    const ended = await db.transaction().execute(async (tx) => {
+      const values = { user_id: userId, token_hash: hashToken(token), kind, issued_by: issuedBy, expires, last_used: now };
+      if (kind !== 'session') {
+        await tx.insertInto('tokens').values(values).execute();
+        return [];
+      }
+      // One sign-in of the person at a time: two at once cannot both keep the oldest session.
+      await tx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+      await tx.insertInto('tokens').values(values).execute();
+      const cap = (await deps.settings.get()).web_sessions_per_user;
+      if (cap === 0) return [];
+      const beyond = tx
+        .selectFrom('tokens')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('kind', '=', 'session')
+        .where('revoked', 'is', null)
+        .where('expires', '>', now)
+        .orderBy('created', 'desc')
+        .orderBy('last_used', 'desc')
+        .offset(cap);
+      const rows = await tx.updateTable('tokens').set({ revoked: now }).where('id', 'in', beyond).returning('id').execute();
+      return rows.map((r) => r.id);
+    });
+    return { token, expires: expires.toISOString(), ended };
   }
 
   return {
@@ -66,7 +89,8 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         .executeTakeFirst();
       if (!user) throw notFound('user');
       actFor(actor.roles, user.roles);
-      return issue(user.id, 'on_behalf', actor.id);
+      const { token, expires } = await issue(user.id, 'on_behalf', actor.id);
+      return { token, expires };
     },
 
     async revoke(tokenId: string | null) {
@@ -87,6 +111,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
           'tokens.id as token_id',
           'tokens.expires',
           'tokens.kind',
+          'tokens.last_used',
           'users.id',
           'users.roles',
           'users.last_seen',
@@ -99,6 +124,14 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         .where('users.is_deleted', '=', false)
         .executeTakeFirst();
       if (!row || (row.kind === 'session') !== session) throw unauthorized();
+      const now = clock.now();
+      if (session) {
+        const idleMinutes = (await deps.settings.get()).web_session_idle_minutes;
+        if (idleMinutes > 0 && now.getTime() - row.last_used.getTime() > idleMinutes * 60_000)
+          throw unauthorized('the session ended after going unused; sign in again');
+        if (now.getTime() - row.last_used.getTime() > LAST_SEEN_RESOLUTION_MS)
+          await db.updateTable('tokens').set({ last_used: now }).where('id', '=', row.token_id).execute();
+      }
       // An on-behalf token opens the API on the authority of the technical user who had it issued.
       let holder = { id: row.id, roles: row.roles };
       if (row.kind === 'on_behalf') {

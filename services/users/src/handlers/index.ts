@@ -24,7 +24,10 @@ export function createHandlers(deps: {
     bus.nc.publish(bus.subject(AUTH_REVOKED_SUBJECT), JSON.stringify(message));
 
   return {
-    login: async ({ body }) => auth.login(body.email, body.password),
+    login: async ({ body }) => {
+      const { token, expires } = await auth.login(body.email, body.password);
+      return { token, expires };
+    },
     revokeToken: async ({ actor }) => {
       await auth.revoke(actor.token_id);
       if (actor.token_id) announceRevoked({ token_id: actor.token_id });
@@ -32,7 +35,11 @@ export function createHandlers(deps: {
     },
     createTokenOnBehalf: async ({ body, actor }) => auth.onBehalfToken(body.user_id, actor),
     authenticate: async ({ body }) => auth.authenticate(body.token, body.on_behalf_of, body.session),
-    startSession: async ({ body }) => auth.login(body.email, body.password, 'session'),
+    startSession: async ({ body }) => {
+      const { token, expires, ended } = await auth.login(body.email, body.password, 'session');
+      for (const token_id of ended) announceRevoked({ token_id });
+      return { token, expires };
+    },
     importUsers: async ({ body, actor }) => users.importMany(body.users, actor?.id ?? null),
     getWebhookSecret: async () => settings.webhookSecret(),
 
