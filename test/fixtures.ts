@@ -74,3 +74,19 @@ export async function contentEvents(
   }
   return out;
 }
+
+/**
+ * Signs in to the web app (POST /session) as a browser of this gateway would, with `headers`
+ * besides (Origin, a proxy's X-Forwarded-*): the answer, the `kn_session=…` cookie to send back
+ * and the session's CSRF token. Throws unless it is 201.
+ */
+export async function webSession(
+  api: System['api'],
+  credentials: { email: string; password: string },
+  headers: Record<string, string> = {},
+) {
+  const res = await api.post('/session').set(headers).send(credentials);
+  if (res.status !== 201) throw new Error(`signing in ${credentials.email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const setCookie = (res.headers['set-cookie'] as unknown as string[])[0]!;
+  return { res, setCookie, cookie: setCookie.split(';')[0]!, csrf: res.body.csrf as string };
+}

@@ -16,21 +16,21 @@ import {
 import type { Clock } from '@kn/service';
 import { type Logger, SpanKind, withRemoteSpan } from '@kn/telemetry';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { asyncApiDocument } from './asyncapi.ts';
 import { authenticator } from './auth.ts';
 import { type GatewayConfig, trustProxy } from './config.ts';
+import { docsRoutes } from './docs.ts';
 import { fileRoutes } from './files.ts';
+import { securityHeaders } from './headers.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
-import { docsPage, favicon, openApiDocument } from './openapi.ts';
-import { authorize, parsePart } from './request.ts';
+import { openApiDocument } from './openapi.ts';
+import { authorize, jsonBody, parsePart, requireJson } from './request.ts';
 import { type Route, routeTable } from './routes.ts';
-import { sessionRoutes } from './session.ts';
+import { sessionCookie, sessionRoutes } from './session.ts';
 import { webRoutes } from './web.ts';
 
 export const BASE = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const JSON_CHARSETS = /^utf-?(8|16(le|be)?|32(le|be)?)$/i;
 
 declare global {
   namespace Express {
@@ -39,8 +39,6 @@ declare global {
     }
   }
 }
-
-const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 
 export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Logger; clock: Clock }) {
   const { bus, config, logger } = options;
@@ -65,6 +63,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     res.setHeader('X-Request-Id', req.id);
     next();
   });
+  app.use(securityHeaders);
 
   app.get(['/healthz', `${BASE}/healthz`], (_req, res) => {
     res.json({ status: 'ok' });
@@ -93,15 +92,10 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   app.get(`${BASE}/asyncapi.json`, (_req, res) => {
     res.json(events);
   });
-  app.get([`${BASE}/docs`, `${BASE}/docs/`], (_req, res) => {
-    res.type('html').send(docsPage(BASE));
-  });
-  app.get(`${BASE}/docs/favicon.svg`, (_req, res) => {
-    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(favicon);
-  });
-  app.use(`${BASE}/docs/assets`, express.static(getAbsoluteFSPath(), { index: false }));
+  app.use(docsRoutes(BASE));
 
-  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS, clock: options.clock });
+  const cookie = sessionCookie({ publicUrl: config.PUBLIC_URL });
+  const auth = authenticator(bus, { ttlMs: config.AUTH_CACHE_MS, clock: options.clock, sessionOf: cookie.sessionOf });
   const limits = networkLimits(bus);
   const takeRate = rateLimiter(bus, { clock: options.clock });
   const loginAttempt = loginThrottle(takeRate);
@@ -123,20 +117,13 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     '/session',
     sessionRoutes({
       bus,
+      cookie,
       authenticate,
       loginAttempt: (req, email, setHeaders) =>
         loginAttempt(clientAddress(req.ip), email, limits.get().login_attempts_per_minute, setHeaders),
     }),
   );
-  const parseJson = express.json({ limit: config.BODY_LIMIT, strict: true });
-  // JSON is UTF-8 (or, per RFC 7159, UTF-16/32); body-parser would also decode any other `utf-*`
-  // iconv knows, UTF-7 included, and hand the result on as if it were what the client meant.
-  const json = (req: Request, res: Response, next: NextFunction) => {
-    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.get('content-type') ?? '')?.[1];
-    if (hasBody(req) && charset !== undefined && !JSON_CHARSETS.test(charset))
-      return next(unsupportedMediaType('JSON bodies must be UTF-8 (or UTF-16/32)'));
-    parseJson(req, res, next);
-  };
+  const json = jsonBody(config.BODY_LIMIT);
   const routes: Route[] = [];
   const files = fileRoutes({
     bus,
@@ -177,7 +164,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
               const query = parsePart(op.query, req.query, 'query');
               let body: unknown;
               if (op.body) {
-                if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
+                requireJson(req);
                 body = parsePart(op.body, req.body === undefined ? {} : req.body, 'body');
               }
               // Logging in is limited per client address and per email address (loginThrottle), everything else per token.
@@ -245,9 +232,9 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   return {
     app,
     /** Stops what the app runs beside requests (the limits' refresh, the revocation subscription). */
-    stop() {
-      limits.stop();
+    async stop() {
       auth.stop();
+      await limits.stop();
     },
   };
 }

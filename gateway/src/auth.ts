@@ -11,7 +11,7 @@ import {
 } from '@kn/contracts';
 import type { Clock } from '@kn/service';
 import type { Request } from 'express';
-import { sessionOf } from './session.ts';
+import type { SessionCookie } from './session.ts';
 
 const ON_BEHALF_ID = 'x-on-behalf-of-user-id';
 const ON_BEHALF_EMAIL = 'x-on-behalf-of-email';
@@ -49,7 +49,10 @@ interface Cached {
  * deleted, roles or password changed) on a core NATS subject and every gateway drops the entries
  * at once; the time limit only bounds the damage of a missed announcement.
  */
-export function authenticator(bus: Bus, options: { ttlMs: number; clock: Clock; maxEntries?: number }) {
+export function authenticator(
+  bus: Bus,
+  options: { ttlMs: number; clock: Clock; sessionOf: SessionCookie['sessionOf']; maxEntries?: number },
+) {
   const cache = new Map<string, Cached>();
   const maxEntries = options.maxEntries ?? 50_000;
   const sub = bus.nc.subscribe(bus.subject(AUTH_REVOKED_SUBJECT), {
@@ -72,7 +75,7 @@ export function authenticator(bus: Bus, options: { ttlMs: number; clock: Clock; 
       const onBehalf = onBehalfOf(req);
       const header = req.get('authorization') ?? '';
       // Without an Authorization header, the web app's session cookie (CSRF-checked on writes).
-      const session = header ? undefined : sessionOf(req);
+      const session = header ? undefined : options.sessionOf(req);
       const match = session ? [header, session] : /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
       if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
       // Keyed by a hash: the gateway's memory holds no usable token.

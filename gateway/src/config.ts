@@ -47,7 +47,21 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
       message: 'must be false, a number of hops, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal',
     })
     .describe(
-      'Which proxies in front of the gateway may name the client in `X-Forwarded-For` (the client address is what log-ins are limited by): `false`, none (the connecting address is the client); a number of hops (`1`: one load balancer, which must append the address it sees); or a comma-separated list of proxy addresses and subnets (`10.0.0.0/8`, also `loopback`, `linklocal`, `uniquelocal`). Trusting more than what is in front lets a client choose its own address.',
+      'Which proxies in front of the gateway may say who the client is and how it came: its address in `X-Forwarded-For` (what log-ins are limited by), `X-Forwarded-Proto` (https: Secure cookies and HSTS) and `X-Forwarded-Host` (the origin of the web app without `PUBLIC_URL`). `false`, none (the connecting address is the client); a number of hops (`1`: one load balancer, which must append the address it sees); or a comma-separated list of proxy addresses and subnets (`10.0.0.0/8`, also `loopback`, `linklocal`, `uniquelocal`). Trusting more than what is in front lets a client choose its own address.',
+    ),
+  // Empty is unset: docker-compose.yml hands on an unset variable as the empty string.
+  PUBLIC_URL: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .url({ protocol: /^https?$/ })
+        .refine((v) => !URL.canParse(v) || (new URL(v).pathname === '/' && !new URL(v).search && !new URL(v).hash), {
+          message: 'must be a base URL without a path, query or fragment (https://knowledge.example.com)',
+        })
+        .optional(),
+    )
+    .describe(
+      "The gateway's public base URL, as browsers reach it (`https://knowledge.example.com`): the only origin from which a change with the web app's session cookie is accepted, and an `https` one marks the cookie Secure. Unset: the address each request names (its `Host`, or `X-Forwarded-Host` and `X-Forwarded-Proto` from a proxy `TRUST_PROXY` trusts).",
     ),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connectBus } from '@kn/bus';
-import { type Clock, listen, natsProblem, startSteps, systemClock } from '@kn/service';
-import { createLogger, createMetrics, initTracing, metricsServer } from '@kn/telemetry';
+import { type Clock, listen, listenUrl, natsProblem, serveMetrics, startSteps, systemClock } from '@kn/service';
+import { createLogger, createMetrics, initTracing } from '@kn/telemetry';
 import { createApp } from './app.ts';
 import type { GatewayConfig } from './config.ts';
 
@@ -30,19 +29,12 @@ export async function start(config: GatewayConfig, options: { clock?: Clock } = 
   };
   try {
     const { app, stop: stopApp } = createApp({ bus, config, logger, clock: options.clock ?? systemClock });
-    closing.push(async () => stopApp());
-    const metricsHttp = await listen(
-      metricsServer(metrics, () => !bus.nc.isClosed()),
-      'METRICS_PORT',
-      config.METRICS_PORT,
-      '0.0.0.0',
-    );
+    closing.push(stopApp);
+    const { server: metricsHttp, url: metricsUrl } = await serveMetrics(metrics, bus, config);
     closing.push(() => new Promise<void>((resolve) => metricsHttp.close(() => resolve())));
     const server: Server = await listen(createServer(app), 'PORT', config.PORT, config.HOST);
     server.keepAliveTimeout = 65_000;
-    const { port } = server.address() as AddressInfo;
-    const url = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`;
-    const metricsUrl = `http://127.0.0.1:${(metricsHttp.address() as AddressInfo).port}/metrics`;
+    const url = listenUrl(server, config.HOST);
     logger.info({ url: `${url}/api/v1`, metrics: metricsUrl }, 'gateway listening');
     return {
       app,

@@ -41,7 +41,11 @@ export function networkLimits(bus: Bus) {
     } as never)
       .then(take)
       .catch((err) => bus.logger.warn({ err: (err as Error).message }, 'network limits not refreshed; keeping the last ones'));
-  const timer = setInterval(refresh, 30_000);
+  // The refresh under way: stopping waits for it, so that no question to the users service outlives the bus.
+  let refreshing = refresh();
+  const timer = setInterval(() => {
+    refreshing = refresh();
+  }, 30_000);
   timer.unref();
   const sub = bus.nc.subscribe(bus.subject('users.network-settings.updated.v1'), {
     callback: (_err, msg) => {
@@ -51,11 +55,12 @@ export function networkLimits(bus: Bus) {
     },
   });
   return {
-    ready: refresh(),
+    ready: refreshing,
     get: () => current,
-    stop() {
+    async stop() {
       clearInterval(timer);
       sub.unsubscribe();
+      await refreshing;
     },
   };
 }

@@ -200,26 +200,3 @@ export function openApiDocument(serverUrl = '/api/v1') {
     },
   };
 }
-
-/** The API reference page (Swagger UI); its links are absolute, so it works at /docs and /docs/. */
-export const docsPage = (base: string) => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Knowledge network API</title>
-<link rel="icon" type="image/svg+xml" href="${base}/docs/favicon.svg">
-<link rel="stylesheet" href="${base}/docs/assets/swagger-ui.css">
-</head>
-<body>
-<div id="ui"></div>
-<script src="${base}/docs/assets/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: ${JSON.stringify(`${base}/openapi.json`)}, dom_id: '#ui', deepLinking: true });</script>
-</body>
-</html>`;
-
-/** A small mark for the browser tab: a speech bubble with a question mark. */
-export const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
-<path d="M4 4h24a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H13l-7 6v-6H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" fill="#2b6cb0"/>
-<text x="16" y="20" font-family="sans-serif" font-size="16" font-weight="bold" text-anchor="middle" fill="#fff">?</text>
-</svg>
-`;

@@ -1,6 +1,30 @@
-import { type Actor, fieldErrors, forbidden, type Operation, validationError } from '@kn/contracts';
-import type { Request } from 'express';
+import { type Actor, fieldErrors, forbidden, type Operation, unsupportedMediaType, validationError } from '@kn/contracts';
+import express, { type Request, type RequestHandler } from 'express';
 import type { z } from 'zod';
+
+const JSON_CHARSETS = /^utf-?(8|16(le|be)?|32(le|be)?)$/i;
+
+export const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+
+/**
+ * Parses a JSON body of up to `limit`, for the API and POST /session alike. JSON is UTF-8 (or,
+ * per RFC 7159, UTF-16/32); body-parser would also decode any other `utf-*` iconv knows, UTF-7
+ * included, and hand the result on as if it were what the client meant: 415 instead.
+ */
+export function jsonBody(limit: string): RequestHandler {
+  const parse = express.json({ limit, strict: true });
+  return (req, res, next) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.get('content-type') ?? '')?.[1];
+    if (hasBody(req) && charset !== undefined && !JSON_CHARSETS.test(charset))
+      return next(unsupportedMediaType('JSON bodies must be UTF-8 (or UTF-16/32)'));
+    parse(req, res, next);
+  };
+}
+
+/** A body sent as anything but JSON is 415 (jsonBody leaves it unread). */
+export function requireJson(req: Request) {
+  if (hasBody(req) && !req.is('application/json')) throw unsupportedMediaType();
+}
 
 /**
  * Where in a decoded request part a string (or key) holds text Postgres cannot store: NUL, or an

@@ -1,8 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { type Bus, call } from '@kn/bus';
 import { type Actor, AppError, forbidden, unauthorized, usersOperations } from '@kn/contracts';
-import express, { type Request, type Response, Router } from 'express';
-import { parsePart } from './request.ts';
+import { type Request, type Response, Router } from 'express';
+import { jsonBody, parsePart, requireJson } from './request.ts';
 
 /*
  * Web sessions (docs/api.md, "Web sessions"): the web app signs in with email and password at
@@ -32,36 +32,56 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** A write from another origin is refused; a browser that names no Origin is judged by the CSRF token alone. */
-function sameOrigin(req: Request) {
-  const origin = req.get('origin');
-  if (origin !== undefined && origin !== `${req.protocol}://${req.get('host')}`)
-    throw forbidden('a change with the session cookie must come from the web app of this address');
-}
-
 /**
- * The session token of the request's cookie (undefined without one). A request that changes
- * something must carry the session's CSRF token and come from this origin (403 otherwise).
+ * The web app's session cookie as this gateway reads and writes it. Its origin is PUBLIC_URL's
+ * when set, else the one each request names (Host, or X-Forwarded-Host and -Proto from a proxy
+ * TRUST_PROXY trusts): a proxy that rewrites Host then needs PUBLIC_URL or X-Forwarded-Host.
  */
-export function sessionOf(req: Request): string | undefined {
-  const token = cookie(req, SESSION_COOKIE);
-  if (!token) return undefined;
-  if (!/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw unauthorized('the session cookie is malformed');
-  if (!SAFE_METHODS.has(req.method)) {
-    sameOrigin(req);
-    const sent = Buffer.from(req.get(CSRF_HEADER) ?? '');
-    const expected = Buffer.from(csrfOf(token));
-    if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
-      throw forbidden('a change with the session cookie needs the X-CSRF-Token header of the session');
-  }
-  return token;
-}
+export function sessionCookie(options: { publicUrl?: string }) {
+  const publicOrigin = options.publicUrl === undefined ? undefined : new URL(options.publicUrl).origin;
+  const originOf = (req: Request) => publicOrigin ?? `${req.protocol}://${req.host}`;
 
-const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: '/' });
+  /** A write from another origin is refused; a browser that names no Origin is judged by the CSRF token alone. */
+  function sameOrigin(req: Request) {
+    const origin = req.get('origin');
+    if (origin !== undefined && origin !== originOf(req))
+      throw forbidden('a change with the session cookie must come from the web app of this address');
+  }
+
+  return {
+    sameOrigin,
+    /**
+     * The session token of the request's cookie (undefined without one). A request that changes
+     * something must carry the session's CSRF token and come from this origin (403 otherwise).
+     */
+    sessionOf(req: Request): string | undefined {
+      const token = cookie(req, SESSION_COOKIE);
+      if (!token) return undefined;
+      if (!/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw unauthorized('the session cookie is malformed');
+      if (!SAFE_METHODS.has(req.method)) {
+        sameOrigin(req);
+        const sent = Buffer.from(req.get(CSRF_HEADER) ?? '');
+        const expected = Buffer.from(csrfOf(token));
+        if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
+          throw forbidden('a change with the session cookie needs the X-CSRF-Token header of the session');
+      }
+      return token;
+    },
+    /** Secure when the request came over https, or browsers reach the gateway over https (PUBLIC_URL). */
+    options: (req: Request) => ({
+      httpOnly: true,
+      sameSite: 'strict' as const,
+      secure: req.secure || publicOrigin?.startsWith('https:') === true,
+      path: '/',
+    }),
+  };
+}
+export type SessionCookie = ReturnType<typeof sessionCookie>;
 
 /** POST /session (sign in), GET /session (the CSRF token of the signed-in session), DELETE /session (sign out). */
 export function sessionRoutes(options: {
   bus: Bus;
+  cookie: SessionCookie;
   authenticate: (req: Request, requestId: string) => Promise<Actor>;
   /** The log-in throttle of POST /auth/login, per client address and email address. */
   loginAttempt: (
@@ -70,7 +90,7 @@ export function sessionRoutes(options: {
     setHeaders: (headers: Record<string, string>) => void,
   ) => Promise<{ check<T>(run: () => Promise<T>): Promise<T> }>;
 }) {
-  const { bus } = options;
+  const { bus, cookie: session } = options;
   const router = Router();
   const request = (req: Request, actor: Actor | null, body: unknown) => ({
     actor,
@@ -82,22 +102,23 @@ export function sessionRoutes(options: {
   });
   const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
 
-  router.post('/', express.json({ limit: '16kb', strict: true }), async (req, res) => {
+  router.post('/', jsonBody('16kb'), async (req, res) => {
     noStore(res);
     // Signing in from another site's form would sign the browser in as someone else.
-    sameOrigin(req);
+    session.sameOrigin(req);
+    requireJson(req);
     const body = parsePart(usersOperations.startSession.body, req.body ?? {}, 'body')!;
     const attempt = await options.loginAttempt(req, body.email.trim().toLowerCase(), (headers) => res.set(headers));
     const { token, expires } = await attempt.check(() =>
       call(bus, 'startSession', usersOperations.startSession, request(req, null, body) as never),
     );
-    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(req), expires: new Date(expires) });
+    res.cookie(SESSION_COOKIE, token, { ...session.options(req), expires: new Date(expires) });
     res.status(201).json({ csrf: csrfOf(token), expires });
   });
 
   router.get('/', async (req, res) => {
     noStore(res);
-    const token = sessionOf(req);
+    const token = session.sessionOf(req);
     if (!token) throw unauthorized('not signed in');
     const actor = await options.authenticate(req, req.id);
     res.json({ csrf: csrfOf(token), user_id: actor.id });
@@ -105,7 +126,7 @@ export function sessionRoutes(options: {
 
   router.delete('/', async (req, res) => {
     noStore(res);
-    if (sessionOf(req)) {
+    if (session.sessionOf(req)) {
       try {
         const actor = await options.authenticate(req, req.id);
         await call(bus, 'revokeToken', usersOperations.revokeToken, request(req, actor, undefined) as never);
@@ -114,7 +135,7 @@ export function sessionRoutes(options: {
         if (!(err instanceof AppError && err.status === 401)) throw err;
       }
     }
-    res.clearCookie(SESSION_COOKIE, cookieOptions(req));
+    res.clearCookie(SESSION_COOKIE, session.options(req));
     res.status(204).end();
   });
   return router;

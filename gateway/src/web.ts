@@ -1,36 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { notFound } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
-import express, { type Response, Router } from 'express';
+import express, { Router } from 'express';
+import { APP_POLICY, pageHeaders } from './headers.ts';
 
 /** The pages of the web app (web/src/routes.ts): each answers its index.html, the app draws the rest. */
 export const WEB_ROUTES = ['/', '/sign-in', '/ask', '/questions/:id', '/experts', '/notifications', '/settings', '/admin'];
-
-/**
- * What a page of the app may load: its own scripts and styles only (no inline script or style
- * element, nothing of another origin), images also from https (descriptions may show them), and
- * no framing.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-function secure(res: Response) {
-  res.set({
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'X-Frame-Options': 'DENY',
-  });
-}
 
 /**
  * The built web app (`pnpm --filter @kn/web build`, WEB_ROOT): its pages answer index.html, its
@@ -51,23 +27,15 @@ export function webRoutes(root: string, logger: Logger) {
   router.get('/assets/:file', (req, res, next) => {
     const file = String(req.params.file);
     if (!zipped.has(`${file}.gz`) || !req.acceptsEncodings('gzip')) return next();
-    secure(res);
     res.set({ 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Cache-Control': 'public, max-age=31536000, immutable' });
     res.type(path.extname(file));
     res.sendFile(path.join(assets, `${file}.gz`));
   });
-  router.use(
-    '/assets',
-    express.static(assets, {
-      index: false,
-      fallthrough: false,
-      immutable: true,
-      maxAge: '365d',
-      setHeaders: (res) => secure(res),
-    }),
-  );
+  // A file that is not there, or a path that cannot name one (`..`, a NUL), passes on to the 404.
+  router.use('/assets', express.static(assets, { index: false, redirect: false, immutable: true, maxAge: '365d' }));
+  router.use('/assets', (_req, _res, next) => next(notFound('asset')));
   router.get(WEB_ROUTES, (_req, res) => {
-    secure(res);
+    pageHeaders(res, APP_POLICY);
     res.set('Cache-Control', 'no-cache');
     res.sendFile(index);
   });

@@ -5,12 +5,12 @@ import { createDb, ensureDatabase, migrate } from '@kn/db';
 import { createLogger, createMetrics, initTracing, type Logger, type Metrics, metricsServer, shutdownTracing } from '@kn/telemetry';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
-import { listen, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
+import { listen, listenUrl, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
 
 export { internalRange, ipv6Words, isLocalhostName, outboundUrlProblem } from './addresses.ts';
 export { type IntervalJob, intervalJob, lockedJob, type Stoppable, serviceParts } from './background.ts';
 export { escapeHtml } from './html.ts';
-export { listen, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
+export { listen, listenUrl, natsProblem, postgresProblem, StartError, startSteps } from './start.ts';
 
 /**
  * Settings every service and the gateway share. Each service extends it with its own. Each
@@ -80,8 +80,29 @@ export const BaseConfig = z.object({
     .describe(
       'Where `GET /metrics` (Prometheus) and `GET /healthz` listen; 0: any free port (logged). Instances on one host need their own.',
     ),
+  METRICS_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe(
+      'The address `METRICS_PORT` listens on. Loopback by default: the metrics have no authentication, so only this machine reads them; `0.0.0.0` (all interfaces) when Prometheus scrapes from another host or container, behind a firewall or a network of its own.',
+    ),
 });
 export type BaseConfig = z.infer<typeof BaseConfig>;
+
+/**
+ * `GET /metrics` and `GET /healthz` (healthy while the NATS connection is open) on METRICS_HOST
+ * and METRICS_PORT; `url` is where this machine reads the metrics.
+ */
+export async function serveMetrics(metrics: Metrics, bus: Bus, config: Pick<BaseConfig, 'METRICS_HOST' | 'METRICS_PORT'>) {
+  const server = await listen(
+    metricsServer(metrics, () => !bus.nc.isClosed()),
+    'METRICS_PORT',
+    config.METRICS_PORT,
+    config.METRICS_HOST,
+  );
+  return { server, url: `${listenUrl(server, config.METRICS_HOST)}/metrics` };
+}
 
 /**
  * Where a process takes the time from when time is the subject (token expiry, say): the system's
@@ -164,13 +185,7 @@ export async function startRuntime<S>(options: {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from outbox`.execute(db);
       set({}, rows[0]?.n ?? 0);
     });
-    const server = await listen(
-      metricsServer(metrics, () => !bus.nc.isClosed()),
-      'METRICS_PORT',
-      config.METRICS_PORT,
-      '0.0.0.0',
-    );
-    const metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+    const { server, url: metricsUrl } = await serveMetrics(metrics, bus, config);
     logger.info({ metrics: metricsUrl }, 'metrics served');
     let stopping: Promise<void> | undefined;
     const runtime: Runtime<S> = {

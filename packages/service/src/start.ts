@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { type AddressInfo, isIPv6 } from 'node:net';
 import { backoff } from '@kn/bus';
 import type { Logger } from '@kn/telemetry';
 
@@ -112,6 +113,13 @@ export function listen(server: Server, setting: string, port: number, host: stri
       resolve(server);
     });
   });
+}
+
+/** The http:// address of a listening server as this machine reaches it (all interfaces: loopback). */
+export function listenUrl(server: Server, host: string) {
+  const { port } = server.address() as AddressInfo;
+  const reached = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${isIPv6(reached) ? `[${reached}]` : reached}:${port}`;
 }
 
 /** `startStep` with a process's retry budget and a log line for every wait. */
