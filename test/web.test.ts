@@ -152,6 +152,65 @@ describe('safe by default', () => {
   });
 });
 
+describe('what a page may lead to and load', () => {
+  test('after signing in, `next` leads only to a page of this origin: anything else to the questions, without a script error', async () => {
+    const who = await person('Nora', 'Next');
+    const origin = new URL(system.url).origin;
+    for (const [next, path] of [
+      ['/\\evil.example', '/'],
+      ['//evil.example', '/'],
+      ['/\t/evil.example', '/'],
+      ['https://evil.example/', '/'],
+      ['javascript:alert(1)', '/'],
+      ['//[', '/'],
+      ['/sign-in?next=/admin', '/'],
+      ['/experts?from=next', '/experts?from=next'],
+    ] as const) {
+      const page = await browser.newPage({ baseURL: system.url });
+      const errors: Error[] = [];
+      page.on('pageerror', (err) => errors.push(err));
+      try {
+        await signIn(page, who.email, PASSWORD, next);
+        const url = new URL(page.url());
+        expect({ next, errors: errors.map(String), at: url.origin + url.pathname + url.search }).toEqual({
+          next,
+          errors: [],
+          at: origin + path,
+        });
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  test('the API reference page draws the operations under its Content-Security-Policy, asking no other host', async () => {
+    const page = await newPage();
+    const refused: string[] = [];
+    const elsewhere: string[] = [];
+    // What the policy refused, as the page learns it.
+    await page.addInitScript(
+      "document.addEventListener('securitypolicyviolation', (e) => console.error('refused: ' + e.violatedDirective + ' ' + e.blockedURI))",
+    );
+    page.on('console', (msg) => {
+      if (msg.text().startsWith('refused: ')) refused.push(msg.text());
+    });
+    page.on('request', (req) => {
+      if (!req.url().startsWith(system.url) && !req.url().startsWith('data:')) elsewhere.push(req.url());
+    });
+    await page.goto(`${API}/docs`);
+    const operation = page.locator('.opblock', { hasText: '/questions/{id}' }).first();
+    await operation.locator('.opblock-summary').click();
+    // Try it out: the request goes to this gateway (without a token: 401, drawn with its highlighting).
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('input[placeholder="id"]').fill('1');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    await operation.locator('.live-responses-table .response-col_status', { hasText: '401' }).waitFor();
+    expect(refused).toEqual([]);
+    expect(elsewhere).toEqual([]);
+    await shot(page, 'api-docs');
+  });
+});
+
 describe('people of the network', () => {
   let asker: Person;
   let expert: Person;

@@ -11,6 +11,20 @@ export function navigate(href: string, replace = false) {
   if (!replace) window.scrollTo(0, 0);
 }
 
+/**
+ * Where `next` (of /sign-in) may lead: a page of this origin, never the sign-in page again;
+ * anything else (`//host`, `/\host`, `https://host`) leads to `/`.
+ */
+export function pageAfterSignIn(next: string | null): string {
+  if (!next?.startsWith('/')) return '/';
+  try {
+    // Resolved as the browser would: `/\host` is `//host`, another origin (`//[` no URL at all).
+    const url = new URL(next, location.origin);
+    if (url.origin === location.origin && !url.pathname.startsWith('/sign-in')) return url.pathname + url.search + url.hash;
+  } catch {}
+  return '/';
+}
+
 addEventListener('popstate', () => route.set({ path: location.pathname, query: new URLSearchParams(location.search) }));
 
 /** Links of the app move without a reload (plain left clicks only: a new tab stays a new tab). */

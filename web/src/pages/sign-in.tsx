@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { expired, signIn } from '../api.ts';
 import { t } from '../i18n.ts';
-import { navigate, route } from '../router.ts';
+import { navigate, pageAfterSignIn, route } from '../router.ts';
 import { useSignal } from '../signal.ts';
 import { ErrorBox, Page, useAction } from '../ui.tsx';
 
@@ -13,8 +13,7 @@ export function SignInPage() {
   const submit = async (event: Event) => {
     event.preventDefault();
     const ok = await action.run(() => signIn(email, password));
-    const next = route.get().query.get('next');
-    if (ok) navigate(next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : '/', true);
+    if (ok) navigate(pageAfterSignIn(route.get().query.get('next')), true);
   };
   return (
     <Page title={t('signIn.title')}>
