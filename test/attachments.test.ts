@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import { loadConfig as gatewayConfig, start as startGateway } from '@kn/gateway';
 import supertest from 'supertest';
+import { docxWith, pdfWith, storedAttachmentObjects } from './documents.ts';
 import { API, contentEvents, publishedQuestion, publishedSolution } from './fixtures.ts';
 import { type System, startSystem } from './system.ts';
 
@@ -18,78 +18,6 @@ beforeAll(async () => {
   other = await system.createUser();
 });
 afterAll(() => system?.stop());
-
-/** A one-page PDF showing `text` (offsets computed, so pdf.js reads it without repair). */
-function pdfWith(text: string) {
-  const content = `BT /F1 24 Tf 72 700 Td (${text}) Tj ET`;
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
-/** A zip of stored (uncompressed) entries: enough for a minimal DOCX. */
-function zip(entries: Record<string, string>) {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(entries)) {
-    const data = Buffer.from(text, 'utf8');
-    const nameBytes = Buffer.from(name, 'utf8');
-    const crc = crc32(data) >>> 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    locals.push(local, nameBytes, data);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + data.length;
-  }
-  const dir = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(entries).length, 8);
-  end.writeUInt16LE(Object.keys(entries).length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
-}
-
-function docxWith(text: string) {
-  return zip({
-    '[Content_Types].xml':
-      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    '_rels/.rels':
-      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-    'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
-  });
-}
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -263,17 +191,7 @@ test('too large (413 FileTooLarge), empty (400), no file (400), not multipart (4
   expect((await system.api.get(`${API}/questions/${q}/attachments`).set(...poser.auth)).body.total).toBe(1);
   // Only the one accepted upload's bytes remain in the object store (refused ones were removed).
   const names = await system.services.content.runtime.db.selectFrom('attachments').select('object_name').execute();
-  // Read the object store's metadata subjects directly (one rolled-up message per object).
-  const { bus } = system.services.content.runtime;
-  const bucket = `${bus.streamName('content')}_ATTACHMENTS`;
-  const info = await bus.jsm.streams.info(`OBJ_${bucket}`, { subjects_filter: `$O.${bucket}.M.>` });
-  const stored: string[] = [];
-  for (const subject of Object.keys(info.state.subjects ?? {})) {
-    const msg = await bus.jsm.streams.getMessage(`OBJ_${bucket}`, { last_by_subj: subject });
-    const meta = msg?.json<{ name: string; deleted?: boolean }>();
-    if (meta && !meta.deleted) stored.push(meta.name);
-  }
-  expect(stored.sort()).toEqual(names.map((n) => n.object_name).sort());
+  expect(await storedAttachmentObjects(system)).toEqual(names.map((n) => n.object_name).sort());
 });
 
 test('delete: uploader, parent author or admin; 204 then 404', async () => {

@@ -205,6 +205,43 @@ test('a malformed row is skipped and reported with its file and row number', asy
   }
 }, 60_000);
 
+test('a description past a limit is a malformed row, reported with its place and skipped; the rest is imported', async () => {
+  // 300 elements open at once (the content service refuses more than 256), and a body longer than an import takes.
+  const deep = '&lt;i&gt;'.repeat(300);
+  const row = (attributes: string) => `<row CreationDate="2015-02-01T10:00:00.000" OwnerUserId="1" ${attributes} />`;
+  const dir = dump({
+    'Posts.xml': [
+      `<posts>${row('Id="1" PostTypeId="1" Body="&lt;p&gt;A fine question&lt;/p&gt;" Title="A fine question about limits" Tags="&lt;tiny&gt;"')}`,
+      row(`Id="2" PostTypeId="2" ParentId="1" Body="${deep}"`),
+      row('Id="3" PostTypeId="2" ParentId="1" Body="&lt;p&gt;A fine answer&lt;/p&gt;"'),
+      row(`Id="4" PostTypeId="1" Body="${deep}" Title="A question nested too deep"`),
+      `${row(`Id="5" PostTypeId="1" Body="${'x'.repeat(1_000_001)}" Title="A question far too long"`)}</posts>`,
+    ].join('\n'),
+    'Comments.xml':
+      '<comments><row Id="1" PostId="2" Text="on the refused answer" CreationDate="2015-02-03T10:00:00.000" UserId="1" />' +
+      '<row Id="2" PostId="3" Text="on the fine answer" CreationDate="2015-02-03T10:00:00.000" UserId="1" /></comments>',
+  });
+  try {
+    const summary = await importDump({ dir, bus: system.services.content.runtime.bus, stateDir: state, target: 'test' });
+    expect(summary.malformed.rows).toEqual([
+      { file: 'Posts.xml', index: 2, line: 2, reason: 'Body: the HTML is nested deeper than 256 elements' },
+      { file: 'Posts.xml', index: 4, line: 4, reason: 'Body: the HTML is nested deeper than 256 elements' },
+      { file: 'Posts.xml', index: 5, line: 5, reason: 'Body: longer than 1000000 characters' },
+    ]);
+    expect(summary.questions.created).toBe(1);
+    expect(summary.solutions.created).toBe(1);
+    expect(summary.comments.created).toBe(1);
+    const imported = await db()
+      .selectFrom('questions')
+      .select('external_id')
+      .where('external_id', 'like', `stackexchange:${summary.site}:post:%`)
+      .execute();
+    expect(imported.map((q) => q.external_id)).toEqual([`stackexchange:${summary.site}:post:1`]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
 test('a missing file and a file of another format stop the import with a clear error', async () => {
   const missing = dump({ 'Votes.xml': '' });
   const other = dump({ 'Posts.xml': '<feed><entry /></feed>' });

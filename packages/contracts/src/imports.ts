@@ -14,7 +14,9 @@ import { EventSolution } from './solutions.ts';
  */
 
 const ExternalId = z.string().min(1).max(191);
-const Html = z.string().max(1_000_000);
+/** Characters of one imported description at most: an importer reports a longer one as a malformed row. */
+export const IMPORTED_HTML_MAX_CHARS = 1_000_000;
+const Html = z.string().max(IMPORTED_HTML_MAX_CHARS);
 
 export const ImportedComment = z.object({
   external_id: ExternalId,

@@ -3,16 +3,17 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Bus, call } from '@kn/bus';
-import { type ImportedQuestion, importOperations, type Operation, usersOperations } from '@kn/contracts';
+import { IMPORTED_HTML_MAX_CHARS, type ImportedQuestion, importOperations, type Operation, usersOperations } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
 import { DumpError } from './reader.ts';
-import { LinkType, type Malformed, type Row } from './rows.ts';
+import { dumpFiles, LinkType, type Malformed, type Row } from './rows.ts';
 import {
   addCounter,
   counter,
   fingerprint,
   getMeta,
   openStage,
+  positionOf,
   removeStage,
   type Stage,
   setMeta,
@@ -245,77 +246,131 @@ export async function importDump(options: ImportOptions): Promise<ImportSummary>
     let done = Number((db.prepare('select count(*) as n from questions where id <= ?').get(last) as { n: number }).n);
     let batch: ImportedQuestion[] = [];
     let bytes = 0;
+    /** Questions of the dump up to batchLast (in the batch or not importable) since the last checkpoint. */
+    let questionsRead = 0;
     let batchLast = last;
+    // Rows whose description cannot be imported (longer than an import takes, or refused by the
+    // content service past one of its limits): recorded as malformed with the batch's checkpoint.
+    type Importable = (file: string, rowId: number, field: string, html: string) => boolean;
+    type Sources = Map<string, { file: string; id: number; field: string }>;
+    const insertMalformed = db.prepare('insert into malformed (file, idx, line, reason) values (?, ?, ?, ?)');
+    let unimported: Malformed[] = [];
+    const malformed = (file: string, id: number, reason: string): Malformed => ({
+      file,
+      ...(positionOf(db, file, id) ?? { index: 0, line: 0 }),
+      reason,
+    });
+    /** Where each row of the batch comes from, by external id, for the content service's refusals. */
+    let sources: Sources = new Map();
     const flush = async () => {
-      if (batch.length === 0) return;
-      const result = await rpc(bus(options), 'importQuestions', importOperations.importQuestions, { questions: batch });
-      const sent = batch.length;
+      if (batch.length === 0 && unimported.length === 0) return;
+      const result = batch.length
+        ? await rpc(bus(options), 'importQuestions', importOperations.importQuestions, { questions: batch })
+        : undefined;
+      for (const refused of result?.refused ?? []) {
+        const source = sources.get(refused.external_id);
+        if (source) unimported.push(malformed(source.file, source.id, `${source.field}: ${refused.reason}`));
+      }
       transaction(db, () => {
         for (const kind of ['questions', 'solutions', 'comments'] as const) {
-          addCounter(db, `${kind}.created`, result[kind].created);
-          addCounter(db, `${kind}.skipped`, result[kind].skipped);
+          addCounter(db, `${kind}.created`, result?.[kind].created ?? 0);
+          addCounter(db, `${kind}.skipped`, result?.[kind].skipped ?? 0);
         }
+        for (const m of unimported) insertMalformed.run(m.file, m.index, m.line, m.reason);
         setMeta(db, 'questions:last', String(batchLast));
       });
-      done += sent;
+      done += questionsRead;
       progress('questions', done, total);
       batch = [];
       bytes = 0;
+      questionsRead = 0;
+      unimported = [];
+      sources = new Map();
+    };
+    const posts = dumpFiles.posts.file;
+    const commentsFile = dumpFiles.comments.file;
+    /** A question with its answers and comments as importQuestions takes it, without what `importable` refuses. */
+    const questionItem = (q: Row<'posts'>, importable: Importable, from: Sources): ImportedQuestion => {
+      from.set(ext('post', q.Id), { file: posts, id: q.Id, field: 'Body' });
+      const answers = (answersOf.all(q.Id) as Array<{ row: string }>)
+        .map((a) => JSON.parse(a.row) as Row<'posts'>)
+        .filter((a) => importable(posts, a.Id, 'Body', a.Body));
+      for (const a of answers) from.set(ext('post', a.Id), { file: posts, id: a.Id, field: 'Body' });
+      const comments = [q, ...answers].flatMap((post) =>
+        (commentsOf.all(post.Id) as Array<{ row: string }>).flatMap((c) => {
+          const comment = JSON.parse(c.row) as Row<'comments'>;
+          // Comments are plain text in a dump.
+          const description = `<p>${escapeHtml(comment.Text)}</p>`;
+          if (!importable(commentsFile, comment.Id, 'Text', description)) return [];
+          from.set(ext('comment', comment.Id), { file: commentsFile, id: comment.Id, field: 'Text' });
+          return [
+            {
+              external_id: ext('comment', comment.Id),
+              author_id: author(comment.UserId),
+              description,
+              created: comment.CreationDate,
+              upvote_count: Math.max(0, comment.Score ?? 0),
+              solution_external_id: post === q ? null : ext('post', post.Id),
+            },
+          ];
+        }),
+      );
+      return {
+        external_id: ext('post', q.Id),
+        author_id: author(q.OwnerUserId),
+        title: q.Title ?? '',
+        description: q.Body,
+        language,
+        tags: q.Tags,
+        created: q.CreationDate,
+        updated: iso(q.LastEditDate) ?? null,
+        last_activity: iso(q.LastActivityDate) ?? null,
+        view_count: q.ViewCount ?? 0,
+        upvote_count: voteOf(q.Id).up,
+        solutions: answers.map((a) => {
+          const v = voteOf(a.Id);
+          // Accept votes carry only the day: never before the answer itself.
+          const accepted = q.AcceptedAnswerId === a.Id ? (v.accepted && v.accepted > a.CreationDate ? v.accepted : a.CreationDate) : null;
+          return {
+            external_id: ext('post', a.Id),
+            author_id: author(a.OwnerUserId),
+            description: a.Body,
+            created: a.CreationDate,
+            updated: iso(a.LastEditDate) ?? null,
+            upvote_count: v.up,
+            downvote_count: v.down,
+            accepted,
+          };
+        }),
+        comments,
+      };
     };
     for (;;) {
       const rows = page.all(last) as Array<{ id: number; row: string }>;
       if (rows.length === 0) break;
       for (const { id, row } of rows) {
         const q = JSON.parse(row) as Row<'posts'>;
-        const answers = (answersOf.all(q.Id) as Array<{ row: string }>).map((a) => JSON.parse(a.row) as Row<'posts'>);
-        const comments = [q, ...answers].flatMap((post) =>
-          (commentsOf.all(post.Id) as Array<{ row: string }>).map((c) => {
-            const comment = JSON.parse(c.row) as Row<'comments'>;
-            return {
-              external_id: ext('comment', comment.Id),
-              author_id: author(comment.UserId),
-              // Comments are plain text in a dump.
-              description: `<p>${escapeHtml(comment.Text)}</p>`,
-              created: comment.CreationDate,
-              upvote_count: Math.max(0, comment.Score ?? 0),
-              solution_external_id: post === q ? null : ext('post', post.Id),
-            };
-          }),
-        );
-        const item: ImportedQuestion = {
-          external_id: ext('post', q.Id),
-          author_id: author(q.OwnerUserId),
-          title: q.Title ?? '',
-          description: q.Body,
-          language,
-          tags: q.Tags,
-          created: q.CreationDate,
-          updated: iso(q.LastEditDate) ?? null,
-          last_activity: iso(q.LastActivityDate) ?? null,
-          view_count: q.ViewCount ?? 0,
-          upvote_count: voteOf(q.Id).up,
-          solutions: answers.map((a) => {
-            const v = voteOf(a.Id);
-            // Accept votes carry only the day: never before the answer itself.
-            const accepted = q.AcceptedAnswerId === a.Id ? (v.accepted && v.accepted > a.CreationDate ? v.accepted : a.CreationDate) : null;
-            return {
-              external_id: ext('post', a.Id),
-              author_id: author(a.OwnerUserId),
-              description: a.Body,
-              created: a.CreationDate,
-              updated: iso(a.LastEditDate) ?? null,
-              upvote_count: v.up,
-              downvote_count: v.down,
-              accepted,
-            };
-          }),
-          comments,
+        // What of this question cannot be imported, and where what is sent comes from: they join
+        // the batch with the question (after a flush of the batch before it).
+        const reports: Malformed[] = [];
+        const from: Sources = new Map();
+        const importable: Importable = (file, rowId, field, html) => {
+          if (html.length <= IMPORTED_HTML_MAX_CHARS) return true;
+          reports.push(malformed(file, rowId, `${field}: longer than ${IMPORTED_HTML_MAX_CHARS} characters`));
+          return false;
         };
-        const size = JSON.stringify(item).length;
-        if (batch.length && (bytes + size > batchBytes || batch.length >= 100)) await flush();
-        batch.push(item);
-        bytes += size;
+        // Without its question, nothing of it is imported (its answers and comments are not counted).
+        const item = importable(posts, q.Id, 'Body', q.Body) ? questionItem(q, importable, from) : undefined;
+        const size = item ? JSON.stringify(item).length : 0;
+        if (item && batch.length && (bytes + size > batchBytes || batch.length >= 100)) await flush();
+        if (item) {
+          batch.push(item);
+          bytes += size;
+        }
+        unimported.push(...reports);
+        for (const [external, source] of from) sources.set(external, source);
         batchLast = id;
+        questionsRead++;
       }
       last = rows[rows.length - 1].id;
     }

@@ -25,22 +25,39 @@ create table if not exists votes (post_id integer primary key, up integer not nu
 create table if not exists links (id integer primary key, post_id integer not null, related_id integer not null, type integer not null);
 create table if not exists question_tags (question_id integer not null, tag text not null, primary key (question_id, tag));
 create table if not exists malformed (file text not null, idx integer not null, line integer not null, reason text not null);
+create table if not exists positions (file text not null, id integer not null, idx integer not null, line integer not null, primary key (file, id));
 create table if not exists user_ids (se_id integer primary key, kn_id integer not null);
 create table if not exists counters (name text primary key, value integer not null);
 `;
 
 export type Stage = DatabaseSync;
 
-/** The fingerprint of a dump folder: names, sizes and modification times of the files read. */
+/**
+ * The layout of the staging file: a checkpoint of another layout is not resumed but staged again
+ * (2: `positions`, where each post and comment stands in its file).
+ */
+const LAYOUT = 2;
+
+/** The fingerprint of a dump folder: names, sizes and modification times of the files read (and the staging layout). */
 export function fingerprint(dir: string): string {
-  return Object.values(dumpFiles)
+  return `layout ${LAYOUT}|${Object.values(dumpFiles)
     .map((f) => {
       const file = dumpFileOnDisk(path.join(dir, f.file));
       if (!file) throw missingFile(path.join(dir, f.file));
       const s = statSync(file);
       return `${path.basename(file)}:${s.size}:${s.mtimeMs}`;
     })
-    .join(',');
+    .join(',')}`;
+}
+
+/**
+ * Where a staged post or comment stands in its file (for the report of a row the content service
+ * refused: its description passed a limit), or undefined for one staged by an older layout.
+ */
+export function positionOf(db: Stage, file: string, id: number): { index: number; line: number } | undefined {
+  return db.prepare('select idx as "index", line from positions where file = ? and id = ?').get(file, id) as
+    | { index: number; line: number }
+    | undefined;
 }
 
 export function openStage(file: string): Stage {
@@ -91,7 +108,7 @@ export function transaction<T>(db: Stage, fn: () => T): T {
  */
 export async function stageDump(db: Stage, dir: string, onRow: (file: string, rows: number, done: boolean) => void) {
   db.exec(
-    'delete from users; delete from tags; delete from questions; delete from answers; delete from comments; delete from votes; delete from links; delete from question_tags; delete from malformed;',
+    'delete from users; delete from tags; delete from questions; delete from answers; delete from comments; delete from votes; delete from links; delete from question_tags; delete from malformed; delete from positions;',
   );
   const insertMalformed = db.prepare('insert into malformed (file, idx, line, reason) values (?, ?, ?, ?)');
   const statements = {
@@ -106,6 +123,7 @@ export async function stageDump(db: Stage, dir: string, onRow: (file: string, ro
        on conflict (post_id) do update set up = up + excluded.up, down = down + excluded.down, accepted = coalesce(accepted, excluded.accepted)`,
     ),
     link: db.prepare('insert or replace into links (id, post_id, related_id, type) values (?, ?, ?, ?)'),
+    position: db.prepare('insert or replace into positions (file, id, idx, line) values (?, ?, ?, ?)'),
   };
   const handlers: { [F in DumpFile]: (row: Row<F>, raw: { index: number; line: number }) => string | undefined } = {
     users: (u) => {
@@ -116,7 +134,7 @@ export async function stageDump(db: Stage, dir: string, onRow: (file: string, ro
       statements.tags.run(t.TagName);
       return undefined;
     },
-    posts: (p) => {
+    posts: (p, raw) => {
       if (p.PostTypeId === PostType.question) {
         if (!p.Title?.trim()) return 'Title: a question needs a title';
         statements.question.run(p.Id, JSON.stringify(p));
@@ -124,12 +142,16 @@ export async function stageDump(db: Stage, dir: string, onRow: (file: string, ro
       } else if (p.PostTypeId === PostType.answer) {
         if (p.ParentId === undefined) return 'ParentId: an answer needs its question';
         statements.answer.run(p.Id, p.ParentId, JSON.stringify(p));
+      } else {
+        // Tag wikis, moderator nominations and the like are not content of this network.
+        return undefined;
       }
-      // Tag wikis, moderator nominations and the like are not content of this network.
+      statements.position.run(dumpFiles.posts.file, p.Id, raw.index, raw.line);
       return undefined;
     },
-    comments: (c) => {
+    comments: (c, raw) => {
       statements.comment.run(c.Id, c.PostId, JSON.stringify(c));
+      statements.position.run(dumpFiles.comments.file, c.Id, raw.index, raw.line);
       return undefined;
     },
     votes: (v) => {

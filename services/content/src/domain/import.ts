@@ -87,7 +87,7 @@ export function importDomain(deps: ContentDeps) {
         clean.set(row.external_id, await text.sanitize(row.description));
       } catch (err) {
         if (!isRefusal(err)) throw err;
-        refused.push({ external_id: row.external_id, reason: err.message });
+        refused.push({ external_id: row.external_id, reason: err.errors?.[0]?.message ?? err.message });
       }
     return clean;
   }
