@@ -3,28 +3,38 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 import type { System } from './system.ts';
 
-/** A one-page PDF showing `text` (offsets computed, so pdf.js reads it without repair). */
-export function pdfWith(text: string) {
-  const content = `BT /F1 24 Tf 72 700 Td (${text}) Tj ET`;
+/**
+ * A PDF of these pages, each given as its content stream (latin1; `filter` names how it is encoded),
+ * offsets computed, so pdf.js reads it without repair.
+ */
+export function pdfOfPages(contents: string[], { filter }: { filter?: string } = {}) {
+  const pages = contents.length;
+  // 1 catalog, 2 pages, 3 the font; then each page and its content stream.
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    `<< /Type /Pages /Kids [${contents.map((_, i) => `${4 + 2 * i} 0 R`).join(' ')}] /Count ${pages} >>`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...contents.flatMap((content, i) => [
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${5 + 2 * i} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
+      `<< /Length ${content.length}${filter ? ` /Filter /${filter}` : ''} >>\nstream\n${content}\nendstream`,
+    ]),
   ];
-  let out = '%PDF-1.4\n';
+  const chunks = ['%PDF-1.4\n'];
+  let length = chunks[0]!.length;
   const offsets: number[] = [];
   objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    offsets.push(length);
+    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
+    chunks.push(object);
+    length += object.length;
   });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
+  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)];
+  chunks.push(...xref, `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return Buffer.from(chunks.join(''), 'latin1');
 }
+
+/** A one-page PDF showing `text`. */
+export const pdfWith = (text: string) => pdfOfPages([`BT /F1 24 Tf 72 700 Td (${text}) Tj ET`]);
 
 /** A zip of these entries, stored, or deflated with `deflate` (sizes in the headers as they are). */
 export function zip(entries: Record<string, string | Buffer>, { deflate = false } = {}) {

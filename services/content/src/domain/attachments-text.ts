@@ -5,6 +5,11 @@ import { sanitizeDescription } from './html.ts';
 export const MAX_EXTRACTED_CHARS = 100_000;
 /** Text read before whitespace is collapsed: room for the runs of spaces and line ends that go. */
 const RAW_CHARS = MAX_EXTRACTED_CHARS * 2;
+/**
+ * Bytes of an HTML file read: the text wanted is in its first few megabytes (markup and all), and
+ * sanitizing a whole upload of 25 MiB took more than a worker's 256 MiB.
+ */
+export const HTML_BYTES = 4 * 1024 * 1024;
 /** Entries of a DOCX read at most: a document has tens (its parts, its images); this is far above any real one. */
 export const MAX_ZIP_ENTRIES = 10_000;
 
@@ -52,7 +57,8 @@ export async function extractText(bytes: Uint8Array, mimeType: string, name: str
   if (isPdf(mime, name)) text = await pdfText(bytes);
   else if (isDocx(mime, name))
     text = await docxText(bytes, { maxEntries: MAX_ZIP_ENTRIES, maxUnpackedBytes: limits.maxUnpackedBytes, maxChars: RAW_CHARS });
-  else if (isHtml(mime, name)) text = sanitizeDescription(new TextDecoder().decode(bytes), { maxDepth: limits.maxDepth }).text;
+  else if (isHtml(mime, name))
+    text = sanitizeDescription(new TextDecoder().decode(bytes.subarray(0, HTML_BYTES)), { maxDepth: limits.maxDepth }).text;
   // At most four bytes a character: the text wanted is in the file's first bytes.
   else if (isText(mime, name)) text = new TextDecoder().decode(bytes.subarray(0, RAW_CHARS * 4));
   // Control characters (PDF artefacts) would be escaped to six bytes each in the event's JSON.
