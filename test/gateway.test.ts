@@ -63,6 +63,23 @@ describe('errors have the contract shape', () => {
     expectError(await system.api.get('/elsewhere'), 404, 'NotFound');
   });
 
+  test('a method a path does not have is 405 MethodNotAllowed with Allow, before authentication; OPTIONS lists them', async () => {
+    for (const method of ['delete', 'patch', 'post'] as const) {
+      const res = await system.api[method]('/api/v1/settings');
+      expectError(res, 405, 'MethodNotAllowed');
+      expect(res.headers.allow).toBe('GET, PUT, HEAD, OPTIONS');
+    }
+    const trace = await system.api.trace('/api/v1/questions/1/publish').set(...bearer(system.adminToken));
+    expectError(trace, 405, 'MethodNotAllowed');
+    expect(trace.headers.allow).toBe('PUT, OPTIONS');
+    // /users/me is its own path, not /users/{id} with the id "me".
+    const me = await system.api.delete('/api/v1/users/me').set(...bearer(system.adminToken));
+    expectError(me, 405, 'MethodNotAllowed');
+    expect(me.headers.allow).toBe('GET, HEAD, OPTIONS');
+    const options = await system.api.options('/api/v1/users/42');
+    expect({ status: options.status, allow: options.headers.allow }).toEqual({ status: 204, allow: 'GET, PUT, DELETE, HEAD, OPTIONS' });
+  });
+
   test('JSON null and arrays where an object belongs are refused', async () => {
     const res = await system.api
       .put('/api/v1/users/me/settings')

@@ -1324,7 +1324,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            code: "ValidationError" | "InvalidJson" | "MultipleOnBehalfHeaders" | "Unauthorized" | "Forbidden" | "NotFound" | "Conflict" | "PayloadTooLarge" | "FileTooLarge" | "ContentTooLarge" | "UnsupportedMediaType" | "PublishValidationError" | "ContentTooComplex" | "RateLimited" | "InternalError" | "ServiceUnavailable" | "SearchIndexLoading";
+            code: "ValidationError" | "InvalidJson" | "MultipleOnBehalfHeaders" | "Unauthorized" | "Forbidden" | "NotFound" | "MethodNotAllowed" | "Conflict" | "PayloadTooLarge" | "FileTooLarge" | "ContentTooLarge" | "UnsupportedMediaType" | "PublishValidationError" | "ContentTooComplex" | "RateLimited" | "InternalError" | "ServiceUnavailable" | "SearchIndexLoading";
             /** @description for people; not a contract */
             message: string;
             /** @description on validation failures (400 ValidationError, 422): one per field */

@@ -416,6 +416,7 @@ export const errorStatuses: Record<ErrorCode, number> = {
   Unauthorized: 401,
   Forbidden: 403,
   NotFound: 404,
+  MethodNotAllowed: 405,
   Conflict: 409,
   PayloadTooLarge: 413,
   FileTooLarge: 413,

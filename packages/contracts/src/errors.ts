@@ -13,6 +13,7 @@ export const ErrorCodes = {
   Unauthorized: 401,
   Forbidden: 403,
   NotFound: 404,
+  MethodNotAllowed: 405,
   Conflict: 409,
   PayloadTooLarge: 413,
   FileTooLarge: 413,
@@ -91,6 +92,9 @@ export const multipleOnBehalfHeaders = () => new AppError(400, 'MultipleOnBehalf
 export const unauthorized = (message = 'missing, unknown or expired token') => new AppError(401, 'Unauthorized', message);
 export const forbidden = (message = 'not allowed') => new AppError(403, 'Forbidden', message);
 export const notFound = (what = 'resource') => new AppError(404, 'NotFound', `${what} not found`);
+/** A method the path's resource does not have; `allow` lists those it has (the Allow header). */
+export const methodNotAllowed = (method: string, allow: string) =>
+  new AppError(405, 'MethodNotAllowed', `${method} is not a method of this path; it has ${allow}`, { headers: { Allow: allow } });
 export const conflict = (message: string) => new AppError(409, 'Conflict', message);
 export const payloadTooLarge = (message: string) => new AppError(413, 'PayloadTooLarge', message);
 export const fileTooLarge = (message: string) => new AppError(413, 'FileTooLarge', message);
