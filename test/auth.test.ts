@@ -273,6 +273,39 @@ describe('acting on behalf', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('ValidationError');
   });
+
+  test('authentication comes first: without a valid token, act-on-behalf headers are 401 whatever they say', async () => {
+    const target = await system.createUser();
+    const both = (req: ReturnType<typeof system.api.get>) =>
+      req.set('X-On-Behalf-Of-User-Id', String(target.user.id)).set('X-On-Behalf-Of-Email', target.user.email);
+    for (const res of [
+      await both(system.api.get('/api/v1/users/me')),
+      await both(system.api.get('/api/v1/users/me').set(...bearer('not-a-token-of-this-network'))),
+      await system.api.get('/api/v1/users/me').set('X-On-Behalf-Of-Email', ''),
+      await system.api
+        .get('/api/v1/users/me')
+        .set(...bearer('not-a-token'))
+        .set('X-On-Behalf-Of-User-Id', 'abc'),
+    ]) {
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 401, code: 'Unauthorized' });
+    }
+  });
+
+  test('X-On-Behalf-Of-Email is an email address by the rule of every address: empty, 0 or a@b are 400', async () => {
+    const technical = await system.createUser({}, ['on_behalf_user']);
+    for (const value of ['', '0', 'a@b', `${'x'.repeat(180)}@example.com`]) {
+      const res = await system.api
+        .get('/api/v1/users/me')
+        .set(...technical.auth)
+        .set('X-On-Behalf-Of-Email', value);
+      expect({ value, status: res.status, code: res.body.code, path: res.body.errors?.[0]?.path }).toEqual({
+        value,
+        status: 400,
+        code: 'ValidationError',
+        path: 'X-On-Behalf-Of-Email',
+      });
+    }
+  });
 });
 
 describe('auth matrix: every endpoint with no token, a wrong role and the right role', () => {

@@ -4,6 +4,7 @@ import {
   type Actor,
   AUTH_REVOKED_SUBJECT,
   AuthRevoked,
+  Email,
   multipleOnBehalfHeaders,
   unauthorized,
   usersOperations,
@@ -13,22 +14,27 @@ import type { Clock } from '@kn/service';
 import type { Request } from 'express';
 import type { SessionCookie } from './session.ts';
 
-const ON_BEHALF_ID = 'x-on-behalf-of-user-id';
-const ON_BEHALF_EMAIL = 'x-on-behalf-of-email';
+const ON_BEHALF_ID = 'X-On-Behalf-Of-User-Id';
+const ON_BEHALF_EMAIL = 'X-On-Behalf-Of-Email';
 
 /** Reads the act-on-behalf header; a second one (the same name twice, or both names) is refused. */
 export function onBehalfOf(req: Request): { user_id: number } | { email: string } | null {
   const sent: Array<[string, string]> = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i].toLowerCase();
-    if (name === ON_BEHALF_ID || name === ON_BEHALF_EMAIL) sent.push([name, req.rawHeaders[i + 1].trim()]);
+    if (name === ON_BEHALF_ID.toLowerCase() || name === ON_BEHALF_EMAIL.toLowerCase()) sent.push([name, req.rawHeaders[i + 1].trim()]);
   }
   if (sent.length === 0) return null;
   if (sent.length > 1) throw multipleOnBehalfHeaders();
   const [name, value] = sent[0];
-  if (name === ON_BEHALF_EMAIL) {
-    if (!value || value.length > 191) throw validationError(`${ON_BEHALF_EMAIL} must be an email address`);
-    return { email: value };
+  if (name === ON_BEHALF_EMAIL.toLowerCase()) {
+    // The rule of every email address of the API (users' own): an empty value, or `0`, is no address.
+    const email = Email.safeParse(value);
+    if (!email.success)
+      throw validationError(`${ON_BEHALF_EMAIL} must be an email address`, [
+        { path: ON_BEHALF_EMAIL, code: 'invalid_format', message: 'expected an email address' },
+      ]);
+    return { email: email.data };
   }
   if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2147483647)
     throw validationError(`${ON_BEHALF_ID} must be a user id`, [
@@ -72,34 +78,54 @@ export function authenticator(
 
   return {
     async authenticate(req: Request, requestId: string): Promise<Actor> {
-      const onBehalf = onBehalfOf(req);
       const header = req.get('authorization') ?? '';
       // Without an Authorization header, the web app's session cookie (CSRF-checked on writes).
       const session = header ? undefined : options.sessionOf(req);
       const match = session ? [header, session] : /^Bearer\s+([A-Za-z0-9._~+/=-]{1,512})\s*$/i.exec(header);
       if (!match) throw unauthorized(header ? 'the Authorization header must be "Bearer <token>"' : 'missing token');
-      // Keyed by a hash: the gateway's memory holds no usable token.
-      const key = hash('sha256', `${match[1]}\n${session ? 'session' : 'bearer'}\n${JSON.stringify(onBehalf)}`, 'base64');
-      const hit = cache.get(key);
-      if (hit && hit.until > options.clock.now().getTime()) return hit.actor;
-      const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {
-        actor: null,
-        params: undefined,
-        query: undefined,
-        body: { token: match[1]!, on_behalf_of: onBehalf, session: session !== undefined },
-        requestId,
-        url: req.originalUrl,
-      });
-      if (options.ttlMs > 0) {
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-        cache.set(key, {
-          actor,
-          tokenUserId: token_user_id,
-          until: Math.min(options.clock.now().getTime() + options.ttlMs, Date.parse(expires)),
-        });
+      // Authentication first: a request without a valid token is 401 whatever else it carries, so a
+      // malformed act-on-behalf header is refused only once the token has been checked on its own.
+      const credential = { token: match[1]!, session: session !== undefined };
+      let onBehalf: ReturnType<typeof onBehalfOf>;
+      try {
+        onBehalf = onBehalfOf(req);
+      } catch (refusal) {
+        await resolve(req, requestId, credential, null);
+        throw refusal;
       }
-      return actor;
+      return resolve(req, requestId, credential, onBehalf);
     },
     stop: () => sub.unsubscribe(),
   };
+
+  /** The caller of a token (a session's, when `session`), acting for `onBehalf`; remembered briefly. */
+  async function resolve(
+    req: Request,
+    requestId: string,
+    credential: { token: string; session: boolean },
+    onBehalf: ReturnType<typeof onBehalfOf>,
+  ): Promise<Actor> {
+    const { token, session } = credential;
+    // Keyed by a hash: the gateway's memory holds no usable token.
+    const key = hash('sha256', `${token}\n${session ? 'session' : 'bearer'}\n${JSON.stringify(onBehalf)}`, 'base64');
+    const hit = cache.get(key);
+    if (hit && hit.until > options.clock.now().getTime()) return hit.actor;
+    const { token_user_id, expires, ...actor } = await call(bus, 'authenticate', usersOperations.authenticate, {
+      actor: null,
+      params: undefined,
+      query: undefined,
+      body: { token, on_behalf_of: onBehalf, session },
+      requestId,
+      url: req.originalUrl,
+    });
+    if (options.ttlMs > 0) {
+      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+      cache.set(key, {
+        actor,
+        tokenUserId: token_user_id,
+        until: Math.min(options.clock.now().getTime() + options.ttlMs, Date.parse(expires)),
+      });
+    }
+    return actor;
+  }
 }
