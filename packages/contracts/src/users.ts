@@ -500,6 +500,27 @@ export const usersOperations = {
     body: z.object({ email: z.string().max(191), password: z.string().max(1024) }),
     response: Token,
   }),
+  /**
+   * Internal: the gateway's single sign-on (docs/sso.md): a person the identity provider vouched
+   * for (an ID token the gateway checked) gets a web session. Their account is the one linked to
+   * the issuer and subject; else the live account of a verified email (linked now); else a new one.
+   * An unverified email of an existing account is refused (401), and nothing is changed.
+   */
+  startIdentitySession: operation({
+    service: 'users',
+    summary: 'Sign in to the web app through the identity provider',
+    body: z.object({
+      issuer: z.string().min(1).max(1000),
+      subject: z.string().min(1).max(255),
+      email: Email,
+      /** The provider said the address is the person's, and the provider is trusted to say so. */
+      email_verified: z.boolean(),
+      firstname: z.string().trim().max(191),
+      lastname: z.string().trim().max(191),
+      language: Language.nullable(),
+    }),
+    response: Token.extend({ user_id: Id, created: z.boolean().describe('the account was made by this sign-in') }),
+  }),
 } as const;
 
 /**

@@ -61,9 +61,18 @@ export interface NetworkSettingsTable {
   updated: Generated<Date>;
 }
 
+/** A person of an identity provider (single sign-on, docs/sso.md) and the account they sign in to. */
+export interface IdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created: Generated<Date>;
+}
+
 export interface UsersSchema extends BusTables {
   users: UsersTable;
   tokens: TokensTable;
+  identities: IdentitiesTable;
   network_settings: NetworkSettingsTable;
 }
 

@@ -80,6 +80,9 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       return issue(user.id, kind, null);
     },
 
+    /** A web session for a person the identity provider vouched for (single sign-on: no password). */
+    session: (userId: number) => issue(userId, 'session', null),
+
     async onBehalfToken(userId: number, actor: Actor) {
       const user = await db
         .selectFrom('users')

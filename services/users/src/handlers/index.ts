@@ -4,6 +4,7 @@ import type { Db } from '@kn/db';
 import type { z } from 'zod';
 import type { UsersSchema } from '../db/schema.ts';
 import type { authDomain } from '../domain/auth.ts';
+import { identitiesDomain } from '../domain/identities.ts';
 import { type NetworkSettingsStore, settingsDomain } from '../domain/settings.ts';
 import type { UsersDomain } from '../domain/users.ts';
 
@@ -18,6 +19,7 @@ export function createHandlers(deps: {
 }): Handlers<typeof usersOperations> {
   const { bus, users, auth } = deps;
   const settings = settingsDomain(deps);
+  const identities = identitiesDomain({ db: deps.db, users, settings: deps.settings });
 
   /** After commit: gateways drop what they cached about this token or user. */
   const announceRevoked = (message: z.infer<typeof AuthRevoked>) =>
@@ -39,6 +41,12 @@ export function createHandlers(deps: {
       const { token, expires, ended } = await auth.login(body.email, body.password, 'session');
       for (const token_id of ended) announceRevoked({ token_id });
       return { token, expires };
+    },
+    startIdentitySession: async ({ body }) => {
+      const { userId, created } = await identities.accountOf(body);
+      const { token, expires, ended } = await auth.session(userId);
+      for (const token_id of ended) announceRevoked({ token_id });
+      return { token, expires, user_id: userId, created };
     },
     importUsers: async ({ body, actor }) => users.importMany(body.users, actor?.id ?? null),
     getWebhookSecret: async () => settings.webhookSecret(),
