@@ -5,7 +5,10 @@ export default {
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'commonjs' } }],
+    // The few dependencies published only as ES modules, made CommonJS as jest runs them.
+    '^.+\\.js$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(openid-client|oauth4webapi|jose)[@/])'],
   // Names the run, and fails it when a test file leaves anything of it on NATS or Postgres.
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the system, against the real PostgreSQL and NATS of this machine; then the search
 # tests a second time on a real OpenSearch cluster (infra/search-cluster.sh), the backend that
-# ELASTICSEARCH_URL switches on. Arguments (a test file, say) run those tests once, on the local engine.
+# ELASTICSEARCH_URL switches on; then single sign-on through a real Keycloak (infra/keycloak.sh).
+# Arguments (a test file, say) run those tests once, on the local engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash infra/ensure-servers.sh
@@ -16,7 +17,7 @@ if [ $# -gt 0 ]; then
 fi
 # The files that need an engine run in the passes below: the faults on the one-node cluster, the
 # scale-out test (three OpenSearch nodes of its own) last, alone.
-bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults
+bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults /test/oidc-keycloak
 
 # The same cases, not a thinner copy: the files whose tests search, route or rank experts.
 engine_tests=(
@@ -25,10 +26,16 @@ engine_tests=(
   test/semantic-search.test.ts test/search-topics.test.ts
 )
 scale_out_dir="${TMPDIR:-/tmp}/kn-search-scale-out"
-trap 'bash infra/search-cluster.sh stop >/dev/null; SEARCH_CLUSTER_DIR=$scale_out_dir bash infra/search-cluster.sh stop >/dev/null' EXIT
+trap 'bash infra/search-cluster.sh stop >/dev/null; SEARCH_CLUSTER_DIR=$scale_out_dir bash infra/search-cluster.sh stop >/dev/null; bash infra/keycloak.sh stop 2>/dev/null' EXIT
 url=$(bash infra/search-cluster.sh start 1)
 echo "the search tests again, on OpenSearch at $url"
 ELASTICSEARCH_URL=$url bash infra/pnpm.sh test "${engine_tests[@]}"
 bash infra/search-cluster.sh stop
 echo "two search instances on a three-node OpenSearch cluster"
 bash infra/pnpm.sh test test/search-scale-out.test.ts
+
+# Single sign-on end to end: the web app in Chromium, signing in on a real Keycloak's own login page.
+issuer=$(bash infra/keycloak.sh start)
+echo "single sign-on through Keycloak at $issuer"
+KEYCLOAK_ISSUER=$issuer bash infra/pnpm.sh test test/oidc-keycloak.test.ts
+bash infra/keycloak.sh stop

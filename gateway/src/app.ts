@@ -23,6 +23,7 @@ import { docsRoutes } from './docs.ts';
 import { fileRoutes } from './files.ts';
 import { securityHeaders } from './headers.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
+import { OIDC_PATH, oidcRoutes } from './oidc.ts';
 import { openApiDocument } from './openapi.ts';
 import { authorize, jsonBody, parsePart, requireJson } from './request.ts';
 import { type Route, routeTable } from './routes.ts';
@@ -123,6 +124,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
         loginAttempt(clientAddress(req.ip), email, limits.get().login_attempts_per_minute, setHeaders),
     }),
   );
+  app.use(OIDC_PATH, oidcRoutes({ bus, config, cookie, logger }));
   const json = jsonBody(config.BODY_LIMIT);
   const routes: Route[] = [];
   const files = fileRoutes({

@@ -63,8 +63,41 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
     .describe(
       "The gateway's public base URL, as browsers reach it (`https://knowledge.example.com`): the only origin from which a change with the web app's session cookie is accepted, and an `https` one marks the cookie Secure. Unset: the address each request names (its `Host`, or `X-Forwarded-Host` and `X-Forwarded-Proto` from a proxy `TRUST_PROXY` trusts).",
     ),
+  OIDC_ISSUER: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .url({ protocol: /^https?$/ })
+        .refine((v) => !URL.canParse(v) || new URL(v).protocol === 'https:' || isLoopback(new URL(v).hostname), {
+          message: 'must be an https URL (http only on this machine: 127.0.0.1, ::1, localhost)',
+        })
+        .optional(),
+    )
+    .describe(
+      "Single sign-on (docs/sso.md): the OpenID Connect identity provider's issuer URL (`https://login.example.com/realms/company`); its settings come from `<issuer>/.well-known/openid-configuration`. Unset or empty: single sign-on is off. Its redirect URI is `PUBLIC_URL` (else the address of the request) + `/auth/oidc/callback`.",
+    ),
+  OIDC_CLIENT_ID: z.string().default('').describe('Single sign-on: the client ID the identity provider gave this network.'),
+  OIDC_CLIENT_SECRET: z
+    .string()
+    .default('')
+    .describe('Single sign-on: the client secret of a confidential client (empty: a public client, PKCE alone).'),
+  OIDC_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .default('single sign-on')
+    .describe('Single sign-on: the name the sign-in page shows ("Sign in with …"), e.g. the company or its provider.'),
+  OIDC_LINK_VERIFIED_EMAIL: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe(
+      "Single sign-on: `true` trusts the provider's `email_verified: true`, so that a first sign-in with the address of an existing account signs in to that account (linked from then on). `false`: no existing account is ever linked by its email address (a person whose address is taken is refused).",
+    ),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 function isTrustProxy(value: string) {

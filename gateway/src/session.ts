@@ -24,7 +24,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export const csrfOf = (token: string) => hash('sha256', `csrf\n${token}`, 'base64url');
 
-function cookie(req: Request, name: string): string | undefined {
+export function cookieOf(req: Request, name: string): string | undefined {
   for (const part of (req.get('cookie') ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
@@ -50,12 +50,14 @@ export function sessionCookie(options: { publicUrl?: string }) {
 
   return {
     sameOrigin,
+    /** The web app's origin: PUBLIC_URL's, else the request's. */
+    origin: originOf,
     /**
      * The session token of the request's cookie (undefined without one). A request that changes
      * something must carry the session's CSRF token and come from this origin (403 otherwise).
      */
     sessionOf(req: Request): string | undefined {
-      const token = cookie(req, SESSION_COOKIE);
+      const token = cookieOf(req, SESSION_COOKIE);
       if (!token) return undefined;
       if (!/^[A-Za-z0-9_-]{1,512}$/.test(token)) throw unauthorized('the session cookie is malformed');
       if (!SAFE_METHODS.has(req.method)) {

@@ -103,6 +103,7 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
         subject('rpc.>'),
         ...keyValue('ratelimits'),
         ...keyValue('idempotency'),
+        ...keyValue('oidc-flows'),
         ...objects(attachments, true),
         ...objects(exportFiles, false),
         ...callBodies,

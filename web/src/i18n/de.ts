@@ -28,6 +28,7 @@ export const de: Catalogue = {
   'signIn.email': 'E-Mail-Adresse',
   'signIn.password': 'Passwort',
   'signIn.submit': 'Anmelden',
+  'signIn.sso': 'Anmelden mit {name}',
   'signIn.expired': 'Ihre Sitzung ist abgelaufen. Bitte melden Sie sich erneut an.',
   'list.title': 'Fragen',
   'list.search': 'Fragen durchsuchen',

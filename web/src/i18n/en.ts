@@ -27,6 +27,7 @@ export const en = {
   'signIn.email': 'Email address',
   'signIn.password': 'Password',
   'signIn.submit': 'Sign in',
+  'signIn.sso': 'Sign in with {name}',
   'signIn.expired': 'Your session has expired. Please sign in again.',
   'list.title': 'Questions',
   'list.search': 'Search questions',

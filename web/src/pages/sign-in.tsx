@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { expired, signIn } from '../api.ts';
 import { t } from '../i18n.ts';
 import { navigate, pageAfterSignIn, route } from '../router.ts';
@@ -8,6 +8,15 @@ import { ErrorBox, Page, useAction } from '../ui.tsx';
 export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // Single sign-on (docs/sso.md): offered when the gateway has an identity provider.
+  const [sso, setSso] = useState<string | null>(null);
+  useEffect(() => {
+    fetch('/auth/oidc', { headers: { accept: 'application/json' } })
+      .then((res) => (res.ok ? (res.json() as Promise<{ enabled: boolean; name: string | null }>) : null))
+      .then((answer) => setSso(answer?.enabled ? answer.name : null))
+      .catch(() => setSso(null));
+  }, []);
+  const ssoHref = `/auth/oidc/start?next=${encodeURIComponent(pageAfterSignIn(route.get().query.get('next')))}`;
   const action = useAction();
   const wasExpired = useSignal(expired);
   const submit = async (event: Event) => {
@@ -20,6 +29,20 @@ export function SignInPage() {
       {wasExpired && (
         <p class="error" role="alert">
           {t('signIn.expired')}
+        </p>
+      )}
+      {sso !== null && (
+        <p class="narrow">
+          <a
+            href={ssoHref}
+            // A page of the gateway's that leads on to the provider: the whole page goes, not the app's router.
+            onClick={(event) => {
+              event.preventDefault();
+              location.assign(ssoHref);
+            }}
+          >
+            {t('signIn.sso', { name: sso })}
+          </a>
         </p>
       )}
       <form class="narrow" onSubmit={submit}>
