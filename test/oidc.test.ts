@@ -1,6 +1,6 @@
 import { API } from './fixtures.ts';
 import { type Person, type Spoil, startOidcProvider } from './oidc-provider.ts';
-import { bearer, type System, startSystem } from './system.ts';
+import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
 /*
  * Single sign-on (docs/sso.md) against a provider of the test's own (test/oidc-provider.ts), whose
@@ -266,4 +266,33 @@ test('a session from single sign-on is no bearer token', async () => {
   const { session } = await signIn(person());
   const token = session!.split('=')[1]!;
   expect((await system.api.get(`${API}/users/me`).set(...bearer(token))).status).toBe(401);
+});
+
+test('password_sign_in administrators: people sign in with single sign-on; administrators keep their password, the API its log-in', async () => {
+  const settings = (change: Record<string, unknown>) =>
+    system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send(change);
+  expect((await settings({ password_sign_in: 'nobody' })).status).toBe(400);
+  const { user } = await system.createUser();
+  const password = 'password-1234';
+  expect((await system.api.post('/session').send({ email: user.email, password })).status).toBe(201);
+  const set = await settings({ password_sign_in: 'administrators' });
+  expect(set.status).toBe(200);
+  expect(set.body.password_sign_in).toBe('administrators');
+  try {
+    const refused = await system.api.post('/session').send({ email: user.email, password });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'Forbidden', message: expect.stringMatching(/single sign-on/) });
+    expect(cookieFrom(refused, 'kn_session')).toBeUndefined();
+    // A wrong password says only that, as before: the rule tells nothing about an address without its password.
+    expect((await system.api.post('/session').send({ email: user.email, password: 'wrong-password' })).status).toBe(401);
+    expect((await system.api.post('/session').send(ADMIN)).status).toBe(201);
+    expect((await system.api.post(`${API}/auth/login`).send({ email: user.email, password })).status).toBe(200);
+    const { session } = await signIn(person({ email: user.email }));
+    expect((await me(session!)).body.id).toBe(user.id);
+  } finally {
+    expect((await settings({ password_sign_in: 'everyone' })).status).toBe(200);
+  }
 });

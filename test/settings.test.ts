@@ -131,6 +131,7 @@ describe('network settings', () => {
       login_attempts_per_minute: 10,
       web_sessions_per_user: 10,
       web_session_idle_minutes: 10080,
+      password_sign_in: 'everyone',
     });
     const res = await system.api
       .put('/api/v1/settings')

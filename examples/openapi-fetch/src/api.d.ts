@@ -1492,6 +1492,12 @@ export interface components {
             web_sessions_per_user: number;
             /** @description minutes a web app session may go unused before it ends (the person signs in again); 0: only the token lifetime ends it */
             web_session_idle_minutes: number;
+            /**
+             * @description who signs in to the web app with a password: `everyone`, or `administrators` only (super_admin, settings_admin, user_admin) once single sign-on (docs/sso.md) signs in everybody else; the API log-in (POST /auth/login) is not affected
+             * @default everyone
+             * @enum {string}
+             */
+            password_sign_in: "everyone" | "administrators";
         };
         /**
          * @example {
@@ -4211,6 +4217,8 @@ export interface operations {
                     login_attempts_per_minute?: number;
                     web_sessions_per_user?: number;
                     web_session_idle_minutes?: number;
+                    /** @enum {string} */
+                    password_sign_in?: "everyone" | "administrators";
                 };
             };
         };

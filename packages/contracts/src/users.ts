@@ -209,6 +209,9 @@ export const EmailSettingsUpdate = z
   })
   .partial();
 
+/** Who may sign in to the web app with a password (docs/sso.md). */
+const PasswordSignIn = z.enum(['everyone', 'administrators']);
+
 export const NetworkSettings = z
   .object({
     network_name: z.string(),
@@ -244,6 +247,9 @@ export const NetworkSettings = z
       .number()
       .int()
       .describe('minutes a web app session may go unused before it ends (the person signs in again); 0: only the token lifetime ends it'),
+    password_sign_in: PasswordSignIn.default('everyone').describe(
+      'who signs in to the web app with a password: `everyone`, or `administrators` only (super_admin, settings_admin, user_admin) once single sign-on (docs/sso.md) signs in everybody else; the API log-in (POST /auth/login) is not affected',
+    ),
   })
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;
@@ -270,6 +276,7 @@ export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_se
   // A week: a session survives a person's days away (an expert following a notification's link),
   // not a browser left behind for longer.
   web_session_idle_minutes: 7 * 24 * 60,
+  password_sign_in: 'everyone',
 };
 
 export const NetworkSettingsUpdate = z
@@ -297,6 +304,7 @@ export const NetworkSettingsUpdate = z
       .int()
       .min(0)
       .max(30 * 24 * 60),
+    password_sign_in: PasswordSignIn,
   })
   .partial();
 

@@ -14,6 +14,8 @@ const effectiveRoles = (roles: readonly string[]) => (roles.includes('super_admi
 const mayUseApi = (roles: readonly string[]) => roles.includes('api_user') || roles.includes('super_admin');
 /** Roles that permit nothing beyond being a user. */
 const GRANT_NOTHING: readonly string[] = ['user', 'manager'] satisfies Role[];
+/** Who still signs in with a password where password_sign_in is `administrators`: who can repair single sign-on. */
+const ADMINISTRATORS: readonly string[] = ['super_admin', 'settings_admin', 'user_admin'] satisfies Role[];
 
 /** Acting on behalf of someone must never grant more than the technical user holds itself. */
 function actFor(technical: readonly string[], target: readonly string[]) {
@@ -77,6 +79,13 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       const valid = await verifyPassword(password, user?.password_hash ?? null, config.SCRYPT_COST);
       if (!user || !valid) throw unauthorized('wrong email or password');
       if (kind === 'login' && !mayUseApi(user.roles)) throw forbidden('only users with the api_user role may log in through the API');
+      // Judged after the password, as every refusal here: it tells nothing about an address without it.
+      if (
+        kind === 'session' &&
+        (await deps.settings.get()).password_sign_in === 'administrators' &&
+        !user.roles.some((role) => ADMINISTRATORS.includes(role))
+      )
+        throw forbidden('on this network people sign in with single sign-on; only administrators sign in with a password');
       return issue(user.id, kind, null);
     },
 
