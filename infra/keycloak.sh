@@ -39,7 +39,8 @@ ours() {
   local arg
   alive "${1:-}" || return 1
   while IFS= read -r -d '' arg; do
-    [[ $arg == "$dist/bin/kc.sh" ]] && return 0
+    # kc.sh, or the JVM it became (kc.sh execs it again after building its configuration).
+    [[ $arg == "$dist/bin/kc.sh" || $arg == "-Djava.io.tmpdir=$dir" ]] && return 0
   done 2>/dev/null <"/proc/$1/cmdline"
   return 1
 }
