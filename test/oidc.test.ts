@@ -19,6 +19,8 @@ beforeAll(async () => {
     OIDC_CLIENT_ID: CLIENT.id,
     OIDC_CLIENT_SECRET: CLIENT.secret,
     OIDC_NAME: 'Example Corp',
+    // Starts are limited per client address: each test names its own, as a proxy on loopback would.
+    TRUST_PROXY: 'loopback',
   });
 });
 afterAll(async () => {
@@ -29,9 +31,10 @@ afterAll(async () => {
 const cookieFrom = (res: { headers: Record<string, unknown> }, name: string) =>
   ((res.headers['set-cookie'] as string[] | undefined) ?? []).find((c) => c.startsWith(`${name}=`) && !c.startsWith(`${name}=;`));
 
+let clients = 0;
 /** GET /auth/oidc/start: the provider's authorization URL and the browser's flow cookie. */
-async function start(next = '/') {
-  const res = await system.api.get(`/auth/oidc/start?next=${encodeURIComponent(next)}`);
+async function start(next = '/', client = `10.0.${++clients}.1`) {
+  const res = await system.api.get(`/auth/oidc/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', client);
   expect(res.status).toBe(303);
   return { authorize: new URL(res.headers.location!), flowCookie: cookieFrom(res, 'kn_oidc')!.split(';')[0]! };
 }
@@ -295,4 +298,15 @@ test('password_sign_in administrators: people sign in with single sign-on; admin
   } finally {
     expect((await settings({ password_sign_in: 'everyone' })).status).toBe(200);
   }
+});
+
+test('starts are limited per client address (login_attempts_per_minute), each keeping nothing beyond it', async () => {
+  for (let i = 0; i < 10; i++) await start('/', '192.0.2.7');
+  const res = await system.api.get('/auth/oidc/start').set('x-forwarded-for', '192.0.2.7').set('accept', 'application/json');
+  expect(res.status).toBe(429);
+  expect(res.body.code).toBe('RateLimited');
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  expect(cookieFrom(res, 'kn_oidc')).toBeUndefined();
+  // Another client is not held up by it.
+  await start('/', '192.0.2.8');
 });

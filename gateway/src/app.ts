@@ -124,7 +124,17 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
         loginAttempt(clientAddress(req.ip), email, limits.get().login_attempts_per_minute, setHeaders),
     }),
   );
-  app.use(OIDC_PATH, oidcRoutes({ bus, config, cookie, logger }));
+  app.use(
+    OIDC_PATH,
+    oidcRoutes({
+      bus,
+      config,
+      cookie,
+      logger,
+      // Starts of single sign-on are limited per client address as log-ins are.
+      throttle: (req, res) => limit(res, `oidc:${clientAddress(req.ip)}`, limits.get().login_attempts_per_minute),
+    }),
+  );
   const json = jsonBody(config.BODY_LIMIT);
   const routes: Route[] = [];
   const files = fileRoutes({

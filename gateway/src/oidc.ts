@@ -63,7 +63,14 @@ function detailOf(err: Error): string {
   return err.cause instanceof Error ? err.cause.message : err.message;
 }
 
-export function oidcRoutes(options: { bus: Bus; config: GatewayConfig; cookie: SessionCookie; logger: Logger }) {
+export function oidcRoutes(options: {
+  bus: Bus;
+  config: GatewayConfig;
+  cookie: SessionCookie;
+  logger: Logger;
+  /** Counts a start against its client's limit (429 beyond): each keeps a flow for 10 minutes. */
+  throttle: (req: Request, res: Response) => Promise<void>;
+}) {
   const { bus, config, cookie: session, logger } = options;
   const router = Router();
   const issuer = config.OIDC_ISSUER;
@@ -106,6 +113,7 @@ export function oidcRoutes(options: { bus: Bus; config: GatewayConfig; cookie: S
 
   router.get('/start', async (req, res) => {
     noStore(res);
+    await options.throttle(req, res);
     const server = await provider();
     const state = oidc.randomState();
     const flow: Flow = { nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), next: pageAfterSignIn(req.query.next) };
