@@ -1,3 +1,5 @@
+import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
+import supertest from 'supertest';
 import { API } from './fixtures.ts';
 import { type Person, type Spoil, startOidcProvider } from './oidc-provider.ts';
 import { ADMIN, bearer, type System, startSystem } from './system.ts';
@@ -33,8 +35,8 @@ const cookieFrom = (res: { headers: Record<string, unknown> }, name: string) =>
 
 let clients = 0;
 /** GET /auth/oidc/start: the provider's authorization URL and the browser's flow cookie. */
-async function start(next = '/', client = `10.0.${++clients}.1`) {
-  const res = await system.api.get(`/auth/oidc/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', client);
+async function start(next = '/', client = `10.0.${++clients}.1`, api = system.api) {
+  const res = await api.get(`/auth/oidc/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', client);
   expect(res.status).toBe(303);
   return { authorize: new URL(res.headers.location!), flowCookie: cookieFrom(res, 'kn_oidc')!.split(';')[0]! };
 }
@@ -48,12 +50,13 @@ async function authorize(url: URL) {
 }
 
 /** The whole round trip as a browser makes it: the callback's answer. */
-async function signIn(person: Person, options: { spoil?: Spoil; next?: string } = {}) {
+async function signIn(person: Person, options: { spoil?: Spoil; next?: string; api?: System['api'] } = {}) {
+  const api = options.api ?? system.api;
   provider.state.person = person;
   provider.state.spoil = options.spoil ?? null;
-  const { authorize: url, flowCookie } = await start(options.next);
+  const { authorize: url, flowCookie } = await start(options.next, undefined, api);
   const callback = await authorize(url);
-  const res = await system.api.get(callback).set('cookie', flowCookie).set('accept', 'application/json');
+  const res = await api.get(callback).set('cookie', flowCookie).set('accept', 'application/json');
   return { res, callback, flowCookie, session: cookieFrom(res, 'kn_session')?.split(';')[0] };
 }
 
@@ -309,4 +312,38 @@ test('starts are limited per client address (login_attempts_per_minute), each ke
   expect(cookieFrom(res, 'kn_oidc')).toBeUndefined();
   // Another client is not held up by it.
   await start('/', '192.0.2.8');
+});
+
+test('the identity of a deleted account is refused; nothing is made in its place', async () => {
+  const who = person();
+  const { session } = await signIn(who);
+  const id = (await me(session!)).body.id;
+  expect((await system.api.delete(`${API}/users/${id}`).set(...bearer(system.adminToken))).status).toBe(204);
+  const before = await counts();
+  const { res } = await signIn(who);
+  expect(res.status).toBe(401);
+  expect(res.body.message).toMatch(/deleted/);
+  expect(await counts()).toEqual(before);
+});
+
+test('OIDC_LINK_VERIFIED_EMAIL=false: not even a verified email links an existing account', async () => {
+  const strict = await startGateway(
+    loadGatewayConfig({
+      ...system.env,
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: CLIENT.id,
+      OIDC_CLIENT_SECRET: CLIENT.secret,
+      OIDC_LINK_VERIFIED_EMAIL: 'false',
+    }),
+    { clock: system.clock },
+  );
+  try {
+    const { user } = await system.createUser();
+    const before = await counts();
+    const { res } = await signIn(person({ email: user.email, email_verified: true }), { api: supertest(strict.url) });
+    expect(res.status).toBe(401);
+    expect(await counts()).toEqual(before);
+  } finally {
+    await strict.stop();
+  }
 });
