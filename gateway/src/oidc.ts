@@ -206,7 +206,7 @@ export function oidcRoutes(options: {
 }
 
 /** The person's names from the standard claims; the email's local part when the provider gives none. */
-function namesOf(claims: oidc.IDToken, email: string) {
+export function namesOf(claims: Record<string, unknown>, email: string) {
   const text = (v: unknown) => (typeof v === 'string' ? v.trim().slice(0, 191) : '');
   let firstname = text(claims.given_name);
   let lastname = text(claims.family_name);
@@ -219,7 +219,7 @@ function namesOf(claims: oidc.IDToken, email: string) {
 }
 
 /** The language of a BCP 47 `locale` claim (`de-CH` → `de`), or null. */
-function languageOf(locale: unknown): string | null {
+export function languageOf(locale: unknown): string | null {
   const match = typeof locale === 'string' ? /^([a-z]{2})(?:[-_]|$)/i.exec(locale) : null;
   return match ? match[1]!.toLowerCase() : null;
 }
