@@ -132,6 +132,7 @@ describe('network settings', () => {
       web_sessions_per_user: 10,
       web_session_idle_minutes: 10080,
       password_sign_in: 'everyone',
+      idp_group_mappings: [],
     });
     const res = await system.api
       .put('/api/v1/settings')

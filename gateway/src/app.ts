@@ -27,6 +27,7 @@ import { OIDC_PATH, oidcRoutes } from './oidc.ts';
 import { openApiDocument } from './openapi.ts';
 import { authorize, jsonBody, parsePart, requireJson } from './request.ts';
 import { type Route, routeTable } from './routes.ts';
+import { SCIM_PATH, scimRoutes } from './scim.ts';
 import { sessionCookie, sessionRoutes } from './session.ts';
 import { webRoutes } from './web.ts';
 
@@ -134,6 +135,10 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       // Starts of single sign-on are limited per client address as log-ins are.
       throttle: (req, res) => limit(res, `oidc:${clientAddress(req.ip)}`, limits.get().login_attempts_per_minute),
     }),
+  );
+  app.use(
+    SCIM_PATH,
+    scimRoutes({ bus, logger, bodyLimit: config.BODY_LIMIT, rpcTimeoutMs: config.RPC_TIMEOUT_MS, publicUrl: config.PUBLIC_URL }),
   );
   const json = jsonBody(config.BODY_LIMIT);
   const routes: Route[] = [];

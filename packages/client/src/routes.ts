@@ -75,6 +75,18 @@ export const routes: Record<OperationName, Route> = {
     method: 'PUT',
     path: '/settings',
   },
+  createScimToken: {
+    method: 'POST',
+    path: '/scim/tokens',
+  },
+  listScimTokens: {
+    method: 'GET',
+    path: '/scim/tokens',
+  },
+  revokeScimToken: {
+    method: 'DELETE',
+    path: '/scim/tokens/:id',
+  },
   createQuestion: {
     method: 'POST',
     path: '/questions',

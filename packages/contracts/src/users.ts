@@ -16,6 +16,7 @@ export const UserExample = {
   email: 'j.mueller@example.com',
   auth_type: 'password',
   is_deleted: false,
+  is_active: true,
   is_hidden: false,
   is_system: false,
   language: 'de',
@@ -43,6 +44,9 @@ export const User = z
     email: z.string(),
     auth_type: z.string(),
     is_deleted: z.boolean(),
+    is_active: z
+      .boolean()
+      .describe('false: deactivated by the identity provider (SCIM, docs/scim.md): cannot sign in, out of routing, as if deleted'),
     is_hidden: z.boolean(),
     is_system: z.boolean(),
     language: z.string(),
@@ -66,7 +70,11 @@ export const User = z
 export type User = z.infer<typeof User>;
 
 /** A user as events carry it: never disguised, with roles. */
-export const UserSnapshot = User.extend({ roles: z.array(Role) }).meta({
+export const UserSnapshot = User.extend({
+  roles: z.array(Role),
+  // Events published before SCIM came lack it: those users were active.
+  is_active: User.shape.is_active.default(true),
+}).meta({
   id: 'UserSnapshot',
   description: 'the User resource of the API with the email never disguised, and with roles',
 });
@@ -211,6 +219,14 @@ export const EmailSettingsUpdate = z
 
 /** Who may sign in to the web app with a password (docs/sso.md). */
 const PasswordSignIn = z.enum(['everyone', 'administrators']);
+/** Which identity-provider group gives which roles (docs/scim.md, "Groups and roles"). */
+export const IdpGroupMapping = z
+  .object({
+    group: z.string().trim().min(1).max(191).describe("the group's displayName at the identity provider (case-insensitive)"),
+    roles: z.array(Role).max(20),
+  })
+  .meta({ id: 'IdpGroupMapping' });
+export type IdpGroupMapping = z.infer<typeof IdpGroupMapping>;
 
 export const NetworkSettings = z
   .object({
@@ -250,6 +266,11 @@ export const NetworkSettings = z
     password_sign_in: PasswordSignIn.default('everyone').describe(
       'who signs in to the web app with a password: `everyone`, or `administrators` only (super_admin, settings_admin, user_admin) once single sign-on (docs/sso.md) signs in everybody else; the API log-in (POST /auth/login) is not affected',
     ),
+    idp_group_mappings: z
+      .array(IdpGroupMapping)
+      // Events published before SCIM came lack it.
+      .default([])
+      .describe("roles a member of an identity provider's group gets beside those set by hand (SCIM groups, docs/scim.md)"),
   })
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;
@@ -277,6 +298,7 @@ export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_se
   // not a browser left behind for longer.
   web_session_idle_minutes: 7 * 24 * 60,
   password_sign_in: 'everyone',
+  idp_group_mappings: [],
 };
 
 export const NetworkSettingsUpdate = z
@@ -305,11 +327,40 @@ export const NetworkSettingsUpdate = z
       .min(0)
       .max(30 * 24 * 60),
     password_sign_in: PasswordSignIn,
+    idp_group_mappings: z.array(IdpGroupMapping).max(1000),
   })
   .partial();
 
 const IdParams = z.object({ id: Id });
 const tag = 'Users';
+
+export const ScimToken = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    created: Timestamp,
+    created_by: z.number().int(),
+    revoked: Timestamp.nullable(),
+  })
+  .meta({
+    id: 'ScimToken',
+    examples: [
+      { id: '5b0c8f3e-1d2a-4c6b-9e7f-0a1b2c3d4e5f', name: 'Entra ID', created: '2026-12-06T09:15:02.123Z', created_by: 1, revoked: null },
+    ],
+  });
+
+/** A SCIM request as the gateway hands it on (docs/scim.md); the answer is SCIM's, errors included. */
+export const ScimRequest = z.object({
+  token: z.string(),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+  /** Below /scim/v2: `/Users`, `/Users/<id>`, `/Groups`, `/ServiceProviderConfig`, … */
+  path: z.string().max(2000),
+  query: z.record(z.string(), z.string()),
+  body: z.unknown(),
+  if_match: z.string().max(200).nullable(),
+  /** The public URL of /scim/v2, for meta.location. */
+  base_url: z.string(),
+});
 
 export const usersOperations = {
   login: operation({
@@ -495,6 +546,37 @@ export const usersOperations = {
       token_user_id: z.number().int(),
       /** When the token expires: a cached answer must not outlive it. */
       expires: Timestamp,
+    }),
+  }),
+  createScimToken: operation({
+    service: 'users',
+    summary: 'Mint a SCIM provisioning token (shown once)',
+    http: { method: 'POST', path: '/scim/tokens', status: 201, auth: 'user', roles: ['user_admin'], tag },
+    body: z.object({ name: z.string().trim().min(1).max(191).describe('what it is for, e.g. the identity provider') }),
+    response: ScimToken.extend({ token: z.string().describe('the bearer token for /scim/v2; shown only in this answer') }),
+  }),
+  listScimTokens: operation({
+    service: 'users',
+    summary: 'SCIM provisioning tokens (without their secrets)',
+    http: { method: 'GET', path: '/scim/tokens', auth: 'user', roles: ['user_admin'], tag },
+    response: z.object({ items: z.array(ScimToken) }),
+  }),
+  revokeScimToken: operation({
+    service: 'users',
+    summary: 'Revoke a SCIM provisioning token',
+    http: { method: 'DELETE', path: '/scim/tokens/:id', status: 204, auth: 'user', roles: ['user_admin'], tag },
+    params: z.object({ id: z.uuid() }),
+  }),
+  /** Internal: a request to /scim/v2, authenticated by its SCIM token and answered in SCIM's terms. */
+  scim: operation({
+    service: 'users',
+    summary: 'Answer a SCIM 2.0 request',
+    body: ScimRequest,
+    response: z.object({
+      status: z.number().int(),
+      body: z.unknown(),
+      etag: z.string().nullable(),
+      location: z.string().nullable(),
     }),
   }),
   /**

@@ -50,8 +50,12 @@ export const usersHandlers: EventHandlers<'users'> = {
   },
 };
 
-async function upsertUser(tx: Transaction<any>, user: { id: number; firstname: string; lastname: string; is_deleted: boolean }) {
-  const values = { firstname: user.firstname, lastname: user.lastname, is_deleted: user.is_deleted };
+async function upsertUser(
+  tx: Transaction<any>,
+  user: { id: number; firstname: string; lastname: string; is_deleted: boolean; is_active: boolean },
+) {
+  // A deactivated user (SCIM) is gone for content as a deleted one is, until reactivated.
+  const values = { firstname: user.firstname, lastname: user.lastname, is_deleted: user.is_deleted || user.is_active === false };
   await (tx as Transaction<ContentSchema>)
     .insertInto('user_projection')
     .values({ id: user.id, ...values, content_languages: null })

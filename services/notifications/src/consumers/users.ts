@@ -37,7 +37,8 @@ async function upsertUser(tx: T, user: UserSnapshot) {
     email: user.email,
     firstname: user.firstname,
     lastname: user.lastname,
-    is_deleted: user.is_deleted,
+    // A deactivated user (SCIM) gets nothing, as a deleted one, until reactivated.
+    is_deleted: user.is_deleted || user.is_active === false,
     snapshot: json(snapshot),
   };
   await tx

@@ -138,9 +138,9 @@ const solution = (store: IndexWriter, s: EventSolution, at: string) => {
   );
 };
 
-/** Who can be an expert: not a deleted user, not a system user. */
-const user = (store: IndexWriter, u: { id: number; is_deleted: boolean; is_system: boolean }) => {
-  store.setUserDeleted(u.id, u.is_deleted);
+/** Who can be an expert: not a deleted or deactivated user, not a system user. */
+const user = (store: IndexWriter, u: { id: number; is_deleted: boolean; is_active?: boolean; is_system: boolean }) => {
+  store.setUserDeleted(u.id, u.is_deleted || u.is_active === false);
   store.setUserSystem(u.id, u.is_system);
 };
 

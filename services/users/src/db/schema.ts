@@ -36,6 +36,12 @@ export interface UsersTable {
   email_settings: Json<Record<string, unknown>>;
   created: Generated<Date>;
   updated: Generated<Date>;
+  /** SCIM's `active`: false ends every session and token and keeps the person out of routing, as deletion does. */
+  is_active: Generated<boolean>;
+  /** The roles that only the person's identity-provider groups give them (domain/group-roles.ts). */
+  group_roles: Generated<string[]>;
+  /** SCIM's userName where it is not the email address (null: the email is the userName). */
+  user_name: Generated<string | null>;
 }
 
 export interface TokensTable {
@@ -69,8 +75,35 @@ export interface IdentitiesTable {
   created: Generated<Date>;
 }
 
+/** A group of the company's identity provider, provisioned over SCIM. */
+export interface GroupsTable {
+  id: Generated<string>;
+  display_name: string;
+  external_id: string | null;
+  created: Generated<Date>;
+  updated: Generated<Date>;
+}
+
+export interface GroupMembersTable {
+  group_id: string;
+  user_id: number;
+}
+
+export interface ScimTokensTable {
+  id: Generated<string>;
+  name: string;
+  /** sha256 of the token; the token itself is shown once and never stored. */
+  token_hash: string;
+  created_by: number;
+  created: Generated<Date>;
+  revoked: Date | null;
+}
+
 export interface UsersSchema extends BusTables {
   users: UsersTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  scim_tokens: ScimTokensTable;
   tokens: TokensTable;
   identities: IdentitiesTable;
   network_settings: NetworkSettingsTable;

@@ -74,6 +74,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         .select(['id', 'password_hash', 'roles'])
         .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
         .where('is_deleted', '=', false)
+        .where('is_active', '=', true)
         .executeTakeFirst();
       // verifyPassword spends the same time whether or not the user exists.
       const valid = await verifyPassword(password, user?.password_hash ?? null, config.SCRYPT_COST);
@@ -98,6 +99,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         .select(['id', 'roles'])
         .where('id', '=', userId)
         .where('is_deleted', '=', false)
+        .where('is_active', '=', true)
         .executeTakeFirst();
       if (!user) throw notFound('user');
       actFor(actor.roles, user.roles);
@@ -118,7 +120,9 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       const row = await db
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
-        .leftJoin('users as issuer', (join) => join.onRef('issuer.id', '=', 'tokens.issued_by').on('issuer.is_deleted', '=', false))
+        .leftJoin('users as issuer', (join) =>
+          join.onRef('issuer.id', '=', 'tokens.issued_by').on('issuer.is_deleted', '=', false).on('issuer.is_active', '=', true),
+        )
         .select([
           'tokens.id as token_id',
           'tokens.expires',
@@ -134,6 +138,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
         .where('tokens.revoked', 'is', null)
         .where('tokens.expires', '>', clock.now())
         .where('users.is_deleted', '=', false)
+        .where('users.is_active', '=', true)
         .executeTakeFirst();
       if (!row || (row.kind === 'session') !== session) throw unauthorized();
       const now = clock.now();
@@ -157,7 +162,7 @@ export function authDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; clo
       let lastSeen = row.last_seen;
       if (onBehalfOf) {
         if (!canActOnBehalf(row.roles)) throw forbidden('acting on behalf of another user needs the on_behalf_user role');
-        let q = db.selectFrom('users').select(['id', 'roles', 'last_seen']).where('is_deleted', '=', false);
+        let q = db.selectFrom('users').select(['id', 'roles', 'last_seen']).where('is_deleted', '=', false).where('is_active', '=', true);
         q =
           'user_id' in onBehalfOf
             ? q.where('id', '=', onBehalfOf.user_id)

@@ -18,6 +18,7 @@ export function toSnapshot(row: UserRow): UserSnapshot {
     email: row.email,
     auth_type: row.auth_type,
     is_deleted: row.is_deleted,
+    is_active: row.is_active,
     is_hidden: row.is_hidden,
     is_system: row.is_system,
     language: row.language,

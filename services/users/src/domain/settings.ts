@@ -16,6 +16,7 @@ import { outboundUrlProblem } from '@kn/service';
 import type { z } from 'zod';
 import type { UsersConfig } from '../config.ts';
 import type { UserRow, UsersSchema } from '../db/schema.ts';
+import { applyGroupRoles, groupMemberIds } from './groups.ts';
 
 export type NetworkSettingsValues = Omit<NetworkSettings, 'webhook_secret_set'>;
 
@@ -97,6 +98,8 @@ export function settingsDomain(deps: {
   settings: NetworkSettingsStore;
   /** WEBHOOK_ALLOW_INTERNAL: a webhook_url may name a non-public address. */
   webhookAllowInternal: boolean;
+  /** After commit: these users' roles changed (new idp_group_mappings). */
+  rolesChanged?: (userIds: number[]) => void;
 }) {
   const { db, settings } = deps;
 
@@ -164,10 +167,15 @@ export function settingsDomain(deps: {
           .execute();
         const next = await settings.get(tx);
         await writeEvent(tx, 'users.network-settings.updated.v1', { settings: next }, { actorId: actor.id });
-        return next;
+        const changed =
+          values.idp_group_mappings === undefined
+            ? []
+            : await applyGroupRoles(tx, await groupMemberIds(tx), next.idp_group_mappings, actor.id);
+        return { next, changed };
       });
       settings.invalidate();
-      return result;
+      if (result.changed.length) deps.rolesChanged?.(result.changed);
+      return result.next;
     },
 
     /** Write-only in the API and never in events: the notifications service asks for it to sign webhooks. */

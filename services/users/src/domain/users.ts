@@ -15,6 +15,8 @@ import { type Db, isUniqueViolation, json, sql, type Tx, turnBatched } from '@kn
 import type { z } from 'zod';
 import type { UsersConfig } from '../config.ts';
 import type { UserRow, UsersSchema } from '../db/schema.ts';
+import { rolesFor, withGroupRoles } from './group-roles.ts';
+import { groupNamesOf } from './groups.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { isUserAdmin, present, seesOthersEmails, toSnapshot, type Viewer } from './present.ts';
 import { queryTerms, searchText, searchTextWithoutEmail } from './search.ts';
@@ -41,7 +43,13 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
     return new Map(rows.map((r) => [r.id, r]));
   });
 
-  async function create(input: CreateUser, actorId: number | null, tx: Tx<UsersSchema>): Promise<UserRow> {
+  async function create(
+    input: CreateUser,
+    actorId: number | null,
+    tx: Tx<UsersSchema>,
+    /** What SCIM provisioning sets beside (docs/scim.md). */
+    provisioned: { user_name?: string | null; external_id?: string | null; is_active?: boolean } = {},
+  ): Promise<UserRow> {
     const network = await settings.get(tx);
     const roles = input.roles ?? (network.user_creation_default_roles as Role[] | null) ?? DEFAULT_ROLES;
     const customfields = input.customfields ?? {};
@@ -67,6 +75,7 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
           is_system: input.is_system ?? false,
           search_text: searchText({ ...input, customfields }),
           search_text_without_email: searchTextWithoutEmail({ ...input, customfields }),
+          ...provisioned,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -233,13 +242,20 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
             throw forbidden('current_password is wrong');
         }
         const merged = { ...current, ...fields, customfields: customfields ?? current.customfields };
+        // Roles set by hand replace those set by hand before; the identity provider's groups still add theirs.
+        const byHand = roles
+          ? withGroupRoles(
+              { roles: [...new Set(roles)], group_roles: [] },
+              rolesFor((await groupNamesOf(tx, [id])).get(id) ?? [], (await settings.get(tx)).idp_group_mappings),
+            )
+          : undefined;
         try {
           const updated = await tx
             .updateTable('users')
             .set({
               ...fields,
               ...(customfields ? { customfields: json(customfields) } : {}),
-              ...(roles ? { roles: [...new Set(roles)] } : {}),
+              ...(byHand ? { roles: byHand.roles, group_roles: byHand.group_roles } : {}),
               ...(password ? { password_hash: await hashPassword(password, config.SCRYPT_COST) } : {}),
               search_text: searchText(merged),
               search_text_without_email: searchTextWithoutEmail(merged),

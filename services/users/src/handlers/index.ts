@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { UsersSchema } from '../db/schema.ts';
 import type { authDomain } from '../domain/auth.ts';
 import { identitiesDomain } from '../domain/identities.ts';
+import { scimDomain } from '../domain/scim/service.ts';
 import { type NetworkSettingsStore, settingsDomain } from '../domain/settings.ts';
 import type { UsersDomain } from '../domain/users.ts';
 
@@ -18,8 +19,14 @@ export function createHandlers(deps: {
   webhookAllowInternal: boolean;
 }): Handlers<typeof usersOperations> {
   const { bus, users, auth } = deps;
-  const settings = settingsDomain(deps);
   const identities = identitiesDomain({ db: deps.db, users, settings: deps.settings });
+  const settings = settingsDomain({
+    ...deps,
+    rolesChanged: (ids) => {
+      for (const user_id of ids) announceRevoked({ user_id });
+    },
+  });
+  const scim = scimDomain({ db: deps.db, settings: deps.settings, users });
 
   /** After commit: gateways drop what they cached about this token or user. */
   const announceRevoked = (message: z.infer<typeof AuthRevoked>) =>
@@ -75,6 +82,18 @@ export function createHandlers(deps: {
     resetEmailSettings: async ({ actor }) => {
       await settings.resetEmail(actor.id);
       return undefined;
+    },
+
+    createScimToken: async ({ body, actor }) => scim.mintToken(body.name, actor.id),
+    listScimTokens: async () => scim.listTokens(),
+    revokeScimToken: async ({ params }) => {
+      await scim.revokeToken(params.id);
+      return undefined;
+    },
+    scim: async ({ body }) => {
+      const { answer, revoked } = await scim.handle(body);
+      for (const user_id of revoked) announceRevoked({ user_id });
+      return answer;
     },
 
     getNetworkSettings: async () => settings.network(),

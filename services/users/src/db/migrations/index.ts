@@ -5,6 +5,7 @@ import * as m202611230100 from './2026112301_request_keys.ts';
 import * as m2026112701 from './2026112701_search_text_without_email.ts';
 import * as m2026120601 from './2026120601_token_last_used.ts';
 import * as m2026120620 from './2026120620_identities.ts';
+import * as m2026120630 from './2026120630_scim.ts';
 
 /** Applied in key order. `pnpm migration:new users <name>` adds a file and its line here. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026112701_search_text_without_email': m2026112701,
   '2026120601_token_last_used': m2026120601,
   '2026120620_identities': m2026120620,
+  '2026120630_scim': m2026120630,
 };
