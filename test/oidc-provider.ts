@@ -20,6 +20,7 @@ export interface Person {
   family_name?: string;
   name?: string;
   locale?: string;
+  groups?: string[];
 }
 
 interface Code {

@@ -1,4 +1,5 @@
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
+import { waitFor } from '@kn/testing';
 import supertest from 'supertest';
 import { API } from './fixtures.ts';
 import { type Person, type Spoil, startOidcProvider } from './oidc-provider.ts';
@@ -346,4 +347,46 @@ test('OIDC_LINK_VERIFIED_EMAIL=false: not even a verified email links an existin
   } finally {
     await strict.stop();
   }
+});
+
+test('the groups claim gives the roles of idp_group_mappings at each sign-in; roles set by hand stay', async () => {
+  const mappings = (idp_group_mappings: unknown[]) =>
+    system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send({ idp_group_mappings });
+  expect((await mappings([{ group: 'Engineering', roles: ['content_admin'] }])).status).toBe(200);
+  try {
+    const { user } = await system.createUser({}, ['user', 'user_admin']);
+    const who = person({ email: user.email, groups: ['/company/engineering', 'sales'] });
+    const roles = async (session: string) => ((await me(session)).body.roles as string[]).sort();
+    const first = (await signIn(who)).session!;
+    expect(await roles(first)).toEqual(['api_user', 'content_admin', 'user', 'user_admin']);
+    // Out of the group: the role it gave goes, at once also for the session signed in before; the one set by hand stays.
+    await signIn({ ...who, groups: [] });
+    await waitFor(async () => !(await roles(first)).includes('content_admin'));
+    expect(await roles(first)).toEqual(['api_user', 'user', 'user_admin']);
+    // An ID token without the claim leaves the roles as they are.
+    await signIn({ ...who, groups: ['engineering'] });
+    const { session } = await signIn({ ...who, groups: undefined });
+    expect(await roles(session!)).toEqual(['api_user', 'content_admin', 'user', 'user_admin']);
+  } finally {
+    expect((await mappings([])).status).toBe(200);
+  }
+});
+
+test('a deactivated account (SCIM active: false) is refused, linked or found by its email', async () => {
+  const who = person();
+  const { session } = await signIn(who);
+  const id = (await me(session!)).body.id as number;
+  const { user } = await system.createUser();
+  // What SCIM's active: false leaves in the users service (test/scim.test.ts goes through SCIM itself).
+  await db().updateTable('users').set({ is_active: false }).where('id', 'in', [id, user.id]).execute();
+  const before = await counts();
+  for (const identity of [who, person({ email: user.email })]) {
+    const { res } = await signIn(identity);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/deactivated/);
+  }
+  expect(await counts()).toEqual(before);
 });

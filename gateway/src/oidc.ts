@@ -182,6 +182,7 @@ export function oidcRoutes(options: {
         firstname,
         lastname,
         language: languageOf(claims.locale),
+        groups: groupsOf(claims.groups),
       },
       requestId: req.id,
       url: req.originalUrl,
@@ -216,6 +217,16 @@ export function namesOf(claims: Record<string, unknown>, email: string) {
     lastname = rest.join(' ');
   }
   return { firstname: firstname || email.split('@')[0]!.slice(0, 191), lastname };
+}
+
+/** The `groups` claim (the names of the person's groups, as Keycloak's group mapper and Entra ID send them), or null without one. */
+export function groupsOf(claim: unknown): string[] | null {
+  if (!Array.isArray(claim)) return null;
+  // A group's full path (`/company/engineering`, Keycloak's default) is named by its last part.
+  return claim
+    .filter((g): g is string => typeof g === 'string')
+    .map((g) => g.split('/').filter(Boolean).at(-1) ?? g)
+    .slice(0, 1000);
 }
 
 /** The language of a BCP 47 `locale` claim (`de-CH` → `de`), or null. */

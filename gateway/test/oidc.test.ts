@@ -1,4 +1,4 @@
-import { languageOf, namesOf, pageAfterSignIn } from '../src/oidc.ts';
+import { groupsOf, languageOf, namesOf, pageAfterSignIn } from '../src/oidc.ts';
 
 test('next leads only to a path of this origin, never back to the sign-in page', () => {
   for (const [next, page] of [
@@ -33,4 +33,11 @@ test('the language is that of a BCP 47 locale, or none', () => {
   expect(languageOf('pt_BR')).toBe('pt');
   expect(languageOf('en')).toBe('en');
   for (const locale of ['deu', 'x', '', null, 42, 'zh-Hant-TW'.slice(0, 1)]) expect(languageOf(locale)).toBeNull();
+});
+
+test('the groups claim: the names of the groups (a full path by its last part); none without an array', () => {
+  expect(groupsOf(['engineering', '/company/support', 7, null, 'a/b/'])).toEqual(['engineering', 'support', 'b']);
+  expect(groupsOf([])).toEqual([]);
+  expect(groupsOf(undefined)).toBeNull();
+  expect(groupsOf('engineering')).toBeNull();
 });

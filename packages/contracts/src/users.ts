@@ -608,6 +608,8 @@ export const usersOperations = {
       firstname: z.string().trim().max(191),
       lastname: z.string().trim().max(191),
       language: Language.nullable(),
+      /** The ID token's `groups` claim; null when it has none (the roles groups gave stay as they are). */
+      groups: z.array(z.string().max(1000)).max(1000).nullable(),
     }),
     response: Token.extend({ user_id: Id, created: z.boolean().describe('the account was made by this sign-in') }),
   }),

@@ -29,6 +29,8 @@ export async function applyGroupRoles(
   userIds: readonly number[],
   mappings: readonly IdpGroupMapping[],
   actorId: number | null,
+  /** Their groups as the identity provider just named them (an ID token's claim); else those SCIM provisioned. */
+  named?: ReadonlyMap<number, readonly string[]>,
 ): Promise<number[]> {
   if (!userIds.length) return [];
   const rows = await tx
@@ -38,10 +40,12 @@ export async function applyGroupRoles(
     .orderBy('id')
     .forUpdate()
     .execute();
-  const groups = await groupNamesOf(
-    tx,
-    rows.map((r) => r.id),
-  );
+  const groups =
+    named ??
+    (await groupNamesOf(
+      tx,
+      rows.map((r) => r.id),
+    ));
   const changed: number[] = [];
   for (const row of rows) {
     const next = withGroupRoles(row, rolesFor(groups.get(row.id) ?? [], mappings));

@@ -50,7 +50,8 @@ export function createHandlers(deps: {
       return { token, expires };
     },
     startIdentitySession: async ({ body }) => {
-      const { userId, created } = await identities.accountOf(body);
+      const { userId, created, rolesChanged } = await identities.accountOf(body);
+      if (rolesChanged) announceRevoked({ user_id: userId });
       const { token, expires, ended } = await auth.session(userId);
       for (const token_id of ended) announceRevoked({ token_id });
       return { token, expires, user_id: userId, created };
