@@ -80,6 +80,12 @@ const contexts: BrowserContext[] = [];
   };
 
   test('a person clicks "Sign in with …", signs in on Keycloak and lands in the web app as themself; then signs out', async () => {
+    // Ada is in Keycloak's group engineering (the realm's groups claim).
+    const mapped = await system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send({ idp_group_mappings: [{ group: 'Engineering', roles: ['content_admin'] }] });
+    expect(mapped.status).toBe(200);
     const page = await newPage();
     const { clicked, submitted } = await signInWithKeycloak(page, ADA, '/experts');
     await page.locator('header nav').waitFor();
@@ -90,8 +96,9 @@ const contexts: BrowserContext[] = [];
       `single sign-on through Keycloak: ${Math.round(landed - clicked)} ms from the click to the signed-in page ` +
         `(${Math.round(landed - submitted)} ms of it after the password was sent; test/oidc-keycloak.test.ts)`,
     );
-    const person = await page.evaluate(async () => (await fetch('/api/v1/users/me')).json() as Promise<{ id: number }>);
+    const person = await page.evaluate(async () => (await fetch('/api/v1/users/me')).json() as Promise<{ id: number; roles: string[] }>);
     expect(person).toMatchObject({ email: ADA.email, firstname: 'Ada', lastname: 'Lovelace', language: 'de' });
+    expect(person.roles).toContain('content_admin');
     const cookies = await page.context().cookies(system.url);
     const session = cookies.find((c) => c.name === 'kn_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
