@@ -74,6 +74,13 @@ describe('SCIM PATCH', () => {
     expect(group.members).toHaveLength(2);
   });
 
+  test('a value filter of equalities that matches nothing makes the element (Entra ID)', () => {
+    const user = { userName: 'a@b.c' };
+    expect(applyPatch(user, [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'x@y.z' }]).emails).toEqual([
+      { type: 'work', value: 'x@y.z' },
+    ]);
+  });
+
   test('without a path the value names the attributes; sub-attributes and extensions by path', () => {
     const ext = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
     const user = { userName: 'a@b.c', active: true, name: { givenName: 'A', familyName: 'B' }, [ext]: { department: 'Q' } };
@@ -94,7 +101,7 @@ describe('SCIM PATCH', () => {
     [{ op: 'remove' }, 'noTarget'],
     [{ op: 'move', path: 'a' }, 'invalidSyntax'],
     [{ op: 'replace', path: 'members[value eq', value: 1 }, 'invalidPath'],
-    [{ op: 'replace', path: 'members[value eq "9"]', value: { display: 'x' } }, 'noTarget'],
+    [{ op: 'replace', path: 'members[value co "9"]', value: { display: 'x' } }, 'noTarget'],
     [{ op: 'add', value: 'not an object' }, 'invalidValue'],
   ])('%j: %s', (operation, scimType) => {
     try {

@@ -110,6 +110,16 @@ export function applyPatch(resource: Json, operations: PatchOperation[], extensi
   return result;
 }
 
+/** The attributes an `a eq "x" and b eq "y"` filter names, or null for any other filter. */
+function equalities(filter: Filter): Json | null {
+  if (filter.op === 'and') {
+    const left = equalities(filter.left);
+    const right = equalities(filter.right);
+    return left && right ? { ...left, ...right } : null;
+  }
+  return filter.op === 'eq' && !filter.attr.includes('.') ? { [filter.attr]: filter.value } : null;
+}
+
 function applyAt(resource: Json, target: Target, op: 'add' | 'replace' | 'remove', value: unknown) {
   const holder = holderOf(resource, target.schema);
   const key = keyOf(holder, target.name);
@@ -123,7 +133,10 @@ function applyAt(resource: Json, target: Target, op: 'add' | 'replace' | 'remove
       return;
     }
     if (!hit.length) {
-      if (op === 'replace') throw new ScimPatchError('noTarget', 'the value filter matches nothing');
+      // `emails[type eq "work"].value` (Entra ID) on a resource without one: the element is made.
+      const made = equalities(target.filter);
+      if (!made) throw new ScimPatchError('noTarget', 'the value filter matches nothing');
+      holder[key] = [...elements, target.sub ? { ...made, [target.sub]: value } : { ...made, ...(isObject(value) ? value : {}) }];
       return;
     }
     for (const e of hit) {

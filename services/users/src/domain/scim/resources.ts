@@ -41,18 +41,21 @@ export function userResource(row: UserRow, groups: GroupRef[], base: string): Js
     id: String(row.id),
     ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     userName: row.user_name ?? row.email,
-    name: { givenName: row.firstname, familyName: row.lastname, formatted: displayName },
-    displayName,
+    // What is not there is left out (RFC 7643 §2.5), so that a removed attribute reads as removed.
+    ...(displayName ? { name: { givenName: row.firstname, familyName: row.lastname }, displayName } : {}),
     ...(row.position ? { title: row.position } : {}),
-    emails: [{ value: row.email, type: 'work', primary: true }],
+    // The address as it was given; a userName that stands in for a missing address is no email.
+    ...(Email.safeParse(row.email).success ? { emails: [{ value: row.email }] } : {}),
     active: row.is_active,
-    preferredLanguage: row.language,
-    locale: row.language,
     groups: groups.map((g) => ({ value: g.id, display: g.display_name, $ref: `${base}/Groups/${g.id}` })),
-    [SCHEMA.enterprise]: {
-      ...(row.department ? { department: row.department } : {}),
-      ...(row.company ? { organization: row.company } : {}),
-    },
+    ...(row.department || row.company
+      ? {
+          [SCHEMA.enterprise]: {
+            ...(row.department ? { department: row.department } : {}),
+            ...(row.company ? { organization: row.company } : {}),
+          },
+        }
+      : {}),
     meta: {
       resourceType: 'User',
       created: row.created.toISOString(),
@@ -112,8 +115,9 @@ export function userInput(resource: Json): UserInput {
   const listed = (emails ?? []).filter(isObject);
   const chosen = listed.find((e) => bool(attribute(e, 'primary'), 'emails.primary')) ?? listed[0];
   const address = chosen ? optionalString(attribute(chosen, 'value'), 'emails.value', 191) : null;
+  // Without an address in emails the userName is the address: people sign in with it.
+  if (address !== null && !Email.safeParse(address).success) throw invalidValue('emails: the value must be an email address');
   const email = address ?? userName;
-  if (!Email.safeParse(email).success) throw invalidValue('userName, or the primary of emails, must be an email address');
   const name = get('name');
   if (name !== undefined && name !== null && !isObject(name)) throw invalidValue('name must be an object');
   let firstname = optionalString(name ? attribute(name, 'givenName') : undefined, 'name.givenName', 191) ?? '';
@@ -157,7 +161,7 @@ export function groupResource(row: GroupRow, members: Array<{ id: number; displa
     id: row.id,
     ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     displayName: row.display_name,
-    members: members.map((m) => ({ value: String(m.id), display: m.display, $ref: `${base}/Users/${m.id}`, type: 'User' })),
+    members: members.map((m) => ({ value: String(m.id), ...(m.display ? { display: m.display } : {}), $ref: `${base}/Users/${m.id}` })),
     meta: {
       resourceType: 'Group',
       created: row.created.toISOString(),

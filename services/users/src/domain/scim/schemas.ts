@@ -1,8 +1,7 @@
 /**
  * What this SCIM service provider says of itself (RFC 7643 §5–7): the attributes it stores and
- * gives back. Attributes it accepts but gives back in its own terms (preferredLanguage, locale:
- * the language code) are described in docs/scim.md, not here, so that a client never expects them
- * back as sent.
+ * gives back, and those it only takes (preferredLanguage, locale: writeOnly, since our language
+ * is a two-letter code and would not come back as sent).
  */
 
 export const SCHEMA = {
@@ -11,6 +10,7 @@ export const SCHEMA = {
   enterprise: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
   list: 'urn:ietf:params:scim:api:messages:2.0:ListResponse',
   patch: 'urn:ietf:params:scim:api:messages:2.0:PatchOp',
+  search: 'urn:ietf:params:scim:api:messages:2.0:SearchRequest',
   error: 'urn:ietf:params:scim:api:messages:2.0:Error',
   config: 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig',
   resourceType: 'urn:ietf:params:scim:schemas:core:2.0:ResourceType',
@@ -20,7 +20,7 @@ export const SCHEMA = {
 /** Pages of GET /Users and /Groups hold at most this many resources (`count` above it is cut down). */
 export const MAX_PAGE = 1000;
 
-type Mutability = 'readOnly' | 'readWrite' | 'immutable';
+type Mutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
 interface Attribute {
   name: string;
   type: 'string' | 'boolean' | 'complex' | 'reference' | 'dateTime';
@@ -44,7 +44,7 @@ function attribute(a: Attribute): Record<string, unknown> {
     required: a.required ?? false,
     caseExact: a.caseExact ?? false,
     mutability: a.mutability ?? 'readWrite',
-    returned: 'default',
+    returned: a.mutability === 'writeOnly' ? 'never' : 'default',
     uniqueness: a.uniqueness ?? 'none',
     ...(a.referenceTypes ? { referenceTypes: a.referenceTypes } : {}),
     ...(a.subAttributes ? { subAttributes: a.subAttributes.map(attribute) } : {}),
@@ -67,11 +67,7 @@ const userAttributes: Attribute[] = [
     name: 'name',
     type: 'complex',
     description: 'first and last name',
-    subAttributes: [
-      text('givenName', 'first name'),
-      text('familyName', 'last name'),
-      text('formatted', 'the full name', { mutability: 'readOnly' }),
-    ],
+    subAttributes: [text('givenName', 'first name'), text('familyName', 'last name')],
   },
   text('displayName', 'first and last name', { mutability: 'readOnly' }),
   text('title', 'position'),
@@ -79,9 +75,15 @@ const userAttributes: Attribute[] = [
     name: 'emails',
     type: 'complex',
     multiValued: true,
+    // A person of the network has an email address: notifications go there.
+    required: true,
     description: 'the one email address of the person (primary, or the first)',
-    subAttributes: [text('value', 'the address'), text('type', 'always work', { mutability: 'readOnly' })],
+    // type and primary are taken (the primary address, else the first) but not kept.
+    subAttributes: [text('value', 'the address')],
   },
+  // Taken as the language (its first two letters), which our API shows; not given back as sent.
+  text('preferredLanguage', 'sets the language: de-CH and de_CH are de; other values are ignored', { mutability: 'writeOnly' }),
+  text('locale', 'sets the language when preferredLanguage does not', { mutability: 'writeOnly' }),
   { name: 'active', type: 'boolean', description: 'false: cannot sign in, and out of routing and expert search' },
   {
     name: 'groups',

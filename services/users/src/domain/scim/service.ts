@@ -293,9 +293,12 @@ export function scimDomain(deps: { db: Db<UsersSchema>; settings: NetworkSetting
       const current = await userById(id, tx, true);
       if (!current) throw notFound('user');
       checkVersion(req.if_match, current.updated);
-      const resource = patch
-        ? applyPatch(await renderUser(current, req.base_url), patch, [SCHEMA.enterprise])
-        : requireSchema(req.body, SCHEMA.user);
+      let resource: Json;
+      if (patch) {
+        // displayName follows the name: a PATCH that removes the name removes it.
+        const { displayName: _derived, ...rendered } = await renderUser(current, req.base_url);
+        resource = applyPatch(rendered, patch, [SCHEMA.enterprise]);
+      } else resource = requireSchema(req.body, SCHEMA.user);
       const input = userInput(resource);
       const saved = await saveUser(tx, current, input, actorId);
       if (current.is_active !== saved.is_active || saved.email !== current.email) revoked.push(current.id);
@@ -419,6 +422,19 @@ export function scimDomain(deps: { db: Db<UsersSchema>; settings: NetworkSetting
     return { status: 204, body: null, etag: null, location: null };
   }
 
+  function searchQuery(body: unknown): Record<string, string> {
+    const request = requireSchema(body, SCHEMA.search);
+    const query: Record<string, string> = {};
+    for (const name of ['filter', 'startIndex', 'count', 'attributes', 'excludedAttributes']) {
+      const value = attribute(request, name);
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) query[name] = value.join(',');
+      else if (typeof value === 'string' || typeof value === 'number') query[name] = String(value);
+      else throw new ScimError(400, `${name} must be a string`, 'invalidValue');
+    }
+    return query;
+  }
+
   function patchOperations(body: unknown): PatchOperation[] {
     const message = requireSchema(body, SCHEMA.patch);
     const ops = attribute(message, 'Operations');
@@ -454,6 +470,11 @@ export function scimDomain(deps: { db: Db<UsersSchema>; settings: NetworkSetting
     }
     if (name !== 'users' && name !== 'groups') throw notFound(req.path);
     const users = name === 'users';
+    if (id === '.search' && method === 'POST') {
+      // POST …/.search (RFC 7644 §3.4.3): the query parameters of a list, in a body.
+      const search = searchQuery(req.body);
+      return users ? listUsers({ ...req, query: search }) : listGroups({ ...req, query: search });
+    }
     if (!id) {
       if (method === 'GET') return users ? listUsers(req) : listGroups(req);
       if (method === 'POST') return users ? createUser(req, actorId, revoked) : createGroup(req, actorId, revoked);
