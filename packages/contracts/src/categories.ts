@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, Language } from './common.ts';
 import { operation } from './endpoint.ts';
+import { trimmedText } from './text.ts';
 
 /** Categories (content service): a question has at most one. */
 
@@ -31,11 +32,11 @@ export type Category = z.infer<typeof Category>;
 const Color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'a hex colour such as #1a2b3c');
 
 const CategoryInput = z.object({
-  name: z.string().trim().min(1).max(191),
+  name: trimmedText({ min: 1, max: 191 }),
   description: z.string().max(10000).default(''),
   color: Color.default('#808080'),
   translations: z
-    .array(z.object({ language: Language, name: z.string().trim().min(1).max(191), description: z.string().max(10000).default('') }))
+    .array(z.object({ language: Language, name: trimmedText({ min: 1, max: 191 }), description: z.string().max(10000).default('') }))
     .max(50)
     .default([]),
 });

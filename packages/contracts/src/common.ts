@@ -19,19 +19,8 @@ export const QueryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).tran
 export const Limit = (fallback: number, max = 1000) => z.coerce.number().int().min(0).max(max).default(fallback);
 export const Offset = z.coerce.number().int().min(0).default(0);
 
-/** The most items a comma-separated query list takes (docs/api.md): a request's cost stays bounded. */
+/** The most items a comma-separated query list takes (docs/api.md; commaList in text.ts): a request's cost stays bounded. */
 export const MAX_LIST_ITEMS = 100;
-
-/** A comma-separated query list, trimmed, empties dropped; at most MAX_LIST_ITEMS items. */
-export const CommaList = z
-  .string()
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(z.string()).max(MAX_LIST_ITEMS, `at most ${MAX_LIST_ITEMS} items`));
 
 export const Links = z.object({ self: z.object({ href: z.string() }) });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AttachmentDownload } from './attachments.ts';
 import { Id, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
+import { trimmedText } from './text.ts';
 
 /**
  * Exports (exports service, docs/exports.md): a topic-content export (UTF-16LE tab-separated text)
@@ -54,8 +55,8 @@ export type ExportRecord = z.infer<typeof ExportRecord>;
 
 export const ExportTopic = z
   .object({
-    global_concept_id: z.string().trim().min(1).max(191).describe('a tag id (the concept_id of `concepts` on questions)'),
-    label: z.string().trim().min(1).max(191).describe('the topic label; also matches a tag of that label (case ignored)'),
+    global_concept_id: trimmedText({ min: 1, max: 191 }).describe('a tag id (the concept_id of `concepts` on questions)'),
+    label: trimmedText({ min: 1, max: 191 }).describe('the topic label; also matches a tag of that label (case ignored)'),
   })
   .meta({ id: 'ExportTopic' });
 export type ExportTopic = z.infer<typeof ExportTopic>;

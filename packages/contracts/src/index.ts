@@ -16,6 +16,7 @@ export * from './search.ts';
 export * from './sharing.ts';
 export * from './solutions.ts';
 export * from './tags.ts';
+export * from './text.ts';
 export * from './users.ts';
 
 import { attachmentsOperations } from './attachments.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
+import { trimmedText } from './text.ts';
 
 /**
  * Knowledge spaces (content service): questions of a closed space are visible, searchable and
@@ -35,7 +36,7 @@ export const KnowledgeSpace = z
   });
 
 const KnowledgeSpaceInput = z.object({
-  name: z.string().trim().min(1).max(191),
+  name: trimmedText({ min: 1, max: 191 }),
   description: z.string().max(10000).nullable().optional(),
   is_closed: z.boolean().default(false),
   automatic_new_user_assignment: z.boolean().default(false),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { descriptionAnswers } from './answers.ts';
 import { Category } from './categories.ts';
-import { CommaList, Id, Language, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
+import { Id, Language, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { TagLabel } from './tags.ts';
+import { caseless, commaList, enumList, patternRegex, positiveDecimal, trimmedItem, trimmedPattern, trimmedText } from './text.ts';
 
 export const Concept = z
   .object({
@@ -111,7 +112,7 @@ export const Question = z
   });
 export type Question = z.infer<typeof Question>;
 
-const Title = z.string().trim().max(100);
+const Title = trimmedText({ max: 100 });
 // Unlimited in the interface: the gateway's body limit (10 MiB of JSON) is the practical cap.
 const Description = z.string();
 
@@ -137,21 +138,15 @@ export const QuestionSortCriteria = [
   'activity_and_interest',
   'trending',
 ] as const;
-const QuestionSort = CommaList.pipe(
-  z.array(
-    z
-      .string()
-      .regex(
-        new RegExp(`^(${QuestionSortCriteria.join('|')})(\\.(asc|desc))?$`),
-        `criteria: ${QuestionSortCriteria.join(', ')}, with .asc or .desc`,
-      ),
-  ),
+const QuestionSort = commaList(
+  `(?:${QuestionSortCriteria.join('|')})(?:\\.(?:asc|desc))?`,
+  `criteria: ${QuestionSortCriteria.join(', ')}, with .asc or .desc`,
 );
-const LanguageList = CommaList.pipe(z.array(Language));
+const LanguageList = commaList('[a-z]{2}', 'a two-letter language code');
 const Operator = z
   .string()
-  .transform((v) => v.toUpperCase())
-  .pipe(z.enum(['AND', 'OR']));
+  .regex(/^(?:[Aa][Nn][Dd]|[Oo][Rr])$/u, 'AND or OR, in any case')
+  .transform((v) => v.toUpperCase() as 'AND' | 'OR');
 
 const IdParams = z.object({ id: Id });
 const tag = 'Questions';
@@ -198,21 +193,24 @@ export const questionsOperations = {
       log_query_type: z.enum(['manual', 'autocomplete', 'url', 'tag']).optional(),
       limit: Limit(10, 100),
       offset: Offset,
-      filter: CommaList.pipe(z.array(z.enum(QuestionFilters))).optional(),
-      tags: CommaList.pipe(z.array(TagLabel)).optional(),
+      filter: enumList(QuestionFilters).optional(),
+      // Any label: one longer than a tag may be matches no question.
+      tags: commaList(trimmedItem(), 'tag labels').optional(),
       tag_filter_default_operator: Operator.default('AND'),
       sort: QuestionSort.optional(),
       include_deleted: QueryBoolean.default(false),
-      category: z.string().max(100).optional().describe('deprecated: a category id, or "uncategorized"'),
-      categories: CommaList.pipe(
-        z.array(
-          z
-            .string()
-            .regex(/^\d{1,10}$/, 'category ids')
-            .transform(Number)
-            .pipe(z.number().int().positive().max(2147483647)),
-        ),
-      ).optional(),
+      category: z
+        .string()
+        .max(100)
+        .regex(
+          patternRegex(
+            trimmedPattern(`(?:${['uncategorized', 'none', 'all'].map(caseless).join('|')}|${positiveDecimal(999_999_999, 9)})?`),
+          ),
+          'a category id, all or uncategorized',
+        )
+        .optional()
+        .describe('deprecated: a category id, all, or uncategorized (also none)'),
+      categories: commaList(positiveDecimal(2147483647, 10), 'category ids').pipe(z.array(z.coerce.number<string>())).optional(),
       include_uncategorized: QueryBoolean.default(false),
       language_id: LanguageList.optional(),
       knowledge_space: Id.optional(),
@@ -242,7 +240,7 @@ export const questionsOperations = {
     },
     params: IdParams,
     body: z.object({
-      title: Title.min(10).optional(),
+      title: trimmedText({ min: 10, max: 100 }).optional(),
       description: Description.nullable().optional(),
       language: Language.optional(),
       category: Id.nullable().optional(),

@@ -3,6 +3,7 @@ import { Id, Limit, Offset, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { Question, QuestionSnapshot, SearchField, SearchFieldNames } from './questions.ts';
 import { TagLabel } from './tags.ts';
+import { trimmedText } from './text.ts';
 import { User } from './users.ts';
 
 const tag = 'Search';
@@ -176,7 +177,7 @@ export const searchOperations = {
     service: 'search',
     summary: 'Experts on what a text is about, best first, with the existing tags used (both empty when no tag fits)',
     http: { method: 'POST', path: '/search/experts', auth: 'user', tag },
-    body: z.object({ query: z.string().trim().min(1).max(1000), limit: z.number().int().min(0).max(100).default(10) }),
+    body: z.object({ query: trimmedText({ min: 1, max: 1000 }), limit: z.number().int().min(0).max(100).default(10) }),
     response: ExpertsFound,
   }),
   expertsForQuestion: operation({
@@ -270,7 +271,7 @@ export const similarOperations = {
     service: 'content',
     summary: "Questions similar to a text (question search's ranking of it, score s / (1 + s))",
     http: { method: 'GET', path: '/search/questions-similar', auth: 'user', tag },
-    query: SimilarQuery.extend({ query: z.string().trim().min(1).max(10000) }),
+    query: SimilarQuery.extend({ query: trimmedText({ min: 1, max: 10000 }) }),
     response: SimilarPage,
   }),
   getQuestionExperts: operation({

@@ -35,7 +35,9 @@ export const sharingOperations = {
     params: IdParams,
     body: z
       .object({ recipient: Id.optional(), user_id: Id.optional().describe('deprecated: use recipient'), message: Message })
-      .refine((b) => b.recipient !== undefined || b.user_id !== undefined, { message: 'recipient is required', path: ['recipient'] }),
+      .refine((b) => b.recipient !== undefined || b.user_id !== undefined, { message: 'recipient is required', path: ['recipient'] })
+      // What the refine says, for the OpenAPI document.
+      .meta({ anyOf: [{ required: ['recipient'] }, { required: ['user_id'] }] }),
   }),
   listQuestionForwards: operation({
     service: 'content',

@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { Limit, Offset, Page } from './common.ts';
 import { operation } from './endpoint.ts';
+import { trimmedText } from './text.ts';
 
 /** Tags (content service): identified by their label; tag links widen the pool of experts. */
 
 /** Tag labels: at most 191 characters (interface limit), no commas (lists of labels are comma-separated). */
-export const TagLabel = z
-  .string()
-  .trim()
-  .min(1)
-  .max(191)
-  .refine((s) => !s.includes(','), 'a tag label cannot contain a comma');
+export const TagLabel = trimmedText({ min: 1, max: 191, without: ',', message: 'a tag label cannot contain a comma' });
 
 export const TagInfo = z
   .object({ label: z.string(), excluded_from_suggestions: z.boolean(), image: z.null(), question_count: z.number().int() })

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { CommaList, Email, Id, Language, Limit, Offset, Page, QueryBoolean, Role, Timestamp } from './common.ts';
+import { Email, Id, Language, Limit, Offset, Page, QueryBoolean, Role, Roles, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
+import { commaList, enumList, trimmedText } from './text.ts';
 
-const Name = z.string().trim().min(1).max(191);
+const Name = trimmedText({ min: 1, max: 191 });
 const OptionalText = z.string().max(10000).nullable().optional();
 const CustomFields = z
   .record(z.string().min(1).max(191), z.string().max(1000))
-  .refine((o) => Object.keys(o).length <= 100, 'at most 100 custom fields');
+  .refine((o) => Object.keys(o).length <= 100, 'at most 100 custom fields')
+  .meta({ maxProperties: 100 });
 
 /** A user as the examples of the API documents show one. */
 export const UserExample = {
@@ -136,15 +138,9 @@ export const Token = z
   .meta({ id: 'Token', examples: [{ token: 'kn_3q2J9v0mTQe8yJc1Yw7hXg', expires: '2026-12-20T09:15:02.123Z' }] });
 
 export const UserSortCriteria = ['first_seen', 'lastname', 'firstname', 'id'] as const;
-const UserSort = CommaList.pipe(
-  z.array(
-    z
-      .string()
-      .regex(
-        new RegExp(`^(${UserSortCriteria.join('|')})(\\.(asc|desc))?$`),
-        `criteria: ${UserSortCriteria.join(', ')}, with .asc or .desc`,
-      ),
-  ),
+const UserSort = commaList(
+  `(?:${UserSortCriteria.join('|')})(?:\\.(?:asc|desc))?`,
+  `criteria: ${UserSortCriteria.join(', ')}, with .asc or .desc`,
 );
 
 export const LanguageSettings = z
@@ -222,7 +218,7 @@ const PasswordSignIn = z.enum(['everyone', 'administrators']);
 /** Which identity-provider group gives which roles (docs/scim.md, "Groups and roles"). */
 export const IdpGroupMapping = z
   .object({
-    group: z.string().trim().min(1).max(191).describe("the group's displayName at the identity provider (case-insensitive)"),
+    group: trimmedText({ min: 1, max: 191 }).describe("the group's displayName at the identity provider (case-insensitive)"),
     roles: z.array(Role).max(20),
   })
   .meta({ id: 'IdpGroupMapping' });
@@ -303,7 +299,7 @@ export const NETWORK_SETTINGS_DEFAULTS: Omit<NetworkSettings, 'webhook_secret_se
 
 export const NetworkSettingsUpdate = z
   .object({
-    network_name: z.string().trim().min(1).max(191),
+    network_name: trimmedText({ min: 1, max: 191 }),
     default_language: Language,
     content_languages: z.array(Language).min(1).max(50),
     anonymize_users_email: z.boolean(),
@@ -423,8 +419,8 @@ export const usersOperations = {
       limit: Limit(10),
       offset: Offset,
       sort: UserSort.optional(),
-      role: CommaList.pipe(z.array(Role)).optional(),
-      include: CommaList.pipe(z.array(z.enum(['deleted', 'hidden', 'system']))).optional(),
+      role: enumList(Roles).optional(),
+      include: enumList(['deleted', 'hidden', 'system']).optional(),
       deanonymize_users_email: QueryBoolean.default(false),
     }),
     response: Page(User),
@@ -552,7 +548,7 @@ export const usersOperations = {
     service: 'users',
     summary: 'Mint a SCIM provisioning token (shown once)',
     http: { method: 'POST', path: '/scim/tokens', status: 201, auth: 'user', roles: ['user_admin'], tag },
-    body: z.object({ name: z.string().trim().min(1).max(191).describe('what it is for, e.g. the identity provider') }),
+    body: z.object({ name: trimmedText({ min: 1, max: 191 }).describe('what it is for, e.g. the identity provider') }),
     response: ScimToken.extend({ token: z.string().describe('the bearer token for /scim/v2; shown only in this answer') }),
   }),
   listScimTokens: operation({
