@@ -8,8 +8,8 @@
 #   bash infra/keycloak.sh stop     stops it and removes its data and log
 # Each start begins with the realm as the file has it: nothing is kept from an earlier run.
 # Keycloak is the distribution org.keycloak:keycloak-quarkus-dist from Maven Central, fetched with
-# Maven on first use (about 160 MB) and unpacked into infra/keycloak/target (not committed). It needs
-# Java 21 or newer: the newest of `java` and /usr/lib/jvm/*, or KEYCLOAK_JAVA_HOME.
+# Maven on first use (about 160 MB) and unpacked into infra/keycloak/target (not committed). It runs
+# on the newest Java of `java` and /usr/lib/jvm/* (17 or newer; Keycloak prefers 21), or KEYCLOAK_JAVA_HOME.
 # Settings:
 #   KEYCLOAK_VERSION    the distribution's version (default 26.4.7)
 #   KEYCLOAK_PORT       its HTTP port on 127.0.0.1 (default 8190)
@@ -60,21 +60,23 @@ java_major() {
   echo "${v%%.*}" | grep -E '^[0-9]+$' || echo 0
 }
 
-# JAVA_HOME for Keycloak: KEYCLOAK_JAVA_HOME, else the newest Java 21+ of the PATH and /usr/lib/jvm.
+# JAVA_HOME for Keycloak: KEYCLOAK_JAVA_HOME, else the newest Java of the PATH and /usr/lib/jvm (17 at least:
+# Keycloak 26 still runs on it, the Java the rest of the tests need; it prefers 21 and newer).
 pick_java() {
   if [ -n "${KEYCLOAK_JAVA_HOME:-}" ]; then
-    [ "$(java_major "$KEYCLOAK_JAVA_HOME/bin/java")" -ge 21 ] || fail "KEYCLOAK_JAVA_HOME ($KEYCLOAK_JAVA_HOME) is not a Java 21 or newer"
+    [ "$(java_major "$KEYCLOAK_JAVA_HOME/bin/java")" -ge 17 ] || fail "KEYCLOAK_JAVA_HOME ($KEYCLOAK_JAVA_HOME) is not a Java 17 or newer"
     echo "$KEYCLOAK_JAVA_HOME"
     return
   fi
   local best="" best_major=0 candidate major
-  for candidate in "$(command -v java 2>/dev/null || true)" /usr/lib/jvm/*/bin/java; do
+  command -v java >/dev/null || need java openjdk-17-jdk-headless
+  for candidate in "$(command -v java)" /usr/lib/jvm/*/bin/java; do
     [ -x "$candidate" ] || continue
     candidate=$(readlink -f "$candidate")
     major=$(java_major "$candidate")
     ((major > best_major)) && { best=$candidate; best_major=$major; }
   done
-  ((best_major >= 21)) || fail "Keycloak $version needs Java 21 or newer (found ${best_major/#0/none}): install one, or set KEYCLOAK_JAVA_HOME"
+  ((best_major >= 17)) || fail "Keycloak $version needs Java 17 or newer (the newest found: ${best_major/#0/none}): install openjdk-17-jdk-headless, or set KEYCLOAK_JAVA_HOME"
   dirname "$(dirname "$best")"
 }
 
