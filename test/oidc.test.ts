@@ -390,3 +390,13 @@ test('a deactivated account (SCIM active: false) is refused, linked or found by 
   }
   expect(await counts()).toEqual(before);
 });
+
+test('claims that break the account rules (an email address that is none) are refused, nothing made', async () => {
+  const before = await counts();
+  for (const who of [person({ email: 'not-an-address' }), person({ sub: 's'.repeat(300) })]) {
+    const { res } = await signIn(who);
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'Unauthorized', message: expect.stringMatching(/claims are not usable/) });
+  }
+  expect(await counts()).toEqual(before);
+});

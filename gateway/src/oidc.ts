@@ -186,7 +186,12 @@ export function oidcRoutes(options: {
       },
       requestId: req.id,
       url: req.originalUrl,
-    } as never);
+    } as never).catch((err: unknown) => {
+      // The claims break the account's rules (an email address that is none, say): the provider's answer is refused.
+      if (err instanceof AppError && err.status === 400)
+        throw unauthorized(`the identity provider's claims are not usable: ${err.message}`);
+      throw err;
+    });
     logger.info({ request_id: req.id, user_id: answer.user_id, created: answer.created }, 'signed in through the identity provider');
     res.cookie(SESSION_COOKIE, answer.token, { ...session.options(req), expires: new Date(answer.expires) });
     res.redirect(303, flow.next);
