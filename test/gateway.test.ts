@@ -58,6 +58,12 @@ describe('errors have the contract shape', () => {
     expectError(await system.api.get('/api/v1/users/424242').set(...bearer(system.adminToken)), 404, 'NotFound');
   });
 
+  test('a request line and headers over 16 KiB are 431 HeaderFieldsTooLarge in the contract shape', async () => {
+    const res = await system.api.get(`/api/v1/search/questions-similar?query=${'%C2%82'.repeat(4000)}`).set(...bearer(system.adminToken));
+    expectError(res, 431, 'HeaderFieldsTooLarge');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   test('an unknown endpoint is NotFound', async () => {
     expectError(await system.api.get('/api/v1/no-such-thing').set(...bearer(system.adminToken)), 404, 'NotFound');
     expectError(await system.api.get('/elsewhere'), 404, 'NotFound');
@@ -160,7 +166,7 @@ describe('OpenAPI', () => {
   test('every operation declares every status it can answer, and the headers of the contract', async () => {
     const doc = (await system.api.get('/api/v1/openapi.json')).body;
     const publish = doc.paths['/questions/{id}/publish'].put;
-    expect(Object.keys(publish.responses)).toEqual(['200', '400', '401', '403', '404', '409', '422', '429', '500', '503']);
+    expect(Object.keys(publish.responses)).toEqual(['200', '400', '401', '403', '404', '409', '422', '429', '431', '500', '503']);
     const create = doc.paths['/questions'].post;
     expect(create.parameters.map((p: { $ref?: string; name?: string }) => p.$ref ?? p.name)).toEqual(
       expect.arrayContaining([
@@ -183,6 +189,7 @@ describe('OpenAPI', () => {
       '413',
       '415',
       '429',
+      '431',
       '500',
       '503',
     ]);
@@ -194,6 +201,143 @@ describe('OpenAPI', () => {
     expect(xsd.headers['content-type']).toMatch(/^application\/xml/);
     expect(doc.info.license.identifier).toBeDefined();
     expect(doc.tags.every((t: { description?: string }) => t.description)).toBe(true);
+  });
+});
+
+describe('the OpenAPI document says what the gateway accepts', () => {
+  const doc = () => system.api.get('/api/v1/openapi.json').then((res) => res.body);
+  const parameter = (operation: { parameters: Array<{ name?: string; $ref?: string; schema?: Record<string, unknown> }> }, name: string) =>
+    operation.parameters.find((p) => p.name === name)?.schema;
+
+  test('lists of fixed values and case-free operators are patterns, and the gateway keeps to them', async () => {
+    const d = await doc();
+    const users = d.paths['/users'].get;
+    const questions = d.paths['/questions'].get;
+    for (const [schema, good, bad] of [
+      [parameter(users, 'include'), ' deleted,, hidden ', 'deleted,archived'],
+      [parameter(users, 'sort'), 'lastname.desc,id', 'lastname.up'],
+      [parameter(users, 'role'), 'user_admin,user', 'admin'],
+      [parameter(questions, 'query_default_operator'), 'and', 'XOR'],
+      [parameter(questions, 'tag_filter_default_operator'), 'Or', 'NOT'],
+      [parameter(questions, 'filter'), 'solved,trending', 'solved,open'],
+      [parameter(questions, 'categories'), '1, 2147483647', '2147483648'],
+    ] as Array<[{ pattern: string }, string, string]>) {
+      const pattern = new RegExp(schema.pattern, 'u');
+      expect({ good, matches: pattern.test(good) }).toEqual({ good, matches: true });
+      expect({ bad, matches: pattern.test(bad) }).toEqual({ bad, matches: false });
+    }
+    const query = (path: string, name: string, value: string) =>
+      system.api.get(`/api/v1${path}?${name}=${encodeURIComponent(value)}`).set(...bearer(system.adminToken));
+    expect((await query('/users', 'include', ' deleted,, hidden ')).status).toBe(200);
+    expect((await query('/users', 'include', 'deleted,archived')).status).toBe(400);
+    expect((await query('/questions', 'query_default_operator', 'and')).status).toBe(200);
+    expect((await query('/questions', 'categories', '2147483648')).status).toBe(400);
+  });
+
+  test('tag labels: no comma and not only spaces, in bodies and in the {label} path alike', async () => {
+    const d = await doc();
+    const label = parameter(d.paths['/tag-labels/{label}'].get, 'label') as { pattern: string; maxLength: number };
+    const body = d.paths['/questions'].post.requestBody.content['application/json'].schema.properties.tags.items;
+    expect(body).toEqual(label);
+    const pattern = new RegExp(label.pattern, 'u');
+    expect([pattern.test(' hops '), pattern.test('a,b'), pattern.test('   '), pattern.test('')]).toEqual([true, false, false, false]);
+    const comma = await system.api.get('/api/v1/tag-labels/a%2Cb').set(...bearer(system.adminToken));
+    expect(comma.status).toBe(400);
+    const spaces = await system.api
+      .post('/api/v1/questions')
+      .set(...bearer(system.adminToken))
+      .send({ tags: ['  '] });
+    expect(spaces.status).toBe(400);
+  });
+
+  test('every string a request sends says it takes no NUL; the fields a schema does not name are ignored, whatever they hold', async () => {
+    const d = await doc();
+    const create = d.paths['/questions'].post.requestBody.content['application/json'].schema.properties;
+    expect(create.description.pattern).toBe('^[^\\u0000]*$');
+    expect(parameter(d.paths['/users'].get, 'query')).toMatchObject({ pattern: '^[^\\u0000]*$' });
+    const nul = await system.api
+      .post('/api/v1/questions')
+      .set(...bearer(system.adminToken))
+      .send({ description: 'a\u0000b' });
+    expect({ status: nul.status, code: nul.body.code }).toEqual({ status: 400, code: 'ValidationError' });
+    const ignored = await system.api
+      .put('/api/v1/users/me/settings')
+      .set(...bearer(system.adminToken))
+      .send({ 'unknown\u0000': 'x\u0000', interface_language: 'en' });
+    expect(ignored.status).toBe(200);
+  });
+
+  test('an upload is the one part file, as its schema says: another field is a 400, and nothing is attached', async () => {
+    const question = await system.api
+      .post('/api/v1/questions')
+      .set(...bearer(system.adminToken))
+      .send({ title: 'Uploads' });
+    const upload = () => system.api.post(`/api/v1/questions/${question.body.id}/attachments`).set(...bearer(system.adminToken));
+    const extra = await upload().field('note', 'x').attach('file', Buffer.from('hello'), 'a.txt');
+    expectError(extra, 400, 'ValidationError');
+    const second = await upload().attach('file', Buffer.from('one'), 'a.txt').attach('file', Buffer.from('two'), 'b.txt');
+    expectError(second, 400, 'ValidationError');
+    const listed = await system.api.get(`/api/v1/questions/${question.body.id}/attachments`).set(...bearer(system.adminToken));
+    expect(listed.body.total).toBe(0);
+    expect((await upload().attach('file', Buffer.from('hello'), 'a.txt')).status).toBe(201);
+    const schema = (await doc()).paths['/questions/{id}/attachments'].post.requestBody.content['multipart/form-data'].schema;
+    expect(schema).toMatchObject({ additionalProperties: false, properties: { file: { minLength: 1 } } });
+  });
+
+  test('tolerated headers name no pattern: a traceparent or X-Request-Id that is not one is ignored', async () => {
+    const d = await doc();
+    for (const name of ['Traceparent', 'RequestId']) {
+      expect(d.components.parameters[name].schema).toEqual({ type: 'string' });
+      expect(d.components.parameters[name].description).toMatch(/ignored/);
+    }
+    const res = await system.api
+      .get('/api/v1/users/me')
+      .set(...bearer(system.adminToken))
+      .set('traceparent', 'no trace')
+      .set('x-request-id', 'bad id');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('links lead from what an operation makes or lists to every operation on it', async () => {
+    const d = await doc();
+    const links = (path: string, method: string, status: string) => d.paths[path][method].responses[status].links ?? {};
+    const question = links('/questions', 'post', '201');
+    expect(Object.keys(question)).toEqual(
+      expect.arrayContaining([
+        'getQuestion',
+        'updateQuestion',
+        'deleteQuestion',
+        'publishQuestion',
+        'createSolution',
+        'createQuestionComment',
+        'addQuestionAttachment',
+      ]),
+    );
+    expect(question.publishQuestion).toMatchObject({ operationId: 'publishQuestion', parameters: { 'path.id': '$response.body#/id' } });
+    expect(Object.keys(links('/questions/{id}/solutions', 'post', '201'))).toEqual(
+      expect.arrayContaining(['getSolution', 'publishSolution', 'acceptSolution', 'createSolutionComment', 'addSolutionAttachment']),
+    );
+    expect(links('/users', 'post', '201').getLanguageSettings).toMatchObject({
+      parameters: { 'header.X-On-Behalf-Of-User-Id': '$response.body#/id' },
+    });
+    expect(Object.keys(links('/export/content', 'post', '201'))).toEqual(['getContentExport', 'downloadContentExport']);
+    expect(links('/questions', 'get', '200').getQuestion.parameters).toEqual({ 'path.id': '$response.body#/items/0/id' });
+    // Every link names an operation of the document, and only parameters that operation has.
+    const byId = new Map<string, { parameters: Array<{ name?: string; $ref?: string }> }>();
+    for (const ops of Object.values(d.paths) as Array<Record<string, { operationId: string; parameters: [] }>>)
+      for (const op of Object.values(ops)) byId.set(op.operationId, op);
+    for (const ops of Object.values(d.paths) as Array<
+      Record<string, { responses: Record<string, { links?: Record<string, { operationId: string; parameters: Record<string, string> }> }> }>
+    >)
+      for (const op of Object.values(ops))
+        for (const response of Object.values(op.responses))
+          for (const link of Object.values(response.links ?? {})) {
+            const target = byId.get(link.operationId)!;
+            expect(target).toBeDefined();
+            const names = target.parameters.map((p) => p.name ?? d.components.parameters[p.$ref!.split('/').at(-1)!].name);
+            for (const key of Object.keys(link.parameters)) expect(names).toContain(key.split('.')[1]);
+          }
   });
 });
 

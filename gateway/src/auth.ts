@@ -6,6 +6,8 @@ import {
   AuthRevoked,
   Email,
   multipleOnBehalfHeaders,
+  patternRegex,
+  positiveDecimal,
   unauthorized,
   usersOperations,
   validationError,
@@ -16,6 +18,9 @@ import type { SessionCookie } from './session.ts';
 
 const ON_BEHALF_ID = 'X-On-Behalf-Of-User-Id';
 const ON_BEHALF_EMAIL = 'X-On-Behalf-Of-Email';
+/** A user id in a header: the decimal digits of 1 to 2147483647 (the OpenAPI document states this pattern). */
+export const USER_ID_HEADER_PATTERN = `^(?:${positiveDecimal(2147483647)})$`;
+const userIdHeader = patternRegex(USER_ID_HEADER_PATTERN);
 
 /** Reads the act-on-behalf header; a second one (the same name twice, or both names) is refused. */
 export function onBehalfOf(req: Request): { user_id: number } | { email: string } | null {
@@ -36,7 +41,7 @@ export function onBehalfOf(req: Request): { user_id: number } | { email: string 
       ]);
     return { email: email.data };
   }
-  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2147483647)
+  if (!userIdHeader.test(value))
     throw validationError(`${ON_BEHALF_ID} must be a user id`, [
       { path: ON_BEHALF_ID, code: 'invalid_type', message: 'expected a positive integer' },
     ]);

@@ -52,10 +52,22 @@ export function fileRoutes(options: FileRoutesOptions) {
       }
       let currentPass: PassThrough | undefined;
       let pending: Promise<{ name: string; mimeType: string; size: number; hash: string; truncated: boolean }> | undefined;
+      // The body is the one field `file` (the OpenAPI document says so): any other part is refused,
+      // the file read on to the end so that the client gets the answer.
+      const other = (what: string) =>
+        abort(
+          validationError(`the body has ${what}: send only the field "file"`, [
+            { path: 'body', code: 'unrecognized_keys', message: `only the field "file", not ${what}` },
+          ]),
+        );
+      parser.on('field', (field) => other(`a field ${JSON.stringify(field)}`));
+      // busboy takes one file (limits.files) and reports a second instead of reading it.
+      parser.on('filesLimit', () => other('a second file'));
       parser.on('file', (field, file, info) => {
         if (field !== 'file' || pending) {
           file.on('error', () => {});
           file.resume();
+          other(field === 'file' ? 'a second file' : `a field ${JSON.stringify(field)}`);
           return;
         }
         const hash = createHash('sha256');

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { connectBus } from '@kn/bus';
+import { type AppError, headerFieldsTooLarge, validationError } from '@kn/contracts';
 import { type Clock, listen, listenUrl, natsProblem, serveMetrics, startSteps, systemClock } from '@kn/service';
 import { createLogger, createMetrics, initTracing } from '@kn/telemetry';
 import { createApp } from './app.ts';
@@ -34,6 +37,7 @@ export async function start(config: GatewayConfig, options: { clock?: Clock } = 
     closing.push(() => new Promise<void>((resolve) => metricsHttp.close(() => resolve())));
     const server: Server = await listen(createServer(app), 'PORT', config.PORT, config.HOST);
     server.keepAliveTimeout = 65_000;
+    server.on('clientError', answerClientError);
     const url = listenUrl(server, config.HOST);
     logger.info({ url: `${url}/api/v1`, metrics: metricsUrl }, 'gateway listening');
     return {
@@ -54,4 +58,35 @@ export async function start(config: GatewayConfig, options: { clock?: Clock } = 
     await close();
     throw err;
   }
+}
+
+/**
+ * What Node's HTTP server answers itself, before express sees a request (a request line and headers
+ * over its 16 KiB, or no HTTP at all), in the contract's error shape: 431 HeaderFieldsTooLarge,
+ * 400 ValidationError otherwise; a request that took too long its 408, as Node answers it.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex) {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const error: AppError =
+    err.code === 'HPE_HEADER_OVERFLOW' ? headerFieldsTooLarge() : validationError('the request is not well-formed HTTP/1.1');
+  const body = JSON.stringify(error.toBody());
+  socket.end(
+    [
+      `HTTP/1.1 ${error.status} ${error.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${randomUUID()}`,
+      'X-Content-Type-Options: nosniff',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }

@@ -1,5 +1,6 @@
 import { Id } from '@kn/contracts';
 import { z } from 'zod';
+import { STORABLE_TEXT_PATTERN } from './request.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -43,4 +44,32 @@ function rewriteRefs<T>(value: T, from: string): T {
     return out as T;
   }
   return value;
+}
+
+/**
+ * A request's schema with the gateway's rule for all text it keeps (no NUL, request.ts) on every
+ * string and every map's keys that say nothing narrower (a pattern, an enum, a format), and on the
+ * components it refers to: what a client may send, stated where it sends it. The fields of an
+ * object the schema does not name are ignored, NUL or not: the rule does not reach them.
+ */
+export function storableText(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const seen = new Set<string>();
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    const node = value as JsonSchema;
+    const types = ([] as unknown[]).concat(node.type ?? []);
+    if (types.includes('string') && !('pattern' in node || 'enum' in node || 'const' in node || 'format' in node))
+      node.pattern = STORABLE_TEXT_PATTERN;
+    // A map (z.record): its keys are kept.
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') node.propertyNames ??= { type: 'string' };
+    const ref = typeof node.$ref === 'string' ? node.$ref.replace('#/components/schemas/', '') : undefined;
+    if (ref !== undefined && !seen.has(ref) && components[ref]) {
+      seen.add(ref);
+      visit(components[ref]);
+    }
+    for (const [key, child] of Object.entries(node)) if (key !== '$ref') visit(child);
+  };
+  visit(schema);
+  return schema;
 }

@@ -1,9 +1,11 @@
-import { answersOf, apiTags, ErrorBody, type Operation, operations } from '@kn/contracts';
+import { answersOf, apiTags, Email, ErrorBody, type Operation, operations, takesIdempotencyKey } from '@kn/contracts';
 import type { z } from 'zod';
-import { schemaComponents } from './json-schema.ts';
+import { USER_ID_HEADER_PATTERN } from './auth.ts';
+import { type JsonSchema, schemaComponents, storableText } from './json-schema.ts';
+import { operationLinks } from './links.ts';
 
-/** Headers a client sends. */
-const requestHeaders = {
+/** Headers a client sends; `convert` gives the JSON Schema of a zod schema the gateway checks one with. */
+const requestHeaders = (convert: (schema: z.ZodType, io: 'input') => JsonSchema) => ({
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',
@@ -17,7 +19,9 @@ const requestHeaders = {
     in: 'header',
     required: false,
     description: 'Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request.',
-    schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+    // A header is text: its digits, as the gateway reads them (a schema of type integer would have
+    // a tester compare the text with a number).
+    schema: { type: 'string', pattern: USER_ID_HEADER_PATTERN },
   },
   OnBehalfOfEmail: {
     name: 'X-On-Behalf-Of-Email',
@@ -25,21 +29,25 @@ const requestHeaders = {
     required: false,
     description:
       'Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request.',
-    schema: { type: 'string', maxLength: 191 },
+    schema: convert(Email, 'input'),
   },
+  // Both below are tolerated, never refused: a value that is not one is ignored, as W3C Trace
+  // Context says of traceparent, so the schema names no pattern a client could read as a rule.
   Traceparent: {
     name: 'traceparent',
     in: 'header',
     required: false,
-    description: 'W3C trace context: the work of this request (and the events it causes) joins this trace.',
-    schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' },
+    description:
+      'W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own.',
+    schema: { type: 'string' },
   },
   RequestId: {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise.',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    description:
+      'Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none.',
+    schema: { type: 'string' },
   },
   IfNoneMatch: {
     name: 'If-None-Match',
@@ -48,7 +56,7 @@ const requestHeaders = {
     description: 'The ETag of an earlier answer: 304 without a body while the answer is the same.',
     schema: { type: 'string' },
   },
-} as const;
+});
 
 /** Headers a client reads. */
 const responseHeaders = {
@@ -83,6 +91,9 @@ export function openApiDocument(serverUrl = '/api/v1') {
   const { components, convert } = schemaComponents('draft-2020-12');
   // The error shape becomes the component Error (its meta id).
   convert(ErrorBody, 'output');
+  /** What a request part may be: its zod schema, and no NUL in any text (the gateway's rule). */
+  const requestSchema = (schema: z.ZodType) => storableText(convert(schema, 'input'), components);
+  const links = operationLinks(operations);
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [operationId, op] of Object.entries(operations) as Array<[string, Operation]>) {
@@ -90,19 +101,20 @@ export function openApiDocument(serverUrl = '/api/v1') {
     const { http } = op;
     const user = http.auth === 'user';
     const json = !http.upload && !http.download;
+    const keyed = takesIdempotencyKey(op);
     const path = http.path.replace(/:(\w+)/g, '{$1}');
     const parameters = [
       ...Object.entries(op.params?.shape ?? {}).map(([name, s]) => ({
         name,
         in: 'path',
         required: true,
-        schema: convert(s as z.ZodType, 'input'),
+        schema: requestSchema(s as z.ZodType),
       })),
       ...Object.entries(op.query?.shape ?? {}).map(([name, s]) => {
-        const schema = convert(s as z.ZodType, 'input');
+        const schema = requestSchema(s as z.ZodType);
         return { name, in: 'query', required: !(s as z.ZodType).safeParse(undefined).success, schema, description: schema.description };
       }),
-      ...(http.method === 'POST' ? [ref('parameters', 'IdempotencyKey')] : []),
+      ...(keyed ? [ref('parameters', 'IdempotencyKey')] : []),
       ...(user ? [ref('parameters', 'OnBehalfOfUserId'), ref('parameters', 'OnBehalfOfEmail')] : []),
       ...(json && http.method === 'GET' ? [ref('parameters', 'IfNoneMatch')] : []),
       ref('parameters', 'Traceparent'),
@@ -128,15 +140,16 @@ export function openApiDocument(serverUrl = '/api/v1') {
           headers: headers([
             ...rateLimit,
             ...(json && op.response ? (['ETag'] as const) : []),
-            ...(http.method === 'POST' ? (['Idempotent-Replayed'] as const) : []),
+            ...(keyed ? (['Idempotent-Replayed'] as const) : []),
             ...(http.download ? (['Content-Disposition'] as const) : []),
           ]),
           ...body,
+          ...('content' in body && links.has(operationId) ? { links: links.get(operationId) } : {}),
         };
       } else if (status === 304) {
         responses[status] = { description: when, headers: headers([...rateLimit, 'ETag']) };
       } else {
-        const retry = status === 429 || status === 503 || (status === 409 && http.method === 'POST');
+        const retry = status === 429 || status === 503 || (status === 409 && keyed);
         responses[status] = {
           description: when,
           headers: headers([...(status === 429 ? rateLimit : []), ...(retry ? (['Retry-After'] as const) : [])]),
@@ -164,13 +177,15 @@ export function openApiDocument(serverUrl = '/api/v1') {
                 schema: {
                   type: 'object',
                   required: ['file'],
-                  properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+                  additionalProperties: false,
+                  // The gateway refuses an empty file (ValidationError); its largest is ATTACHMENT_MAX_BYTES.
+                  properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', minLength: 1 } },
                 },
               },
             },
           }
         : op.body
-          ? { required: true, content: { 'application/json': { schema: convert(op.body, 'input') } } }
+          ? { required: true, content: { 'application/json': { schema: requestSchema(op.body) } } }
           : undefined,
       responses,
     };
@@ -194,7 +209,7 @@ export function openApiDocument(serverUrl = '/api/v1') {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A token from POST /auth/login (or POST /auth/tokens).' },
       },
-      parameters: requestHeaders,
+      parameters: requestHeaders(convert),
       headers: responseHeaders,
       schemas: components,
     },

@@ -27,6 +27,14 @@ export function requireJson(req: Request) {
 }
 
 /**
+ * The JSON Schema pattern of unstorableText's rule, which the OpenAPI document puts on every string
+ * of a request (json-schema.ts, storableText). It can name NUL only: ECMA-262 validators and
+ * Python's `re` read `[^\u0000]` alike, but a pattern naming surrogates is one neither Rust nor
+ * Python validators of UTF-8 text can compile, and their strings cannot hold an unpaired one anyway.
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000]*$';
+
+/**
  * Where in a decoded request part a string (or key) holds text Postgres cannot store: NUL, or an
  * unpaired UTF-16 surrogate (JSON allows both as escapes; text columns refuse the first, jsonb
  * both). Undefined when there is none. Iterative: bodies may nest thousands of levels deep.
@@ -51,19 +59,22 @@ export function unstorableText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Validates one part of a request (params, query, body) with the operation's schema. */
+/**
+ * Validates one part of a request (params, query, body) with the operation's schema, then the text
+ * it keeps: what the schema leaves out (JSON fields it does not name) is ignored, whatever it holds.
+ */
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, part: string): z.output<S> | undefined {
   if (!schema) return undefined;
-  const unstorable = unstorableText(value);
-  if (unstorable !== undefined) {
-    const path = part === 'body' ? unstorable : unstorable ? `${part}.${unstorable}` : part;
-    const message = 'must not contain NUL characters or unpaired UTF-16 surrogates';
-    throw validationError(`${path || part}: ${message}`, [{ path, code: 'invalid_format', message }]);
-  }
   const result = schema.safeParse(value);
   if (!result.success) {
     const errors = fieldErrors(result.error.issues, part === 'body' ? undefined : part);
     throw validationError(errors.map((e) => `${e.path || part}: ${e.message}`).join('; '), errors);
+  }
+  const unstorable = unstorableText(result.data);
+  if (unstorable !== undefined) {
+    const path = part === 'body' ? unstorable : unstorable ? `${part}.${unstorable}` : part;
+    const message = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+    throw validationError(`${path || part}: ${message}`, [{ path, code: 'invalid_format', message }]);
   }
   return result.data;
 }

@@ -1368,7 +1368,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            code: "ValidationError" | "InvalidJson" | "MultipleOnBehalfHeaders" | "Unauthorized" | "Forbidden" | "NotFound" | "MethodNotAllowed" | "Conflict" | "PayloadTooLarge" | "FileTooLarge" | "ContentTooLarge" | "UnsupportedMediaType" | "PublishValidationError" | "ContentTooComplex" | "RateLimited" | "InternalError" | "ServiceUnavailable" | "SearchIndexLoading";
+            code: "ValidationError" | "InvalidJson" | "MultipleOnBehalfHeaders" | "Unauthorized" | "Forbidden" | "NotFound" | "MethodNotAllowed" | "Conflict" | "PayloadTooLarge" | "FileTooLarge" | "ContentTooLarge" | "UnsupportedMediaType" | "HeaderFieldsTooLarge" | "PublishValidationError" | "ContentTooComplex" | "RateLimited" | "InternalError" | "ServiceUnavailable" | "SearchIndexLoading";
             /** @description for people; not a contract */
             message: string;
             /** @description on validation failures (400 ValidationError, 422): one per field */
@@ -2210,12 +2210,12 @@ export interface components {
         /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
         IdempotencyKey: string;
         /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
-        OnBehalfOfUserId: number;
+        OnBehalfOfUserId: string;
         /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
         OnBehalfOfEmail: string;
-        /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+        /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
         Traceparent: string;
-        /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+        /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
         RequestId: string;
         /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
         IfNoneMatch: string;
@@ -2249,9 +2249,9 @@ export interface operations {
             header?: {
                 /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2356,6 +2356,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -2387,9 +2397,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2462,6 +2472,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -2495,9 +2515,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2611,6 +2631,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -2653,9 +2683,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2751,6 +2781,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -2784,9 +2824,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2918,6 +2958,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -2951,9 +3001,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3041,6 +3091,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3074,9 +3134,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3164,6 +3224,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3195,9 +3265,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3302,6 +3372,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3335,9 +3415,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3425,6 +3505,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3456,9 +3546,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3608,6 +3698,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3639,9 +3739,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3714,6 +3814,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3747,9 +3857,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3839,6 +3949,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -3870,9 +3990,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -4006,6 +4126,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4037,9 +4167,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -4114,6 +4244,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4147,9 +4287,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4237,6 +4377,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4268,9 +4418,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4390,6 +4540,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4423,9 +4583,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4515,6 +4675,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4548,9 +4718,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4677,6 +4847,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4708,9 +4888,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -4785,6 +4965,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4823,7 +5013,7 @@ export interface operations {
                 sort?: string;
                 /** @description true or false */
                 include_deleted?: boolean | ("true" | "false");
-                /** @description deprecated: a category id, or "uncategorized" */
+                /** @description deprecated: a category id, all, or uncategorized (also none) */
                 category?: string;
                 categories?: string;
                 /** @description true or false */
@@ -4839,9 +5029,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4939,6 +5129,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -4972,9 +5172,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -5103,6 +5303,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5136,9 +5346,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5228,6 +5438,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5259,9 +5479,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5388,6 +5608,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5419,9 +5649,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5496,6 +5726,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5527,9 +5767,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5629,6 +5869,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5660,9 +5910,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5737,6 +5987,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5768,9 +6028,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5871,6 +6131,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -5902,9 +6172,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5973,6 +6243,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6010,9 +6290,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6081,6 +6361,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6120,9 +6410,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6210,6 +6500,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -6243,9 +6543,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6370,6 +6670,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -6401,9 +6711,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6515,6 +6825,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -6546,9 +6866,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6623,6 +6943,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -6660,9 +6990,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -6758,6 +7088,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -6791,9 +7131,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -6883,6 +7223,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -6914,9 +7264,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7018,6 +7368,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7051,9 +7411,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7143,6 +7503,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7174,9 +7544,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7280,6 +7650,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7313,9 +7693,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7406,6 +7786,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7439,9 +7829,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7560,6 +7950,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7591,9 +7991,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7700,6 +8100,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7731,9 +8141,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7837,6 +8247,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -7870,9 +8290,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7998,6 +8418,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8031,9 +8461,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8135,6 +8565,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8168,9 +8608,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8260,6 +8700,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8293,9 +8743,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8385,6 +8835,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8416,9 +8876,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8542,6 +9002,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8573,9 +9043,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8650,6 +9120,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8681,9 +9161,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8771,6 +9251,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8802,9 +9292,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8889,6 +9379,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -8920,9 +9420,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9036,6 +9536,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -9067,9 +9577,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9151,6 +9661,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9188,9 +9708,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9272,6 +9792,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9309,9 +9839,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9393,6 +9923,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9432,9 +9972,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9551,6 +10091,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -9582,9 +10132,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9672,6 +10222,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -9705,9 +10265,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9797,6 +10357,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -9828,9 +10398,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9918,6 +10488,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -9951,9 +10531,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10046,6 +10626,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -10079,9 +10669,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10201,6 +10791,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10240,9 +10840,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10368,6 +10968,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -10399,9 +11009,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10515,6 +11125,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -10546,9 +11166,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10623,6 +11243,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -10656,9 +11286,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10751,6 +11381,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -10778,15 +11418,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10809,14 +11447,13 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Attachment"];
                 };
             };
-            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10856,11 +11493,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After); the question, or the solution, is deleted */
+            /** @description the question, or the solution, is deleted */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10905,6 +11541,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10944,9 +11590,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11039,6 +11685,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11066,15 +11722,13 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11097,14 +11751,13 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Attachment"];
                 };
             };
-            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11144,11 +11797,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After); the question, or the solution, is deleted */
+            /** @description the question, or the solution, is deleted */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11199,6 +11851,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11230,9 +11892,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11310,6 +11972,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11341,9 +12013,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11418,6 +12090,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11451,9 +12133,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11546,6 +12228,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11579,9 +12271,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11596,7 +12288,7 @@ export interface operations {
                     /** @description deprecated: use recipient */
                     user_id?: number;
                     message?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -11697,6 +12389,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11730,9 +12432,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11846,6 +12548,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -11879,9 +12591,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11995,6 +12707,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -12028,9 +12750,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12123,6 +12845,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -12159,9 +12891,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12254,6 +12986,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -12291,9 +13033,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12384,6 +13126,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -12419,9 +13171,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12514,6 +13266,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -12550,9 +13312,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12636,6 +13398,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12678,9 +13450,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12764,6 +13536,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12810,9 +13592,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12908,6 +13690,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -12942,9 +13734,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13016,6 +13808,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13056,9 +13858,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13136,6 +13938,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -13170,9 +13982,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -13244,6 +14056,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13284,9 +14106,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -13358,6 +14180,16 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13401,9 +14233,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13499,6 +14331,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -13535,9 +14377,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13628,6 +14470,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -13661,9 +14513,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13783,6 +14635,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -13816,9 +14678,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -13937,6 +14799,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -13970,9 +14842,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14060,6 +14932,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14093,9 +14975,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14183,6 +15065,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14216,9 +15108,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14331,6 +15223,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14364,9 +15266,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14454,6 +15356,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14487,9 +15399,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14603,6 +15515,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14636,9 +15558,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -14728,6 +15650,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14759,9 +15691,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -14849,6 +15781,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -14882,9 +15824,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -14972,6 +15914,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -15010,9 +15962,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -15129,6 +16081,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -15162,9 +16124,9 @@ export interface operations {
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
                 /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -15254,6 +16216,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -15285,9 +16257,9 @@ export interface operations {
                 "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
                 /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
                 "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -15375,6 +16347,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description a fault of the service; error_id names the log entry (InternalError) */
             500: {
                 headers: {
@@ -15402,9 +16384,9 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description W3C trace context: the work of this request (and the events it causes) joins this trace. */
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
                 traceparent?: components["parameters"]["Traceparent"];
-                /** @description Your id for this request (1 to 128 of A-Z a-z 0-9 . _ : -), answered back and logged; a new one otherwise. */
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -15425,6 +16407,16 @@ export interface operations {
             };
             /** @description the stored bytes are gone (NotFound) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

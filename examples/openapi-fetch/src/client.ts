@@ -24,7 +24,7 @@ export async function askOnce(client: ReturnType<typeof apiClient>, title: strin
 
 /** Who the caller is when acting for another user (role on_behalf_user). */
 export async function meOnBehalfOf(client: ReturnType<typeof apiClient>, userId: number) {
-  const { data, error } = await client.GET('/users/me', { params: { header: { 'X-On-Behalf-Of-User-Id': userId } } });
+  const { data, error } = await client.GET('/users/me', { params: { header: { 'X-On-Behalf-Of-User-Id': String(userId) } } });
   return { data, error };
 }
 

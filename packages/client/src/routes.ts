@@ -434,6 +434,7 @@ export const errorStatuses: Record<ErrorCode, number> = {
   FileTooLarge: 413,
   ContentTooLarge: 413,
   UnsupportedMediaType: 415,
+  HeaderFieldsTooLarge: 431,
   PublishValidationError: 422,
   ContentTooComplex: 422,
   RateLimited: 429,

@@ -19,6 +19,9 @@ export const attachmentTextAnswers = {
   422: 'an HTML file is nested deeper than HTML_MAX_DEPTH elements, or the file takes more time or memory to read than its budget (ContentTooComplex)',
 } as const;
 
+/** POSTs but uploads: an upload streams its file, the gateway keeps no answer to replay, so it reads no key. */
+export const takesIdempotencyKey = (op: Operation) => op.http?.method === 'POST' && !op.http.upload;
+
 export function answersOf(op: Operation): Answers {
   const http = op.http;
   if (!http) throw new Error('an internal operation has no HTTP answers');
@@ -29,7 +32,7 @@ export function answersOf(op: Operation): Answers {
   };
   const user = http.auth === 'user';
   const json = !http.upload && !http.download;
-  const post = http.method === 'POST';
+  const keyed = takesIdempotencyKey(op);
 
   const success = http.status ?? (op.response || http.download ? 200 : 204);
   add(success, http.download ? 'the file' : op.response ? 'done' : 'done, no body');
@@ -39,7 +42,7 @@ export function answersOf(op: Operation): Answers {
     ...(op.params || op.query || op.body || http.upload ? ['a parameter or the body fails validation (ValidationError)'] : []),
     ...(json && op.body ? ['the body is not JSON (InvalidJson)'] : []),
     ...(user ? ['more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError)'] : []),
-    ...(post ? ['a malformed Idempotency-Key (ValidationError)'] : []),
+    ...(keyed ? ['a malformed Idempotency-Key (ValidationError)'] : []),
   ];
   if (refusals.length) add(400, refusals.join('; '));
   if (user) {
@@ -55,7 +58,8 @@ export function answersOf(op: Operation): Answers {
   if (op.params) add(404, 'it does not exist, or the caller may not see it (NotFound)');
   if (http.download) add(404, 'the stored bytes are gone (NotFound)');
   if (user) add(404, 'the user named by an act-on-behalf header does not exist (NotFound)');
-  if (post) add(409, 'the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After)');
+  if (keyed)
+    add(409, 'the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After)');
   if (op.body || http.upload)
     add(
       413,
@@ -70,6 +74,7 @@ export function answersOf(op: Operation): Answers {
         ? 'the body is not multipart/form-data (UnsupportedMediaType)'
         : 'the body is not JSON in UTF-8/16/32 (UnsupportedMediaType)',
     );
+  add(431, 'the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge)');
   for (const [status, when] of Object.entries(http.answers ?? {}) as Array<[string, string]>) add(Number(status) as DeclaredStatus, when);
   add(500, 'a fault of the service; error_id names the log entry (InternalError)');
   add(503, 'a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading)');

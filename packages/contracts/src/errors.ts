@@ -19,6 +19,7 @@ export const ErrorCodes = {
   FileTooLarge: 413,
   ContentTooLarge: 413,
   UnsupportedMediaType: 415,
+  HeaderFieldsTooLarge: 431,
   PublishValidationError: 422,
   ContentTooComplex: 422,
   RateLimited: 429,
@@ -103,6 +104,9 @@ export const contentTooLarge = (message: string, errors?: FieldError[]) => new A
 /** HTML nested too deep, or a text or file that takes more time or memory to read than its budget. */
 export const contentTooComplex = (message: string, errors?: FieldError[]) => new AppError(422, 'ContentTooComplex', message, { errors });
 export const unsupportedMediaType = (message = 'send the body as application/json') => new AppError(415, 'UnsupportedMediaType', message);
+/** The request line and headers are larger than the gateway reads (Node's 16 KiB): a long query string, say. */
+export const headerFieldsTooLarge = () =>
+  new AppError(431, 'HeaderFieldsTooLarge', 'the request line and headers together are larger than 16 KiB');
 export const publishValidationError = (message: string, errors?: FieldError[]) =>
   new AppError(422, 'PublishValidationError', message, { errors: errors ?? [] });
 export const rateLimited = (retryAfterSeconds: number) =>
