@@ -50,7 +50,7 @@ describe('language settings', () => {
       .put('/api/v1/users/me/settings')
       .set(...auth)
       .send({ content_languages: ['xx'] });
-    expect(unknown.status).toBe(400);
+    expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 409, code: 'Conflict' });
     expect((await system.api.get('/api/v1/users/me/settings').set(...auth)).body).toEqual(res.body);
   });
 });

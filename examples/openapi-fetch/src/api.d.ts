@@ -3338,6 +3338,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description a content language is not one of the network (GET /settings names them) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the body is larger than BODY_LIMIT, or its change too large for the bus (PayloadTooLarge) */
             413: {
                 headers: {

@@ -440,7 +440,13 @@ export const usersOperations = {
   updateLanguageSettings: operation({
     service: 'users',
     summary: "Change the caller's language settings",
-    http: { method: 'PUT', path: '/users/me/settings', auth: 'user', tag: 'User settings' },
+    http: {
+      method: 'PUT',
+      path: '/users/me/settings',
+      auth: 'user',
+      tag: 'User settings',
+      answers: { 409: 'a content language is not one of the network (GET /settings names them)' },
+    },
     body: LanguageSettings.partial(),
     response: LanguageSettings,
   }),

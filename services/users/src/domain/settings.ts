@@ -2,6 +2,7 @@ import { writeEvent } from '@kn/bus';
 import {
   type Actor,
   CommunicationFlags,
+  conflict,
   type EmailSettings,
   type LanguageSettings,
   NETWORK_SETTINGS_DEFAULTS,
@@ -74,10 +75,8 @@ export function changeLanguageSettings(
   network: NetworkSettings,
 ): Record<string, unknown> {
   const unknown = (change.content_languages ?? []).filter((l) => !network.content_languages.includes(l));
-  if (unknown.length)
-    throw validationError('content_languages must be languages of the network', [
-      { path: 'content_languages', code: 'invalid_value', message: `not a content language of this network: ${unknown.join(', ')}` },
-    ]);
+  // A well-formed request the network's settings refuse (they may change): 409, not 400.
+  if (unknown.length) throw conflict(`content_languages must be languages of the network; these are not: ${unknown.join(', ')}`);
   const next = { ...stored, ...change };
   if (change.content_languages && change.has_all_languages === undefined) next.has_all_languages = false;
   return next;
