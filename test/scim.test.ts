@@ -217,6 +217,30 @@ describe('a leaver, from provisioning to deletion', () => {
       ).status,
     ).toBe(200);
     expect((await me(bearer(apiToken))).body.roles.sort()).toEqual(['api_user', 'content_admin', 'user']);
+    // Roles an administrator sets replace those set by hand; the group's still come on top.
+    expect(
+      (
+        await system.api
+          .put(`${API}/users/${id}`)
+          .set(...admin)
+          .send({ roles: ['user', 'api_user', 'manager'] })
+      ).status,
+    ).toBe(200);
+    expect((await me(bearer(apiToken))).body.roles.sort()).toEqual(['api_user', 'content_admin', 'manager', 'user']);
+    // Changing the mappings changes the members' roles at once.
+    const mappings = async (idp_group_mappings: unknown[]) =>
+      expect(
+        (
+          await system.api
+            .put(`${API}/settings`)
+            .set(...admin)
+            .send({ idp_group_mappings })
+        ).status,
+      ).toBe(200);
+    await mappings([]);
+    expect((await me(bearer(apiToken))).body.roles.sort()).toEqual(['api_user', 'manager', 'user']);
+    await mappings([{ group: 'content admins', roles: ['content_admin'] }]);
+    expect((await me(bearer(apiToken))).body.roles.sort()).toEqual(['api_user', 'content_admin', 'manager', 'user']);
 
     // An expert on hops, in expert search.
     const asker = await system.createUser();
@@ -255,7 +279,7 @@ describe('a leaver, from provisioning to deletion', () => {
     expect(on.body.active).toBe(true);
     expect((await me(bearer(apiToken))).status).toBe(401);
     const again = await system.login(email, password);
-    expect((await me(bearer(again))).body.roles.sort()).toEqual(['api_user', 'content_admin', 'user']);
+    expect((await me(bearer(again))).body.roles.sort()).toEqual(['api_user', 'content_admin', 'manager', 'user']);
     expect(await experts()).toContain(Number(id));
 
     // Deleted: gone from SCIM and from sign-in.
