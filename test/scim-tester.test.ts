@@ -13,8 +13,6 @@ const run = promisify(execFile);
 
 /** What we do otherwise on purpose (docs/scim.md, "Not supported" and "Deactivation and deletion"). */
 const DEVIATIONS = [
-  // Searching across resource types (POST /scim/v2/.search); …/Users/.search and …/Groups/.search work.
-  { title: 'search_with_attributes', reason: /^\/\.search not found$/ },
   // Removing `active` leaves a person active: only `active: false` deactivates.
   { title: 'check_remove_attribute', reason: /did not remove attribute 'active'/ },
 ];

@@ -291,6 +291,19 @@ describe('a leaver, from provisioning to deletion', () => {
     expect(await experts()).not.toContain(Number(id));
   });
 
+  test('POST .search: one resource type, or all of them paged as one list', async () => {
+    const search = { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: 'displayName sw "Searchable"' };
+    const user = await scim('post', '/Users', newUser({ name: undefined, displayName: 'Searchable Person' }));
+    const group = await scim('post', '/Groups', { schemas: [GROUP], displayName: 'Searchable group' });
+    expect((await scim('post', '/Users/.search', search)).body).toMatchObject({ totalResults: 1, Resources: [{ id: user.body.id }] });
+    const all = await scim('post', '/.search', { ...search, count: 1, startIndex: 2 });
+    expect(all.body).toMatchObject({ totalResults: 2, startIndex: 2, itemsPerPage: 1, Resources: [{ id: group.body.id }] });
+    // userName is no attribute of a group: the groups match none, the users are searched.
+    const byName = await scim('post', '/.search', { ...search, filter: `userName eq "${user.body.userName}"` });
+    expect(byName.body).toMatchObject({ totalResults: 1, Resources: [{ id: user.body.id }] });
+    expectScimError(await scim('post', '/.search', { ...search, filter: 'nothing eq "x"' }), 400, 'invalidFilter');
+  });
+
   test('lists page with startIndex and count', async () => {
     for (let i = 0; i < 3; i++) expect((await scim('post', '/Users', newUser({ title: 'Pager' }))).status).toBe(201);
     const filter = encodeURIComponent('title eq "Pager"');

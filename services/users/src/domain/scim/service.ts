@@ -422,6 +422,32 @@ export function scimDomain(deps: { db: Db<UsersSchema>; settings: NetworkSetting
     return { status: 204, body: null, etag: null, location: null };
   }
 
+  /**
+   * POST /.search (RFC 7644 §3.4.3): users, then groups, paged as one list. A filter naming an
+   * attribute only one of them has matches none of the other.
+   */
+  async function searchAll(req: Request): Promise<ScimAnswer> {
+    const { startIndex, count } = paging(req.query);
+    const listed = async (list: (r: Request) => Promise<ScimAnswer>, start: number, n: number) => {
+      try {
+        return (await list({ ...req, query: { ...req.query, startIndex: String(start), count: String(n) } })).body as {
+          totalResults: number;
+          Resources: Json[];
+        };
+      } catch (err) {
+        if (err instanceof ScimError && err.scimType === 'invalidFilter') return err;
+        throw err;
+      }
+    };
+    const users = await listed(listUsers, startIndex, count);
+    const usersTotal = users instanceof ScimError ? 0 : users.totalResults;
+    const fromUsers = users instanceof ScimError ? [] : users.Resources;
+    const groups = await listed(listGroups, Math.max(1, startIndex - usersTotal), count - fromUsers.length);
+    if (users instanceof ScimError && groups instanceof ScimError) throw users;
+    const fromGroups = groups instanceof ScimError ? [] : groups.Resources;
+    return listAnswer(usersTotal + (groups instanceof ScimError ? 0 : groups.totalResults), startIndex, [...fromUsers, ...fromGroups]);
+  }
+
   function searchQuery(body: unknown): Record<string, string> {
     const request = requireSchema(body, SCHEMA.search);
     const query: Record<string, string> = {};
@@ -459,6 +485,7 @@ export function scimDomain(deps: { db: Db<UsersSchema>; settings: NetworkSetting
       return one(hit);
     };
     if (rest.length || !collection) throw notFound(req.path);
+    if (collection === '.search' && !id && method === 'POST') return searchAll({ ...req, query: searchQuery(req.body) });
     const name = collection.toLowerCase();
     const readOnly = ['serviceproviderconfig', 'resourcetypes', 'schemas'].includes(name);
     if (readOnly && method !== 'GET') throw new ScimError(405, `${collection} is read-only`);
