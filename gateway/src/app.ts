@@ -27,6 +27,7 @@ import { OIDC_PATH, oidcRoutes } from './oidc.ts';
 import { openApiDocument } from './openapi.ts';
 import { authorize, jsonBody, parsePart, requireJson } from './request.ts';
 import { type Route, routeTable } from './routes.ts';
+import { SAML_PATH, samlRoutes } from './saml.ts';
 import { SCIM_PATH, scimRoutes } from './scim.ts';
 import { sessionCookie, sessionRoutes } from './session.ts';
 import { webRoutes } from './web.ts';
@@ -125,6 +126,8 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
         loginAttempt(clientAddress(req.ip), email, limits.get().login_attempts_per_minute, setHeaders),
     }),
   );
+  // Starts of single sign-on (OpenID Connect and SAML together) are limited per client address as log-ins are.
+  const signInStarts = (req: Request, res: Response) => limit(res, `oidc:${clientAddress(req.ip)}`, limits.get().login_attempts_per_minute);
   app.use(
     OIDC_PATH,
     oidcRoutes({
@@ -132,8 +135,18 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       config,
       cookie,
       logger,
-      // Starts of single sign-on are limited per client address as log-ins are.
-      throttle: (req, res) => limit(res, `oidc:${clientAddress(req.ip)}`, limits.get().login_attempts_per_minute),
+      throttle: signInStarts,
+    }),
+  );
+  app.use(
+    SAML_PATH,
+    samlRoutes({
+      bus,
+      config,
+      cookie,
+      logger,
+      bodyLimit: config.BODY_LIMIT,
+      throttle: signInStarts,
     }),
   );
   app.use(

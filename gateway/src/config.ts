@@ -63,19 +63,9 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
     .describe(
       "The gateway's public base URL, as browsers reach it (`https://knowledge.example.com`): the only origin from which a change with the web app's session cookie is accepted, and an `https` one marks the cookie Secure. Unset: the address each request names (its `Host`, or `X-Forwarded-Host` and `X-Forwarded-Proto` from a proxy `TRUST_PROXY` trusts).",
     ),
-  OIDC_ISSUER: z
-    .preprocess(
-      (v) => (v === '' ? undefined : v),
-      z
-        .url({ protocol: /^https?$/ })
-        .refine((v) => !URL.canParse(v) || new URL(v).protocol === 'https:' || isLoopback(new URL(v).hostname), {
-          message: 'must be an https URL (http only on this machine: 127.0.0.1, ::1, localhost)',
-        })
-        .optional(),
-    )
-    .describe(
-      "Single sign-on (docs/sso.md): the OpenID Connect identity provider's issuer URL (`https://login.example.com/realms/company`); its settings come from `<issuer>/.well-known/openid-configuration`. Unset or empty: single sign-on is off. Its redirect URI is `PUBLIC_URL` (else the address of the request) + `/auth/oidc/callback`.",
-    ),
+  OIDC_ISSUER: providerUrl().describe(
+    "Single sign-on (docs/sso.md): the OpenID Connect identity provider's issuer URL (`https://login.example.com/realms/company`); its settings come from `<issuer>/.well-known/openid-configuration`. Unset or empty: single sign-on is off. Its redirect URI is `PUBLIC_URL` (else the address of the request) + `/auth/oidc/callback`.",
+  ),
   OIDC_CLIENT_ID: z.string().default('').describe('Single sign-on: the client ID the identity provider gave this network.'),
   OIDC_CLIENT_SECRET: z
     .string()
@@ -94,8 +84,53 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
     .describe(
       "Single sign-on: `true` trusts the provider's `email_verified: true`, so that a first sign-in with the address of an existing account signs in to that account (linked from then on). `false`: no existing account is ever linked by its email address (a person whose address is taken is refused).",
     ),
+  SAML_ENTRY_POINT: providerUrl().describe(
+    "Single sign-on with SAML 2.0 (docs/sso.md): the identity provider's single sign-on URL (HTTP-Redirect binding), e.g. Keycloak's `https://login.example.com/realms/company/protocol/saml`. Unset or empty: SAML sign-in is off. The provider reads this network's metadata at `PUBLIC_URL` + `/auth/saml/metadata` and posts its answers to `PUBLIC_URL` + `/auth/saml/acs`.",
+  ),
+  SAML_IDP_CERT: z
+    .string()
+    .default('')
+    .describe(
+      "SAML: the identity provider's signing certificate (PEM, or its base64 body as the provider's metadata shows it); several separated by commas while the provider rolls its key over. Required with `SAML_ENTRY_POINT`: only assertions it signed are accepted.",
+    ),
+  SAML_IDP_ISSUER: z
+    .string()
+    .default('')
+    .describe("SAML: the identity provider's entity ID; when set, an answer from any other issuer is refused."),
+  SAML_ISSUER: z
+    .string()
+    .default('')
+    .describe(
+      "SAML: this network's entity ID at the provider (the audience its assertions must name). Empty: `PUBLIC_URL` (else the request's address) + `/auth/saml/metadata`.",
+    ),
+  SAML_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .default('SAML single sign-on')
+    .describe('SAML: the name the sign-in page shows ("Sign in with …"), e.g. the company or its provider.'),
+  SAML_EMAIL_VERIFIED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      'SAML: `true` says the provider vouches for the email addresses it sends (SAML has no `email_verified`), so that a first SAML sign-in with the address of an existing account signs in to that account (linked from then on). `false` (default): no existing account is linked by its email address.',
+    ),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+/** An identity provider's URL: https, or http on this machine (tests); empty is unset. */
+function providerUrl() {
+  return z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .url({ protocol: /^https?$/ })
+      .refine((v) => !URL.canParse(v) || new URL(v).protocol === 'https:' || isLoopback(new URL(v).hostname), {
+        message: 'must be an https URL (http only on this machine: 127.0.0.1, ::1, localhost)',
+      })
+      .optional(),
+  );
+}
 
 const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 

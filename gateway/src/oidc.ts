@@ -1,12 +1,11 @@
-import { hash } from 'node:crypto';
-import { type Bus, call, keyValue } from '@kn/bus';
-import { AppError, notFound, serviceUnavailable, unauthorized, usersOperations } from '@kn/contracts';
-import { escapeHtml } from '@kn/service';
+import type { Bus } from '@kn/bus';
+import { AppError, notFound, serviceUnavailable, unauthorized } from '@kn/contracts';
 import type { Logger } from '@kn/telemetry';
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import * as oidc from 'openid-client';
 import type { GatewayConfig } from './config.ts';
-import { cookieOf, SESSION_COOKIE, type SessionCookie } from './session.ts';
+import { cookieOf, type SessionCookie } from './session.ts';
+import { FLOW_TTL_MS, finishSignIn, flowStore, groupsOf, languageOf, namesOf, pageAfterSignIn, refusalPage } from './sso.ts';
 
 /*
  * Single sign-on with OpenID Connect (docs/sso.md): the authorization code flow with PKCE, state
@@ -19,27 +18,12 @@ import { cookieOf, SESSION_COOKIE, type SessionCookie } from './session.ts';
 export const OIDC_PATH = '/auth/oidc';
 /** Binds a flow to the browser that started it: a callback in any other browser is refused. */
 const FLOW_COOKIE = 'kn_oidc';
-const FLOW_TTL_MS = 10 * 60_000;
 
 /** What a started sign-in keeps until its callback, server-side (the browser holds only the state). */
 interface Flow {
   nonce: string;
   verifier: string;
   next: string;
-}
-
-/**
- * Where `next` may lead after sign-in: a path of this origin, never the sign-in page again; anything
- * else (`//host`, `/\host`, `https://host`) leads to `/`. The same rule as the web app's.
- */
-export function pageAfterSignIn(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith('/')) return '/';
-  try {
-    const base = 'http://gateway.invalid';
-    const url = new URL(next, base);
-    if (url.origin === base && !url.pathname.startsWith('/sign-in')) return url.pathname + url.search + url.hash;
-  } catch {}
-  return '/';
 }
 
 /** The provider's answer failed a check (or the provider refused): the person is not signed in. */
@@ -106,8 +90,7 @@ export function oidcRoutes(options: {
     return discovered;
   };
   // Every gateway instance sees every flow: the callback may reach another instance than the start.
-  const flows = keyValue(bus, 'oidc-flows', { ttlMs: FLOW_TTL_MS, memory: true });
-  const flowKey = (state: string) => hash('sha256', state, 'base64url');
+  const flows = flowStore<Flow>(bus, 'oidc');
   const redirectUri = (req: Request) => `${session.origin(req)}${OIDC_PATH}/callback`;
   const flowCookie = (req: Request) => ({ ...session.options(req), sameSite: 'lax' as const, path: OIDC_PATH });
 
@@ -117,7 +100,7 @@ export function oidcRoutes(options: {
     const server = await provider();
     const state = oidc.randomState();
     const flow: Flow = { nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), next: pageAfterSignIn(req.query.next) };
-    await (await flows()).put(flowKey(state), JSON.stringify(flow));
+    await flows.put(state, flow);
     const url = oidc.buildAuthorizationUrl(server, {
       redirect_uri: redirectUri(req),
       scope: 'openid email profile',
@@ -131,27 +114,12 @@ export function oidcRoutes(options: {
     res.redirect(303, url.href);
   });
 
-  /** The flow of the state, taken once: a second callback with it (a replay) finds nothing. */
-  async function takeFlow(state: string): Promise<Flow> {
-    const kv = await flows();
-    const entry = await kv.get(flowKey(state));
-    const gone = () => unauthorized('this sign-in expired or was used already: start it again');
-    if (entry?.operation !== 'PUT') throw gone();
-    // Of two callbacks at once with the same state, one deletes this revision and the other fails.
-    const taken = await kv.delete(flowKey(state), { previousSeq: entry.revision }).then(
-      () => true,
-      () => false,
-    );
-    if (!taken) throw gone();
-    return entry.json<Flow>();
-  }
-
   router.get('/callback', async (req, res) => {
     noStore(res);
     const state = cookieOf(req, FLOW_COOKIE);
     res.clearCookie(FLOW_COOKIE, flowCookie(req));
     if (!state || req.query.state !== state) throw unauthorized('this sign-in was not started in this browser: start it again');
-    const flow = await takeFlow(state);
+    const flow = await flows.take(state);
     const server = await provider();
     const current = new URL(redirectUri(req));
     current.search = new URL(req.originalUrl, current).search;
@@ -170,11 +138,11 @@ export function oidcRoutes(options: {
     const email = typeof claims.email === 'string' ? claims.email.trim() : '';
     if (!email) throw unauthorized('the identity provider did not say your email address (scope email): ask its administrator');
     const { firstname, lastname } = namesOf(claims, email);
-    const answer = await call(bus, 'startIdentitySession', usersOperations.startIdentitySession, {
-      actor: null,
-      params: undefined,
-      query: undefined,
-      body: {
+    await finishSignIn(
+      { bus, cookie: session, logger },
+      req,
+      res,
+      {
         issuer: claims.iss,
         subject: claims.sub,
         email,
@@ -184,58 +152,10 @@ export function oidcRoutes(options: {
         language: languageOf(claims.locale),
         groups: groupsOf(claims.groups),
       },
-      requestId: req.id,
-      url: req.originalUrl,
-    } as never).catch((err: unknown) => {
-      // The claims break the account's rules (an email address that is none, say): the provider's answer is refused.
-      if (err instanceof AppError && err.status === 400)
-        throw unauthorized(`the identity provider's claims are not usable: ${err.message}`);
-      throw err;
-    });
-    logger.info({ request_id: req.id, user_id: answer.user_id, created: answer.created }, 'signed in through the identity provider');
-    res.cookie(SESSION_COOKIE, answer.token, { ...session.options(req), expires: new Date(answer.expires) });
-    res.redirect(303, flow.next);
+      flow.next,
+    );
   });
 
-  // A person in a browser gets a page that says what went wrong and leads back; a program the error body.
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (!(err instanceof AppError) || req.accepts(['json', 'html']) !== 'html') return next(err);
-    res
-      .status(err.status)
-      .type('html')
-      .send(
-        `<!doctype html><html lang="en"><meta charset="utf-8"><title>Sign-in refused</title>` +
-          `<h1>Sign-in refused</h1><p>${escapeHtml(err.message)}</p><p><a href="/sign-in">Back to sign-in</a></p></html>`,
-      );
-  });
+  router.use(refusalPage);
   return router;
-}
-
-/** The person's names from the standard claims; the email's local part when the provider gives none. */
-export function namesOf(claims: Record<string, unknown>, email: string) {
-  const text = (v: unknown) => (typeof v === 'string' ? v.trim().slice(0, 191) : '');
-  let firstname = text(claims.given_name);
-  let lastname = text(claims.family_name);
-  if (!firstname && !lastname) {
-    const [first = '', ...rest] = text(claims.name).split(/\s+/);
-    firstname = first;
-    lastname = rest.join(' ');
-  }
-  return { firstname: firstname || email.split('@')[0]!.slice(0, 191), lastname };
-}
-
-/** The `groups` claim (the names of the person's groups, as Keycloak's group mapper and Entra ID send them), or null without one. */
-export function groupsOf(claim: unknown): string[] | null {
-  if (!Array.isArray(claim)) return null;
-  // A group's full path (`/company/engineering`, Keycloak's default) is named by its last part.
-  return claim
-    .filter((g): g is string => typeof g === 'string')
-    .map((g) => g.split('/').filter(Boolean).at(-1) ?? g)
-    .slice(0, 1000);
-}
-
-/** The language of a BCP 47 `locale` claim (`de-CH` → `de`), or null. */
-export function languageOf(locale: unknown): string | null {
-  const match = typeof locale === 'string' ? /^([a-z]{2})(?:[-_]|$)/i.exec(locale) : null;
-  return match ? match[1]!.toLowerCase() : null;
 }

@@ -1,4 +1,4 @@
-import { groupsOf, languageOf, namesOf, pageAfterSignIn } from '../src/oidc.ts';
+import { groupsOf, languageOf, namesOf, pageAfterSignIn } from '../src/sso.ts';
 
 test('next leads only to a path of this origin, never back to the sign-in page', () => {
   for (const [next, page] of [
