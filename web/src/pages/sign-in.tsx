@@ -8,15 +8,17 @@ import { ErrorBox, Page, useAction } from '../ui.tsx';
 export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  // Single sign-on (docs/sso.md): offered when the gateway has an identity provider.
-  const [sso, setSso] = useState<string | null>(null);
+  // Single sign-on (docs/sso.md): a link per protocol the gateway has an identity provider for.
+  const [providers, setProviders] = useState<Array<{ href: string; name: string }>>([]);
   useEffect(() => {
-    fetch('/auth/oidc', { headers: { accept: 'application/json' } })
-      .then((res) => (res.ok ? (res.json() as Promise<{ enabled: boolean; name: string | null }>) : null))
-      .then((answer) => setSso(answer?.enabled ? answer.name : null))
-      .catch(() => setSso(null));
+    const next = encodeURIComponent(pageAfterSignIn(route.get().query.get('next')));
+    const offered = (path: string) =>
+      fetch(path, { headers: { accept: 'application/json' } })
+        .then((res) => (res.ok ? (res.json() as Promise<{ enabled: boolean; name: string | null }>) : null))
+        .then((answer) => (answer?.enabled && answer.name ? [{ href: `${path}/start?next=${next}`, name: answer.name }] : []))
+        .catch(() => []);
+    Promise.all([offered('/auth/oidc'), offered('/auth/saml')]).then((lists) => setProviders(lists.flat()));
   }, []);
-  const ssoHref = `/auth/oidc/start?next=${encodeURIComponent(pageAfterSignIn(route.get().query.get('next')))}`;
   const action = useAction();
   const wasExpired = useSignal(expired);
   const submit = async (event: Event) => {
@@ -31,20 +33,20 @@ export function SignInPage() {
           {t('signIn.expired')}
         </p>
       )}
-      {sso !== null && (
-        <p class="narrow">
+      {providers.map(({ href, name }) => (
+        <p class="narrow" key={href}>
           <a
-            href={ssoHref}
+            href={href}
             // A page of the gateway's that leads on to the provider: the whole page goes, not the app's router.
             onClick={(event) => {
               event.preventDefault();
-              location.assign(ssoHref);
+              location.assign(href);
             }}
           >
-            {t('signIn.sso', { name: sso })}
+            {t('signIn.sso', { name })}
           </a>
         </p>
-      )}
+      ))}
       <form class="narrow" onSubmit={submit}>
         <label for="email">{t('signIn.email')}</label>
         <input id="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
