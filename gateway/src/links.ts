@@ -37,7 +37,8 @@ function idPointer(response: z.ZodType | undefined, path: string): { pointer: st
  * The thing's operations are those below its path: `/questions/{id}…` for POST /questions, and for
  * what is made or listed below another thing, the collection its last segment names (POST
  * /questions/{id}/solutions makes a solution: `/solutions/{id}…`). A user's own operations
- * (`/users/me…`) are reached by acting on their behalf. Tags are named by their label.
+ * (`/users/me…`) are reached by acting on their behalf. Tags are named by their label. A change
+ * of a thing's state (a PUT below its path) leads on to the thing's other operations.
  */
 export function operationLinks(operations: Record<string, Operation>): Map<string, Record<string, Link>> {
   const http = Object.entries(operations).filter(([, op]) => op.http) as Array<[string, Operation & { http: object }]>;
@@ -63,6 +64,15 @@ export function operationLinks(operations: Record<string, Operation>): Map<strin
     if (collection === '/users' && !lists)
       for (const [target] of below('/users/me'))
         add(name, target, 'what this made, acting on its behalf', { 'header.X-On-Behalf-Of-User-Id': `$response.body#${pointer}` });
+  }
+  // A change of a thing's state (PUT /questions/{id}/publish) leads on to the thing's other
+  // operations, which that state may open (solutions of a published question): the same id.
+  for (const [name, op] of http) {
+    const thing = /^(\/[\w-]+\/:id)\/[\w-]+$/.exec(op.http.path)?.[1];
+    if (op.http.method !== 'PUT' || !thing) continue;
+    for (const [target, other] of below(thing))
+      if (!other.http.path.startsWith(op.http.path))
+        add(name, target, `the same thing: ${thing.replace(':id', '{id}')}`, { 'path.id': '$request.path.id' });
   }
   for (const [target] of below('/tag-labels/:label'))
     add('listTags', target, 'the first tag of this list: /tag-labels/{label}', { 'path.label': '$response.body#/items/0' });
