@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 bash infra/ensure-servers.sh
 bash infra/ensure-model.sh
 bash infra/ensure-browser.sh
+# The outside tester of test/schemathesis.test.ts (PyPI, pinned): installed here rather than inside the test's time.
+bash infra/ensure-schemathesis.sh >/dev/null
 bash infra/pnpm.sh install --frozen-lockfile
 bash infra/pnpm.sh run lint
 bash infra/pnpm.sh run typecheck

@@ -1,0 +1,77 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bearer, type System, startSystem } from './system.ts';
+
+/**
+ * Conformance as an outside tester sees it: Schemathesis (PyPI, pinned by
+ * infra/ensure-schemathesis.sh) reads the system's own /api/v1/openapi.json and sends what the
+ * document allows and what it forbids, with every check it has (server errors, statuses, headers
+ * and bodies against the document, valid data accepted and invalid data refused, 405 with Allow,
+ * authentication not ignored, deleted things gone, …), then follows the document's links from
+ * what an operation made or listed to what reads, changes and deletes it. Any failure fails the
+ * test; the output (the summary, each failure with a curl command that repeats it) is printed.
+ *
+ * test/schemathesis/schemathesis.toml has the settings (15 examples per operation, 150 stateful
+ * scenarios of up to 12 steps, deterministic generation: the same requests every run) and
+ * hooks.py what keeps the tester's session alive and its traffic on this machine. Left out:
+ * DELETE /auth/token, which revokes the tester's own token (every later request would be 401), and
+ * requests that carry both act-on-behalf headers, which OpenAPI cannot say exclude each other.
+ */
+const folder = path.join(__dirname, 'schemathesis');
+
+let system: System;
+let st: string;
+beforeAll(async () => {
+  // Before the system starts: on a fresh machine the install takes seconds, and blocks this process.
+  const ensure = spawnSync('bash', ['infra/ensure-schemathesis.sh'], { cwd: path.join(__dirname, '..'), encoding: 'utf8' });
+  if (ensure.status !== 0) throw new Error(`infra/ensure-schemathesis.sh failed:\n${ensure.stderr}`);
+  st = ensure.stdout.trim();
+  system = await startSystem();
+  // The tester sends thousands of requests a minute with one token: no rate limit.
+  const off = await system.api
+    .put('/api/v1/settings')
+    .set(...bearer(system.adminToken))
+    .send({ rate_limit_per_minute: 0, login_attempts_per_minute: 0 });
+  expect(off.status).toBe(200);
+});
+afterAll(() => system?.stop());
+
+/** Runs a command without blocking this process's event loop: the system under test lives here. */
+function run(command: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
+  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.setEncoding('utf8').on('data', (text: string) => {
+        output += text;
+      });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+test('Schemathesis finds no failure against the OpenAPI document', async () => {
+  const me = await system.api.get('/api/v1/users/me').set(...bearer(system.adminToken));
+  // Hypothesis and Schemathesis write what they keep (.hypothesis/, .schemathesis/) where they run.
+  const cwd = mkdtempSync(path.join(tmpdir(), 'kn-schemathesis-'));
+  const started = performance.now();
+  const { code, output } = await run(
+    st,
+    [
+      '--config-file',
+      path.join(folder, 'schemathesis.toml'),
+      'run',
+      `${system.url}/api/v1/openapi.json`,
+      '--checks',
+      'all',
+      '--exclude-operation-id',
+      'revokeToken',
+      '--no-color',
+    ],
+    { cwd, env: { KN_SCHEMATHESIS_DIR: folder, KN_TESTER_TOKEN: system.adminToken, KN_TESTER_USER_ID: String(me.body.id) } },
+  ).finally(() => rmSync(cwd, { recursive: true, force: true }));
+  console.log(`st run (${((performance.now() - started) / 1000).toFixed(0)} s), exit ${code}:\n${output}`);
+  expect(code).toBe(0);
+}, 900_000);
