@@ -108,6 +108,16 @@ const fresh = {
     );
     return u.id as number;
   },
+  async scimToken() {
+    const t = await ok(
+      system.api
+        .post(`${API}/scim/tokens`)
+        .set(...admin)
+        .send({ name: 'the identity provider' }),
+      201,
+    );
+    return t.id as string;
+  },
 };
 
 /** How each operation is called in the matrix; the test fails when an operation has none. */
@@ -146,6 +156,9 @@ const scenarios: Record<string, Scenario[]> = {
   getUser: [{ request: () => ({ path: `/users/${owner.user.id}` }) }],
   updateUser: [{ rule: 'self-or-user-admin', request: () => ({ path: `/users/${owner.user.id}`, body: { about: 'About me' } }) }],
   deleteUser: [{ request: async () => ({ path: `/users/${await fresh.user()}` }) }],
+  createScimToken: [{ request: () => ({ path: '/scim/tokens', body: { name: 'the identity provider' } }) }],
+  listScimTokens: [{ request: () => ({ path: '/scim/tokens' }) }],
+  revokeScimToken: [{ request: async () => ({ path: `/scim/tokens/${await fresh.scimToken()}` }) }],
   getNetworkSettings: [{ request: () => ({ path: '/settings' }) }],
   updateNetworkSettings: [{ request: () => ({ path: '/settings', body: { network_name: 'Access network' } }) }],
 
