@@ -19,7 +19,7 @@ if [ $# -gt 0 ]; then
 fi
 # The files that need an engine run in the passes below: the faults on the one-node cluster, the
 # scale-out test (three OpenSearch nodes of its own) last, alone.
-bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults /test/oidc-keycloak
+bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults /test/oidc-keycloak /test/saml-keycloak
 
 # The same cases, not a thinner copy: the files whose tests search, route or rank experts.
 engine_tests=(
@@ -36,8 +36,8 @@ bash infra/search-cluster.sh stop
 echo "two search instances on a three-node OpenSearch cluster"
 bash infra/pnpm.sh test test/search-scale-out.test.ts
 
-# Single sign-on end to end: the web app in Chromium, signing in on a real Keycloak's own login page.
+# Single sign-on end to end (OpenID Connect and SAML): the web app in Chromium, signing in on a real Keycloak's own login page.
 issuer=$(bash infra/keycloak.sh start)
 echo "single sign-on through Keycloak at $issuer"
-KEYCLOAK_ISSUER=$issuer bash infra/pnpm.sh test test/oidc-keycloak.test.ts
+KEYCLOAK_ISSUER=$issuer bash infra/pnpm.sh test test/oidc-keycloak.test.ts test/saml-keycloak.test.ts
 bash infra/keycloak.sh stop

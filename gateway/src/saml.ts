@@ -56,7 +56,7 @@ const ATTRIBUTES = {
   ],
   name: ['displayName', 'name', 'cn', 'urn:oid:2.16.840.1.113730.3.1.241'],
   locale: ['locale', 'preferredLanguage', 'urn:oid:2.16.840.1.113730.3.1.39'],
-  groups: ['groups', 'memberOf', 'Role', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'],
+  groups: ['groups', 'memberOf', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups'],
 } as const;
 
 /** The first of `names` the assertion carries; a list for `groups`, a single value otherwise. */
