@@ -55,8 +55,8 @@ const person = (fields: Partial<Person> = {}): Person => {
 
 let clients = 0;
 /** GET /auth/saml/start: the AuthnRequest the browser is sent to the provider with. */
-async function start(next = '/') {
-  const res = await system.api.get(`/auth/saml/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', `10.1.${++clients}.1`);
+async function start(next = '/', client = `10.1.${++clients}.1`) {
+  const res = await system.api.get(`/auth/saml/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', client);
   expect(res.status).toBe(303);
   const url = new URL(res.headers.location!);
   const request = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest')!, 'base64')).toString();
@@ -285,4 +285,24 @@ test('a signed assertion answering one request is refused in a response to anoth
 test('next leads only to a path of this origin', async () => {
   const { res } = await signIn(person(), {}, 'https://evil.example.com/');
   expect(res.headers.location).toBe('/');
+});
+
+test('starts are limited per client address (login_attempts_per_minute), each keeping nothing beyond it', async () => {
+  for (let i = 0; i < 10; i++) await start('/', '192.0.2.17');
+  const res = await system.api.get('/auth/saml/start').set('x-forwarded-for', '192.0.2.17').set('accept', 'application/json');
+  expect(res.status).toBe(429);
+  expect(res.body.code).toBe('RateLimited');
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  expect(res.headers.location).toBeUndefined();
+  // Another client is not held up by it.
+  await start('/', '192.0.2.18');
+});
+
+test('a post without a SAML response is refused (401), with a page for a browser', async () => {
+  const res = await system.api.post('/auth/saml/acs').set('accept', 'text/html').type('form').send({ RelayState: '' });
+  expect(res.status).toBe(401);
+  expect(res.text).toMatch(/no SAML response/);
+  const garbage = await post(Buffer.from('<not-saml/>').toString('base64'));
+  expect(garbage.status).toBe(401);
+  expect(garbage.body.code).toBe('Unauthorized');
 });
