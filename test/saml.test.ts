@@ -1,5 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
+import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
+import supertest from 'supertest';
 import { SignedXml } from 'xml-crypto';
 import { API } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -55,8 +57,8 @@ const person = (fields: Partial<Person> = {}): Person => {
 
 let clients = 0;
 /** GET /auth/saml/start: the AuthnRequest the browser is sent to the provider with. */
-async function start(next = '/', client = `10.1.${++clients}.1`) {
-  const res = await system.api.get(`/auth/saml/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', client);
+async function start(next = '/', client = `10.1.${++clients}.1`, api = system.api) {
+  const res = await api.get(`/auth/saml/start?next=${encodeURIComponent(next)}`).set('x-forwarded-for', client);
   expect(res.status).toBe(303);
   const url = new URL(res.headers.location!);
   const request = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest')!, 'base64')).toString();
@@ -134,19 +136,19 @@ function response(to: Started, assertions: string, inResponseTo = to.id) {
 }
 
 /** The provider's page posts the answer to the ACS (a form post from its own site). */
-const post = (SAMLResponse: string, accept = 'application/json') =>
-  system.api
+const post = (SAMLResponse: string, accept = 'application/json', api = system.api) =>
+  api
     .post('/auth/saml/acs')
     .set('origin', 'https://idp.example.com')
     .set('accept', accept)
     .type('form')
     .send({ SAMLResponse, RelayState: '' });
 
-async function signIn(who: Person, spoil: Spoil = {}, next = '/') {
-  const to = await start(next);
+async function signIn(who: Person, spoil: Spoil = {}, next = '/', api = system.api) {
+  const to = await start(next, undefined, api);
   const signed = spoil.unsigned ? assertion(who, to, spoil) : sign(assertion(who, to, spoil), spoil.key);
   const SAMLResponse = response(to, signed);
-  const res = await post(SAMLResponse);
+  const res = await post(SAMLResponse, undefined, api);
   return { res, SAMLResponse, to, session: cookieFrom(res) };
 }
 
@@ -305,4 +307,32 @@ test('a post without a SAML response is refused (401), with a page for a browser
   const garbage = await post(Buffer.from('<not-saml/>').toString('base64'));
   expect(garbage.status).toBe(401);
   expect(garbage.body.code).toBe('Unauthorized');
+});
+
+test('SAML_EMAIL_VERIFIED=false (the default): the address of an existing account is refused, nothing linked', async () => {
+  const { SAML_EMAIL_VERIFIED: _, ...env } = system.env;
+  const strict = await startGateway(loadGatewayConfig(env), { clock: system.clock });
+  try {
+    const { user } = await system.createUser();
+    const before = await counts();
+    const { res, session } = await signIn(person({ email: user.email }), {}, '/', supertest(strict.url));
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/not verified/);
+    expect(session).toBeUndefined();
+    expect(await counts()).toEqual(before);
+  } finally {
+    await strict.stop();
+  }
+});
+
+test('without SAML_ENTRY_POINT SAML is off: the sign-in page is told so, its routes are 404', async () => {
+  const off = await startGateway(loadGatewayConfig({ ...system.env, SAML_ENTRY_POINT: '' }), { clock: system.clock });
+  try {
+    const api = supertest(off.url);
+    expect((await api.get('/auth/saml')).body).toEqual({ enabled: false, name: null });
+    for (const path of ['/auth/saml/metadata', '/auth/saml/start']) expect((await api.get(path)).status).toBe(404);
+    expect((await api.post('/auth/saml/acs').type('form').send({ SAMLResponse: 'x' })).status).toBe(404);
+  } finally {
+    await off.stop();
+  }
 });
