@@ -310,7 +310,7 @@ test('a post without a SAML response is refused (401), with a page for a browser
 });
 
 test('SAML_EMAIL_VERIFIED=false (the default): the address of an existing account is refused, nothing linked', async () => {
-  const { SAML_EMAIL_VERIFIED: _, ...env } = system.env;
+  const { SAML_EMAIL_VERIFIED: _, ...env } = system.env as Record<string, string>;
   const strict = await startGateway(loadGatewayConfig(env), { clock: system.clock });
   try {
     const { user } = await system.createUser();
