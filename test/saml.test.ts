@@ -336,3 +336,9 @@ test('without SAML_ENTRY_POINT SAML is off: the sign-in page is told so, its rou
     await off.stop();
   }
 });
+
+test('a post larger than a SAML response (256 KiB) is refused before any XML is parsed (413)', async () => {
+  const res = await post('A'.repeat(300 * 1024));
+  expect(res.status).toBe(413);
+  expect(res.body.code).toBe('PayloadTooLarge');
+});

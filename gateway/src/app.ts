@@ -128,27 +128,11 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   );
   // Starts of single sign-on (OpenID Connect and SAML together) are limited per client address as log-ins are.
   const signInStarts = (req: Request, res: Response) => limit(res, `oidc:${clientAddress(req.ip)}`, limits.get().login_attempts_per_minute);
-  app.use(
-    OIDC_PATH,
-    oidcRoutes({
-      bus,
-      config,
-      cookie,
-      logger,
-      throttle: signInStarts,
-    }),
-  );
-  app.use(
-    SAML_PATH,
-    samlRoutes({
-      bus,
-      config,
-      cookie,
-      logger,
-      bodyLimit: config.BODY_LIMIT,
-      throttle: signInStarts,
-    }),
-  );
+  for (const [path, routes] of [
+    [OIDC_PATH, oidcRoutes],
+    [SAML_PATH, samlRoutes],
+  ] as const)
+    app.use(path, routes({ bus, config, cookie, logger, throttle: signInStarts }));
   app.use(
     SCIM_PATH,
     scimRoutes({ bus, logger, bodyLimit: config.BODY_LIMIT, rpcTimeoutMs: config.RPC_TIMEOUT_MS, publicUrl: config.PUBLIC_URL }),

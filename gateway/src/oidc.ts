@@ -1,11 +1,18 @@
-import type { Bus } from '@kn/bus';
 import { AppError, notFound, serviceUnavailable, unauthorized } from '@kn/contracts';
-import type { Logger } from '@kn/telemetry';
 import { type Request, type Response, Router } from 'express';
 import * as oidc from 'openid-client';
-import type { GatewayConfig } from './config.ts';
-import { cookieOf, type SessionCookie } from './session.ts';
-import { FLOW_TTL_MS, finishSignIn, flowStore, groupsOf, languageOf, namesOf, pageAfterSignIn, refusalPage } from './sso.ts';
+import { cookieOf } from './session.ts';
+import {
+  FLOW_TTL_MS,
+  finishSignIn,
+  flowStore,
+  groupsOf,
+  languageOf,
+  namesOf,
+  pageAfterSignIn,
+  refusalPage,
+  type SignInOptions,
+} from './sso.ts';
 
 /*
  * Single sign-on with OpenID Connect (docs/sso.md): the authorization code flow with PKCE, state
@@ -47,14 +54,7 @@ function detailOf(err: Error): string {
   return err.cause instanceof Error ? err.cause.message : err.message;
 }
 
-export function oidcRoutes(options: {
-  bus: Bus;
-  config: GatewayConfig;
-  cookie: SessionCookie;
-  logger: Logger;
-  /** Counts a start against its client's limit (429 beyond): each keeps a flow for 10 minutes. */
-  throttle: (req: Request, res: Response) => Promise<void>;
-}) {
+export function oidcRoutes(options: SignInOptions) {
   const { bus, config, cookie: session, logger } = options;
   const router = Router();
   const issuer = config.OIDC_ISSUER;

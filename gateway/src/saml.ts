@@ -1,11 +1,17 @@
-import type { Bus } from '@kn/bus';
-import { AppError, notFound, unauthorized } from '@kn/contracts';
-import type { Logger } from '@kn/telemetry';
+import { AppError, notFound, serviceUnavailable, unauthorized } from '@kn/contracts';
 import { type CacheProvider, type Profile, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import express, { type Request, type Response, Router } from 'express';
-import type { GatewayConfig } from './config.ts';
-import type { SessionCookie } from './session.ts';
-import { FLOW_TTL_MS, finishSignIn, flowStore, groupsOf, languageOf, namesOf, pageAfterSignIn, refusalPage } from './sso.ts';
+import {
+  FLOW_TTL_MS,
+  finishSignIn,
+  flowStore,
+  groupsOf,
+  languageOf,
+  namesOf,
+  pageAfterSignIn,
+  refusalPage,
+  type SignInOptions,
+} from './sso.ts';
 
 /*
  * Single sign-on with SAML 2.0 (docs/sso.md), service-provider initiated, done by node-saml: GET
@@ -18,6 +24,8 @@ import { FLOW_TTL_MS, finishSignIn, flowStore, groupsOf, languageOf, namesOf, pa
  */
 
 export const SAML_PATH = '/auth/saml';
+/** A SAML response is a few kilobytes; nothing larger reaches the XML parser. */
+const RESPONSE_LIMIT = '256kb';
 /** Clocks of the provider and the gateway may differ by this much. */
 const CLOCK_SKEW_MS = 30_000;
 /** The NameID format asked for: the same opaque identifier for the person at every sign-in. */
@@ -76,15 +84,7 @@ const certificates = (setting: string) =>
         .map((c) => c.replace(/\s+/g, ''))
         .filter(Boolean);
 
-export function samlRoutes(options: {
-  bus: Bus;
-  config: GatewayConfig;
-  cookie: SessionCookie;
-  logger: Logger;
-  bodyLimit: string;
-  /** Counts a start against its client's limit (429 beyond): each keeps a request ID for 10 minutes. */
-  throttle: (req: Request, res: Response) => Promise<void>;
-}) {
+export function samlRoutes(options: SignInOptions) {
   const { bus, config, cookie: session, logger } = options;
   const router = Router();
   const entryPoint = config.SAML_ENTRY_POINT;
@@ -109,7 +109,13 @@ export function samlRoutes(options: {
   /** node-saml's store of the IDs of our requests: the flows. It only asks; acs takes the flow once it checked the answer. */
   const requests: CacheProvider = {
     saveAsync: async () => null,
-    getAsync: async (id) => (await flows.peek(id))?.created ?? null,
+    // A failing bucket is the gateway's trouble (503), not a refused answer: node-saml passes the error on.
+    getAsync: async (id) =>
+      (
+        await flows.peek(id).catch(() => {
+          throw serviceUnavailable('the sign-in cannot be checked now; try again');
+        })
+      )?.created ?? null,
     removeAsync: async () => null,
   };
   const acsUrl = (req: Request) => `${session.origin(req)}${SAML_PATH}/acs`;
@@ -161,7 +167,7 @@ export function samlRoutes(options: {
    * signed for this audience and recipient, answering a request this gateway made in the last
    * 10 minutes, is accepted, once; a forged or replayed post signs nobody in.
    */
-  router.post('/acs', express.urlencoded({ extended: false, limit: options.bodyLimit }), async (req, res) => {
+  router.post('/acs', express.urlencoded({ extended: false, limit: RESPONSE_LIMIT }), async (req, res) => {
     noStore(res);
     const response = typeof req.body?.SAMLResponse === 'string' ? req.body.SAMLResponse : '';
     if (!response) throw unauthorized('the identity provider sent no SAML response: start the sign-in again');

@@ -4,6 +4,7 @@ import { AppError, unauthorized, usersOperations } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
 import type { NextFunction, Request, Response } from 'express';
+import type { GatewayConfig } from './config.ts';
 import { SESSION_COOKIE, type SessionCookie } from './session.ts';
 
 /*
@@ -70,6 +71,16 @@ export function flowStore<T>(bus: Bus, kind: string) {
       );
     },
   };
+}
+
+/** What a way of single sign-on is mounted with (app.ts). */
+export interface SignInOptions {
+  bus: Bus;
+  config: GatewayConfig;
+  cookie: SessionCookie;
+  logger: Logger;
+  /** Counts a start against its client's limit (429 beyond): each keeps a flow for FLOW_TTL_MS. */
+  throttle: (req: Request, res: Response) => Promise<void>;
 }
 
 /** What an identity provider said about the person, as the users service takes it. */
