@@ -53,7 +53,7 @@ test('forward: 200 without body, counted per recipient with the User; deprecated
   expect(events[0].data.question.author_id).toBe(poser.user.id);
 });
 
-test('forward errors: no recipient 400, unknown user 400, missing question 404, draft question 409 or 404', async () => {
+test('forward errors: no recipient 400, unknown user 404, missing question 404, draft question 409 or 404', async () => {
   const q = await publishedQuestion(system, poser.token);
   const none = await system.api
     .post(`${API}/questions/${q}/forward`)
@@ -73,7 +73,7 @@ test('forward errors: no recipient 400, unknown user 400, missing question 404, 
     .post(`${API}/questions/${q}/forward`)
     .set(...author.auth)
     .send({ recipient: 999999 });
-  expect(unknown.status).toBe(400);
+  expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 404, code: 'NotFound' });
   expect(unknown.body.errors[0].path).toBe('recipient');
   expect(
     (
@@ -123,7 +123,7 @@ test('share a question and a solution: 200 empty, each recipient in the event; u
     .post(`${API}/questions/${q}/share`)
     .set(...author.auth)
     .send({ recipients: [expert.user.id, 999999] });
-  expect(bad.status).toBe(400);
+  expect(bad.status).toBe(404);
   expect(
     (
       await system.api

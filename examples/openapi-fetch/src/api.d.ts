@@ -12344,7 +12344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound); a recipient does not exist (NotFound, naming the field) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12503,7 +12503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound); a recipient does not exist (NotFound, naming the field) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12662,7 +12662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound); a recipient does not exist (NotFound, naming the field) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

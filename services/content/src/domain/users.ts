@@ -1,5 +1,5 @@
 import { type Bus, call } from '@kn/bus';
-import { type Actor, type User, usersOperations, validationError } from '@kn/contracts';
+import { type Actor, AppError, type User, usersOperations } from '@kn/contracts';
 
 /** The most ids the users service takes in one getUsers request. */
 const PAGE = 1000;
@@ -29,14 +29,15 @@ export async function fetchUsers(bus: Bus, actor: Actor, ids: number[], requestI
 
 /**
  * `fetchUsers` for recipients of a forward or share: they must exist and not be deleted, unknown
- * ones are a validation error on `field`.
+ * ones are 404 NotFound naming `field` (a well-formed request whose user is not there, as an
+ * unknown category of a question is).
  */
 export async function requireUsers(bus: Bus, actor: Actor, ids: number[], requestId: string, field: string): Promise<Map<number, User>> {
   const found = await fetchUsers(bus, actor, ids, requestId);
   const missing = [...new Set(ids)].filter((id) => found.get(id)?.is_deleted !== false).sort((a, b) => a - b);
   if (missing.length)
-    throw validationError(`unknown users: ${missing.join(', ')}`, [
-      { path: field, code: 'invalid_value', message: `no such user: ${missing.join(', ')}` },
-    ]);
+    throw new AppError(404, 'NotFound', `unknown users: ${missing.join(', ')}`, {
+      errors: [{ path: field, code: 'invalid_value', message: `no such user: ${missing.join(', ')}` }],
+    });
   return found;
 }
