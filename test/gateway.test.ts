@@ -234,6 +234,11 @@ describe('the OpenAPI document says what the gateway accepts', () => {
     expect((await query('/questions', 'categories', '2147483648')).status).toBe(400);
   });
 
+  test('a search for punctuation alone is well-formed: it finds nobody, no 400', async () => {
+    const res = await system.api.get('/api/v1/users?query=%21%21%21').set(...bearer(system.adminToken));
+    expect({ status: res.status, total: res.body.total }).toEqual({ status: 200, total: 0 });
+  });
+
   test('tag labels: no comma and not only spaces, in bodies and in the {label} path alike', async () => {
     const d = await doc();
     const label = parameter(d.paths['/tag-labels/{label}'].get, 'label') as { pattern: string; maxLength: number };

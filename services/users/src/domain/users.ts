@@ -298,10 +298,9 @@ export function usersDomain(deps: { db: Db<UsersSchema>; config: UsersConfig; se
       if (query.deanonymize_users_email && !admin) throw forbidden('deanonymize_users_email needs the user_admin role');
       if (query.role?.length && !admin) throw forbidden('the role filter needs the user_admin role');
       const terms = query.query ? queryTerms(query.query) : [];
+      // A query of punctuation alone is well-formed and has no word to find: it matches nobody.
       if (query.query !== undefined && query.query.trim() !== '' && terms.length === 0)
-        throw validationError('query has no searchable words', [
-          { path: 'query', code: 'invalid_string', message: 'no words to search for' },
-        ]);
+        return { total: 0, _links: { self: { href: selfHref } }, items: [] };
 
       const network = await settings.get();
       const emails = { anonymize: network.anonymize_users_email, deanonymize: query.deanonymize_users_email };
