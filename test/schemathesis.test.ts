@@ -13,8 +13,8 @@ import { bearer, type System, startSystem } from './system.ts';
  * what an operation made or listed to what reads, changes and deletes it. Any failure fails the
  * test; the output (the summary, each failure with a curl command that repeats it) is printed.
  *
- * test/schemathesis/schemathesis.toml has the settings (15 examples per operation, 150 stateful
- * scenarios of up to 12 steps, deterministic generation: the same requests every run) and
+ * test/schemathesis/schemathesis.toml has the settings (15 examples per operation, up to 300
+ * stateful scenarios of up to 12 steps, deterministic generation: the same requests every run) and
  * hooks.py what keeps the tester's session alive and its traffic on this machine. Left out:
  * DELETE /auth/token, which revokes the tester's own token (every later request would be 401), and
  * requests that carry both act-on-behalf headers, which OpenAPI cannot say exclude each other.
