@@ -234,6 +234,14 @@ describe('the OpenAPI document says what the gateway accepts', () => {
     expect((await query('/questions', 'categories', '2147483648')).status).toBe(400);
   });
 
+  test('a body is required where an empty one is not enough: no body reads as {}', async () => {
+    const d = await doc();
+    expect(d.paths['/settings'].put.requestBody.required).toBe(false);
+    expect(d.paths['/auth/login'].post.requestBody.required).toBe(true);
+    expect((await system.api.put('/api/v1/settings').set(...bearer(system.adminToken))).status).toBe(200);
+    expect((await system.api.post('/api/v1/auth/login')).status).toBe(400);
+  });
+
   test('a search for punctuation alone is well-formed: it finds nobody, no 400', async () => {
     const res = await system.api.get('/api/v1/users?query=%21%21%21').set(...bearer(system.adminToken));
     expect({ status: res.status, total: res.body.total }).toEqual({ status: 200, total: 0 });
