@@ -16,8 +16,10 @@ import { bearer, type System, startSystem } from './system.ts';
  * test/schemathesis/schemathesis.toml has the settings (15 examples per operation, up to 300
  * stateful scenarios of up to 12 steps, deterministic generation: the same requests every run) and
  * hooks.py what keeps the tester's session alive and its traffic on this machine. Left out:
- * DELETE /auth/token, which revokes the tester's own token (every later request would be 401), and
- * requests that carry both act-on-behalf headers, which OpenAPI cannot say exclude each other.
+ * DELETE /auth/token, which revokes the tester's own token (every later request would be 401); a
+ * request generated with both act-on-behalf headers, which OpenAPI cannot say exclude each other,
+ * is sent with the user id alone; a soft-deleted question, solution or user that stays readable is
+ * no failure of use_after_free.
  */
 const folder = path.join(__dirname, 'schemathesis');
 
