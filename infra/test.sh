@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 bash infra/ensure-servers.sh
 bash infra/ensure-model.sh
 bash infra/ensure-browser.sh
-# The outside tester of test/schemathesis.test.ts (PyPI, pinned): installed here rather than inside the test's time.
-bash infra/ensure-schemathesis.sh >/dev/null
+# The outside checkers of test/schemathesis.test.ts and test/scim-tester.test.ts (PyPI, pinned):
+# installed here rather than inside the tests' time.
+bash infra/ensure-python-tool.sh schemathesis >/dev/null
+bash infra/ensure-python-tool.sh scim-tester >/dev/null
 bash infra/pnpm.sh install --frozen-lockfile
 bash infra/pnpm.sh run lint
 bash infra/pnpm.sh run typecheck

@@ -6,7 +6,7 @@ import { bearer, type System, startSystem } from './system.ts';
 
 /**
  * Conformance as an outside tester sees it: Schemathesis (PyPI, pinned by
- * infra/ensure-schemathesis.sh) reads the system's own /api/v1/openapi.json and sends what the
+ * infra/ensure-python-tool.sh) reads the system's own /api/v1/openapi.json and sends what the
  * document allows and what it forbids, with every check it has (server errors, statuses, headers
  * and bodies against the document, valid data accepted and invalid data refused, 405 with Allow,
  * authentication not ignored, deleted things gone, …), then follows the document's links from
@@ -27,9 +27,9 @@ let system: System;
 let st: string;
 beforeAll(async () => {
   // Before the system starts: on a fresh machine the install takes seconds, and blocks this process.
-  const ensure = spawnSync('bash', ['infra/ensure-schemathesis.sh'], { cwd: path.join(__dirname, '..'), encoding: 'utf8' });
-  if (ensure.status !== 0) throw new Error(`infra/ensure-schemathesis.sh failed:\n${ensure.stderr}`);
-  st = ensure.stdout.trim();
+  const ensure = spawnSync('bash', ['infra/ensure-python-tool.sh', 'schemathesis'], { cwd: path.join(__dirname, '..'), encoding: 'utf8' });
+  if (ensure.status !== 0) throw new Error(`infra/ensure-python-tool.sh schemathesis failed:\n${ensure.stderr}`);
+  st = path.join(ensure.stdout.trim(), 'st');
   system = await startSystem();
   // The tester sends thousands of requests a minute with one token: no rate limit.
   const off = await system.api

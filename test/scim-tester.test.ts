@@ -30,7 +30,8 @@ afterAll(async () => {
 });
 
 test('scim2-tester finds no error', async () => {
-  const python = (await run('bash', [path.join(root, 'infra/ensure-scim-tester.sh')], { timeout: 300_000 })).stdout.trim();
+  const bin = (await run('bash', [path.join(root, 'infra/ensure-python-tool.sh'), 'scim-tester'], { timeout: 300_000 })).stdout.trim();
+  const python = path.join(bin, 'python');
   const minted = await system.api
     .post(`${API}/scim/tokens`)
     .set(...bearer(system.adminToken))
