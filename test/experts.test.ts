@@ -245,7 +245,7 @@ describe('GET /questions/:id/experts', () => {
 describe('routing', () => {
   test('publishing sends the question to its experts (new_question), once, with an experts.found event', async () => {
     const q = await question(poser, {
-      title: 'Hops creep in a dry hopped lager?',
+      title: 'Hops creep after late hopping?',
       description: '<p>hops in the fermenter</p>',
       tags: ['hops'],
     });
