@@ -1,5 +1,5 @@
-import { AppError, notFound, serviceUnavailable, unauthorized } from '@kn/contracts';
-import { type Request, type Response, Router } from 'express';
+import { AppError, serviceUnavailable, unauthorized } from '@kn/contracts';
+import type { Request } from 'express';
 import * as oidc from 'openid-client';
 import { cookieOf } from './session.ts';
 import {
@@ -9,9 +9,11 @@ import {
   groupsOf,
   languageOf,
   namesOf,
+  noStore,
   pageAfterSignIn,
   refusalPage,
   type SignInOptions,
+  signInRouter,
 } from './sso.ts';
 
 /*
@@ -56,20 +58,12 @@ function detailOf(err: Error): string {
 
 export function oidcRoutes(options: SignInOptions) {
   const { bus, config, cookie: session, logger } = options;
-  const router = Router();
   const issuer = config.OIDC_ISSUER;
-  const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
-
-  // What the sign-in page offers: public, so that the page knows before anyone signs in.
-  router.get('/', (_req, res) => {
-    res.json({ enabled: issuer !== undefined, name: issuer === undefined ? null : config.OIDC_NAME });
+  const router = signInRouter(issuer === undefined ? undefined : config.OIDC_NAME, {
+    what: 'single sign-on',
+    paths: ['/start', '/callback'],
   });
-  if (issuer === undefined) {
-    router.get(['/start', '/callback'], () => {
-      throw notFound('single sign-on (not configured)');
-    });
-    return router;
-  }
+  if (issuer === undefined) return router;
   if (!config.OIDC_CLIENT_ID) throw new Error('OIDC_ISSUER is set without OIDC_CLIENT_ID');
 
   // Discovery on first use and again after a failure: the gateway starts while the provider is down.

@@ -1,6 +1,6 @@
-import { AppError, notFound, serviceUnavailable, unauthorized } from '@kn/contracts';
+import { AppError, serviceUnavailable, unauthorized } from '@kn/contracts';
 import { type CacheProvider, type Profile, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import express, { type Request, type Response, Router } from 'express';
+import express, { type Request } from 'express';
 import {
   FLOW_TTL_MS,
   finishSignIn,
@@ -8,9 +8,11 @@ import {
   groupsOf,
   languageOf,
   namesOf,
+  noStore,
   pageAfterSignIn,
   refusalPage,
   type SignInOptions,
+  signInRouter,
 } from './sso.ts';
 
 /*
@@ -86,20 +88,12 @@ const certificates = (setting: string) =>
 
 export function samlRoutes(options: SignInOptions) {
   const { bus, config, cookie: session, logger } = options;
-  const router = Router();
   const entryPoint = config.SAML_ENTRY_POINT;
-  const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
-
-  // What the sign-in page offers: public, so that the page knows before anyone signs in.
-  router.get('/', (_req, res) => {
-    res.json({ enabled: entryPoint !== undefined, name: entryPoint === undefined ? null : config.SAML_NAME });
+  const router = signInRouter(entryPoint === undefined ? undefined : config.SAML_NAME, {
+    what: 'SAML single sign-on',
+    paths: ['/metadata', '/start', '/acs'],
   });
-  if (entryPoint === undefined) {
-    router.all(['/metadata', '/start', '/acs'], () => {
-      throw notFound('SAML single sign-on (not configured)');
-    });
-    return router;
-  }
+  if (entryPoint === undefined) return router;
   const idpCert = certificates(config.SAML_IDP_CERT);
   if (idpCert.length === 0) throw new Error('SAML_ENTRY_POINT is set without SAML_IDP_CERT');
 

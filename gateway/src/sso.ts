@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 import { type Bus, call, keyValue } from '@kn/bus';
-import { AppError, unauthorized, usersOperations } from '@kn/contracts';
+import { AppError, notFound, unauthorized, usersOperations } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
-import type { NextFunction, Request, Response } from 'express';
+import { type NextFunction, type Request, type Response, Router } from 'express';
 import type { GatewayConfig } from './config.ts';
 import { SESSION_COOKIE, type SessionCookie } from './session.ts';
 
@@ -13,6 +13,26 @@ import { SESSION_COOKIE, type SessionCookie } from './session.ts';
  * session from the users service (startIdentitySession) in the same cookie as a password sign-in;
  * and a refusal a person in a browser can read.
  */
+
+/** A sign-in's answers are the person's own: no cache keeps them. */
+export const noStore = (res: Response) => res.set('Cache-Control', 'no-store');
+
+/**
+ * The router of one way to sign in. `GET /` tells the sign-in page whether it is on and under which
+ * name (public: the page asks before anyone signs in); while it is off (`name` undefined), its other
+ * paths answer 404.
+ */
+export function signInRouter(name: string | undefined, off: { what: string; paths: string[] }) {
+  const router = Router();
+  router.get('/', (_req, res) => {
+    res.json({ enabled: name !== undefined, name: name ?? null });
+  });
+  if (name === undefined)
+    router.all(off.paths, () => {
+      throw notFound(`${off.what} (not configured)`);
+    });
+  return router;
+}
 
 /** How long a started sign-in waits for the provider's answer. */
 export const FLOW_TTL_MS = 10 * 60_000;
