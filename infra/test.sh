@@ -43,3 +43,4 @@ issuer=$(bash infra/keycloak.sh start)
 echo "single sign-on through Keycloak at $issuer"
 KEYCLOAK_ISSUER=$issuer bash infra/pnpm.sh test test/oidc-keycloak.test.ts test/saml-keycloak.test.ts
 bash infra/keycloak.sh stop
+echo "infra/test.sh: all four passes passed (main, OpenSearch, scale-out, single sign-on)"
