@@ -1,6 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { type Bus, callJson } from '@kn/bus';
 import {
+  type Actor,
   AppError,
   invalidJson,
   notFound,
@@ -23,6 +24,8 @@ import { docsRoutes } from './docs.ts';
 import { fileRoutes } from './files.ts';
 import { securityHeaders } from './headers.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
+import { resourceMetadataRoutes } from './mcp/auth.ts';
+import { mcpRoutes } from './mcp/server.ts';
 import { OIDC_PATH, oidcRoutes } from './oidc.ts';
 import { openApiDocument } from './openapi.ts';
 import { authorize, jsonBody, parsePart, requireJson } from './request.ts';
@@ -110,10 +113,11 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     res.set(rateLimitHeaders(decision));
     if (!decision.allowed) throw rateLimited(decision.retryAfter);
   };
+  const countToken = (res: Response, actor: Actor) => limit(res, `token:${actor.token_id ?? actor.id}`, limits.get().rate_limit_per_minute);
   // Every authenticated request counts against its token's limit.
   const authenticate = async (req: Request, requestId: string) => {
     const actor = await auth.authenticate(req, requestId);
-    await limit(req.res!, `token:${actor.token_id ?? actor.id}`, limits.get().rate_limit_per_minute);
+    await countToken(req.res!, actor);
     return actor;
   };
   app.use(
@@ -136,6 +140,24 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
   app.use(
     SCIM_PATH,
     scimRoutes({ bus, logger, bodyLimit: config.BODY_LIMIT, rpcTimeoutMs: config.RPC_TIMEOUT_MS, publicUrl: config.PUBLIC_URL }),
+  );
+  // The MCP server for AI assistants (docs/mcp.md): the same operations, as the same caller.
+  const resource = {
+    origin: cookie.origin,
+    authorizationServers: (req: Request) => [config.OIDC_ISSUER ?? cookie.origin(req)],
+  };
+  app.use(resourceMetadataRoutes(resource));
+  app.use(
+    mcpRoutes({
+      bus,
+      logger,
+      clock: options.clock,
+      bodyLimit: config.BODY_LIMIT,
+      rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+      resource,
+      authenticate,
+      count: countToken,
+    }),
   );
   const json = jsonBody(config.BODY_LIMIT);
   const routes: Route[] = [];
