@@ -90,3 +90,34 @@ export async function webSession(
   const setCookie = (res.headers['set-cookie'] as unknown as string[])[0]!;
   return { res, setCookie, cookie: setCookie.split(';')[0]!, csrf: res.body.csrf as string };
 }
+
+/**
+ * A closed knowledge space (made by the content admin with this token) with one published question
+ * of theirs in it: the ids of both.
+ */
+export async function closedSpaceQuestion(system: System, token: string, title: string) {
+  const space = await system.api
+    .post(`${API}/knowledge-spaces`)
+    .set(...bearer(token))
+    .send({ name: `Closed: ${title}`, is_closed: true });
+  if (space.status !== 201) throw new Error(`creating a knowledge space failed: ${space.status} ${JSON.stringify(space.body)}`);
+  const { id } = await newQuestion(system, token, {
+    title,
+    description: '<p>Only the members of the space read this.</p>',
+    tags: ['build'],
+    knowledge_space: space.body.id,
+  });
+  return { space: space.body.id as number, question: id };
+}
+
+/**
+ * Whether the caller (a bearer token's or a web session's header) reads the question: the status
+ * of GET /questions/:id, and whether a search for `word` lists it once search has caught up.
+ */
+export async function readsQuestion(system: System, header: [string, string], id: number, word: string) {
+  await system.searchCaughtUp();
+  const get = await system.api.get(`${API}/questions/${id}`).set(...header);
+  const search = await system.api.get(`${API}/questions?query=${encodeURIComponent(word)}`).set(...header);
+  if (search.status !== 200) throw new Error(`searching failed: ${search.status} ${JSON.stringify(search.body)}`);
+  return { get: get.status, listed: (search.body.items as Array<{ id: number }>).some((q) => q.id === id) };
+}

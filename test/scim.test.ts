@@ -1,4 +1,5 @@
-import { API, newQuestion, publishedSolution, webSession } from './fixtures.ts';
+import { waitFor } from '@kn/testing';
+import { API, closedSpaceQuestion, newQuestion, publishedSolution, readsQuestion, webSession } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 const SCIM = '/scim/v2';
@@ -187,7 +188,7 @@ describe('a leaver, from provisioning to deletion', () => {
       .set(...admin)
       .send({ idp_group_mappings: [{ group: 'Content admins', roles: ['content_admin'] }] });
     expect(settings.status).toBe(200);
-    expect(settings.body.idp_group_mappings).toEqual([{ group: 'Content admins', roles: ['content_admin'] }]);
+    expect(settings.body.idp_group_mappings).toEqual([{ group: 'Content admins', roles: ['content_admin'], knowledge_spaces: [] }]);
     const apiToken = await system.login(email, password);
     const me = async (auth: [string, string]) => system.api.get(`${API}/users/me`).set(...auth);
     expect((await me(bearer(apiToken))).body.roles).toEqual(['user', 'api_user']);
@@ -313,6 +314,81 @@ describe('a leaver, from provisioning to deletion', () => {
     expect(page.body.Resources[0].id).toBe(all.body.Resources[1].id);
     const only = await scim('get', `/Users?filter=${filter}&attributes=userName`);
     expect(Object.keys(only.body.Resources[0]).sort()).toEqual(['id', 'meta', 'schemas', 'userName']);
+  });
+});
+
+describe('groups give membership of closed knowledge spaces', () => {
+  const mappings = (idp_group_mappings: unknown[]) =>
+    system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send({ idp_group_mappings });
+  const members = (space: number, user_ids: number[]) =>
+    system.api
+      .put(`${API}/knowledge-spaces/${space}/members`)
+      .set(...bearer(system.adminToken))
+      .send({ user_ids });
+
+  test('joining the mapped group lets a person read the space (GET and search), leaving takes it away; set by hand stays', async () => {
+    const { space, question } = await closedSpaceQuestion(system, system.adminToken, 'Calibrating the lab hydrometer zymotically');
+    const reads = (auth: [string, string]) => readsQuestion(system, auth, question, 'zymotically');
+    const mapped = await mappings([{ group: 'Quality Lab', roles: [], knowledge_spaces: [space] }]);
+    expect(mapped.status).toBe(200);
+    expect(mapped.body.idp_group_mappings).toEqual([{ group: 'Quality Lab', roles: [], knowledge_spaces: [space] }]);
+    try {
+      const joiner = await system.createUser();
+      const keeper = await system.createUser();
+      expect((await members(space, [keeper.user.id])).status).toBe(200);
+      expect(await reads(joiner.auth)).toEqual({ get: 404, listed: false });
+      const group = await scim('post', '/Groups', {
+        schemas: [GROUP],
+        displayName: 'quality lab',
+        members: [{ value: String(joiner.user.id) }, { value: String(keeper.user.id) }],
+      });
+      expect(group.status).toBe(201);
+      await waitFor(async () => (await reads(joiner.auth)).get === 200, { what: 'the group member reads the closed space' });
+      expect(await reads(joiner.auth)).toEqual({ get: 200, listed: true });
+      // The administrator's member list is who they make members: those the group makes members stay.
+      const byHand = await members(space, [keeper.user.id]);
+      expect(byHand.status).toBe(200);
+      expect(byHand.body.member_count).toBe(2);
+      expect(await reads(joiner.auth)).toEqual({ get: 200, listed: true });
+      const left = await scim('patch', `/Groups/${group.body.id}`, { schemas: [PATCH], Operations: [{ op: 'remove', path: 'members' }] });
+      expect(left.status).toBe(200);
+      await waitFor(async () => (await reads(joiner.auth)).get === 404, { what: 'the leaver no longer reads the closed space' });
+      expect(await reads(joiner.auth)).toEqual({ get: 404, listed: false });
+      // The membership an administrator set does not go with the group.
+      expect(await reads(keeper.auth)).toEqual({ get: 200, listed: true });
+      // Back in the group, then the mapping no longer names the space: the membership goes again.
+      const back = await scim('patch', `/Groups/${group.body.id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'add', path: 'members', value: [{ value: String(joiner.user.id) }] }],
+      });
+      expect(back.status).toBe(200);
+      await waitFor(async () => (await reads(joiner.auth)).get === 200, { what: 'the member is back' });
+      expect((await mappings([{ group: 'Quality Lab', roles: [] }])).status).toBe(200);
+      await waitFor(async () => (await reads(joiner.auth)).get === 404, { what: 'the mapping no longer gives the space' });
+      expect(await reads(keeper.auth)).toEqual({ get: 200, listed: true });
+    } finally {
+      expect((await mappings([])).status).toBe(200);
+    }
+  });
+
+  test('a mapping naming a knowledge space that does not exist is 400 and changes nothing', async () => {
+    const { space } = await closedSpaceQuestion(system, system.adminToken, 'A question of a space mapped once');
+    const before = (await system.api.get(`${API}/settings`).set(...bearer(system.adminToken))).body.idp_group_mappings;
+    const res = await mappings([
+      { group: 'Ghosts', roles: ['user'], knowledge_spaces: [space] },
+      { group: 'Spooks', roles: [], knowledge_spaces: [space, 999999] },
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'ValidationError',
+      message: expect.stringContaining('999999'),
+      errors: [{ path: 'idp_group_mappings.1.knowledge_spaces.1', code: 'invalid_value', message: expect.any(String) }],
+    });
+    expect((await system.api.get(`${API}/settings`).set(...bearer(system.adminToken))).body.idp_group_mappings).toEqual(before);
+    expect((await mappings([{ group: 'Ghosts', roles: [], knowledge_spaces: ['x'] }])).status).toBe(400);
   });
 });
 

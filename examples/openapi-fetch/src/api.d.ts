@@ -139,6 +139,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/by-id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users by id, in the order asked for
+         * @description Every user of the comma-separated ids as GET /users/{id} shows them (deleted and hidden ones included), in one request: a page naming many authors reads them at once. Unknown ids are left out.
+         */
+        get: operations["listUsersById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{id}": {
         parameters: {
             query?: never;
@@ -1349,6 +1369,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/flow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Questions asked, answered and accepted per period, with times to solution and the backlog
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        get: operations["getAnalyticsFlow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Solutions expiring and expired, validation requests waiting, questions left without an accepted solution
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        get: operations["getContentHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/health/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The content-health review queue: the caller's own items (every item for managers and administrators) */
+        get: operations["listReviewQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/health/solutions/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Review queue: the solution is still true; validates it for a new period (its author or an administrator) */
+        post: operations["verifySolution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/health/solutions/{id}/obsolete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Review queue: the solution is no longer true; it is deleted (restorable) (its author or an administrator) */
+        post: operations["markSolutionObsolete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/routing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How routing went for questions published in a range: experts asked, answers, response times, load
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        get: operations["getRoutingAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget every figure and build them again from the event streams (administrators)
+         * @description Roles: super_admin (super_admin has every role).
+         */
+        post: operations["rebuildAnalytics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/settings/communication/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where each chat-capable notification type reaches the caller: email, chat, both or none */
+        get: operations["getNotificationChannels"];
+        /** Change where notification types reach the caller (the email half is the email settings' per-type value) */
+        put: operations["updateNotificationChannels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chat/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's linked chat accounts */
+        get: operations["listChatLinks"];
+        put?: never;
+        /** Link the chat account that was given this code (by the Slack or Teams app) to the caller */
+        post: operations["linkChatAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chat/links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink one of the caller's chat accounts (the app stops acting for it) */
+        delete: operations["deleteChatLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1546,7 +1750,7 @@ export interface components {
              */
             password_sign_in: "everyone" | "administrators";
             /**
-             * @description roles a member of an identity provider's group gets beside those set by hand (SCIM groups, docs/scim.md)
+             * @description roles and knowledge-space memberships a member of an identity provider's group gets beside those set by hand (SCIM groups, docs/scim.md)
              * @default []
              */
             idp_group_mappings: components["schemas"]["IdpGroupMapping"][];
@@ -1555,6 +1759,11 @@ export interface components {
             /** @description the group's displayName at the identity provider (case-insensitive) */
             group: string;
             roles: ("user" | "manager" | "api_user" | "on_behalf_user" | "super_admin" | "user_admin" | "content_admin" | "settings_admin")[];
+            /**
+             * @description knowledge spaces (ids) the group makes its members members of: reading rights in closed ones
+             * @default []
+             */
+            knowledge_spaces: number[];
         };
         /**
          * @example {
@@ -2203,6 +2412,82 @@ export interface components {
             global_concept_id: string;
             /** @description the topic label; also matches a tag of that label (case ignored) */
             label: string;
+        };
+        AnalyticsFlowRow: {
+            /** @description start of the period, YYYY-MM-DD (UTC) */
+            period: string;
+            /** @description the value of the dimension (tag label, category, space or attribute id/name); null network-wide or unset */
+            group: string | null;
+            /** @description distinct askers; null when withheld */
+            people: number | null;
+            /** @description fewer than five askers: the figures are withheld (null) */
+            suppressed: boolean;
+            /** @description questions published in the period */
+            asked: number | null;
+            /** @description of those, with a published solution by now */
+            answered: number | null;
+            /** @description of those, with an accepted solution by now */
+            accepted: number | null;
+            /** @description seconds from publishing to the first solution, median (nearest rank) */
+            first_solution_p50_s: number | null;
+            first_solution_p90_s: number | null;
+            /** @description seconds from publishing to the acceptance, median (nearest rank) */
+            acceptance_p50_s: number | null;
+            acceptance_p90_s: number | null;
+            /** @description share of the asked questions with a solution within 24 hours */
+            answered_within_day: number | null;
+            /** @description share of the asked questions with a solution within 7 days */
+            answered_within_week: number | null;
+        };
+        AnalyticsBacklog: {
+            /** @description published questions without a solution now */
+            unanswered: number | null;
+            age_p50_s: number | null;
+            age_p90_s: number | null;
+            oldest_s: number | null;
+            suppressed: boolean;
+        };
+        AnalyticsReviewItem: {
+            /** @enum {string} */
+            kind: "expiring" | "expired" | "validation_requested" | "unaccepted";
+            question_id: number;
+            question_title: string;
+            solution_id: number | null;
+            /** @description who acts on it: the solution author, or the poser of an unaccepted question (null: the poser is anonymous to the caller) */
+            responsible_id: number | null;
+            /**
+             * Format: date-time
+             * @description expiring/expired: when the validity ends; validation_requested: the request; unaccepted: publishing
+             */
+            since: string;
+        };
+        NotificationChannels: {
+            /** @enum {string} */
+            new_question: "email" | "chat" | "both" | "none";
+            /** @enum {string} */
+            validation_request: "email" | "chat" | "both" | "none";
+            /** @enum {string} */
+            question_forwarded: "email" | "chat" | "both" | "none";
+            /** @enum {string} */
+            share_question: "email" | "chat" | "both" | "none";
+            /** @enum {string} */
+            share_solution: "email" | "chat" | "both" | "none";
+            /** @enum {string} */
+            new_solution_to_your_question: "email" | "chat" | "both" | "none";
+        };
+        ChatLink: {
+            id: number;
+            /** @enum {string} */
+            platform: "slack" | "teams";
+            /** @description the Slack workspace (team id) or Teams tenant */
+            workspace: string;
+            /** @description the person's id on the platform */
+            chat_user_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created: string;
         };
     };
     responses: never;
@@ -3771,6 +4056,143 @@ export interface operations {
                 content?: never;
             };
             /** @description more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsersById: {
+        parameters: {
+            query: {
+                ids: string;
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["User"][];
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16419,6 +16841,1773 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalyticsFlow: {
+        parameters: {
+            query: {
+                /** @description start of the range (inclusive), UTC */
+                from: string;
+                /** @description end of the range (exclusive), UTC */
+                to: string;
+                /** @description the length of each period: day, week (from Monday) or month */
+                granularity?: "day" | "week" | "month";
+                /** @description network-wide, or one row per tag, category, space, department or location */
+                dimension?: "network" | "tag" | "category" | "knowledge_space" | "department" | "location";
+                /** @description only this value of the dimension (a tag label, a category or space id, an attribute) */
+                value?: string;
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        /** @enum {string} */
+                        dimension: "network" | "tag" | "category" | "knowledge_space" | "department" | "location";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        to: string;
+                        /**
+                         * Format: date-time
+                         * @description the time the figures are computed for
+                         */
+                        as_of: string;
+                        rows: components["schemas"]["AnalyticsFlowRow"][];
+                        backlog: components["schemas"]["AnalyticsBacklog"];
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContentHealth: {
+        parameters: {
+            query?: {
+                /** @description expiring: solutions whose validity ends within this many days */
+                within_days?: number;
+                /** @description unaccepted: questions published at least this many days ago */
+                after_days?: number;
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        as_of: string;
+                        within_days: number;
+                        after_days: number;
+                        /** @description published solutions whose validity ends within within_days */
+                        expiring: number;
+                        /** @description published solutions whose validity has ended */
+                        expired: number;
+                        /** @description questions whose validation request no solution has answered yet */
+                        validation_requested: number;
+                        /** @description questions without an accepted solution after_days after publishing */
+                        unaccepted: number;
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReviewQueue: {
+        parameters: {
+            query?: {
+                /** @description expiring: solutions whose validity ends within this many days */
+                within_days?: number;
+                /** @description unaccepted: questions published at least this many days ago */
+                after_days?: number;
+                /** @description only items of this kind */
+                kind?: "expiring" | "expired" | "validation_requested" | "unaccepted";
+                /** @description only items the caller is responsible for */
+                mine?: boolean | ("true" | "false");
+                limit?: number;
+                offset?: number;
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        items: components["schemas"]["AnalyticsReviewItem"][];
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifySolution: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    validity: "months_three" | "months_six" | "year_one" | "years_two" | "unlimited";
+                };
+            };
+        };
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Solution"];
+                };
+            };
+            /** @description a parameter or the body fails validation (ValidationError); the body is not JSON (InvalidJson); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After); the solution is deleted */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT, or its change too large for the bus (PayloadTooLarge) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    markSolutionObsolete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done, no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoutingAnalytics: {
+        parameters: {
+            query: {
+                /** @description start of the range (inclusive), UTC */
+                from: string;
+                /** @description end of the range (exclusive), UTC */
+                to: string;
+                /** @description the length of each period: day, week (from Monday) or month */
+                granularity?: "day" | "week" | "month";
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        to: string;
+                        /** @description questions published in the range that routing decided on */
+                        questions_routed: number;
+                        /** @description of those, questions no expert was found for */
+                        without_expert: number;
+                        /** @description experts asked per routed question */
+                        experts_asked_avg: number | null;
+                        /** @description routed questions a routed expert published a solution to */
+                        answered_by_expert: number;
+                        /** @description seconds from routing to the first solution of a routed expert, median */
+                        expert_response_p50_s: number | null;
+                        expert_response_p90_s: number | null;
+                        /** @description forwards of questions published in the range */
+                        forwards: number;
+                        /** @description no event says that an expert declined: not measured */
+                        declines: null;
+                        /** @description share of all routings that went to the busiest tenth of the experts (concentration) */
+                        top_decile_share: number | null;
+                        /** @description load per expert, busiest first; administrators only (null for others) */
+                        experts: {
+                            user_id: number;
+                            asked: number;
+                            answered: number;
+                        }[] | null;
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rebuildAnalytics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done, no body */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationChannels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannels"];
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNotificationChannels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    new_question?: "email" | "chat" | "both" | "none";
+                    /** @enum {string} */
+                    validation_request?: "email" | "chat" | "both" | "none";
+                    /** @enum {string} */
+                    question_forwarded?: "email" | "chat" | "both" | "none";
+                    /** @enum {string} */
+                    share_question?: "email" | "chat" | "both" | "none";
+                    /** @enum {string} */
+                    share_solution?: "email" | "chat" | "both" | "none";
+                    /** @enum {string} */
+                    new_solution_to_your_question?: "email" | "chat" | "both" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannels"];
+                };
+            };
+            /** @description a parameter or the body fails validation (ValidationError); the body is not JSON (InvalidJson); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT, or its change too large for the bus (PayloadTooLarge) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChatLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        items: components["schemas"]["ChatLink"][];
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkChatAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description done */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatLink"];
+                };
+            };
+            /** @description a parameter or the body fails validation (ValidationError); the body is not JSON (InvalidJson); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound); the code is unknown, used or expired */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After); the chat account is linked to another user */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT, or its change too large for the bus (PayloadTooLarge) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteChatLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done, no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

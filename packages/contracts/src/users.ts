@@ -76,6 +76,12 @@ export const UserSnapshot = User.extend({
   roles: z.array(Role),
   // Events published before SCIM came lack it: those users were active.
   is_active: User.shape.is_active.default(true),
+  group_knowledge_spaces: z
+    .array(z.number().int())
+    .optional()
+    .describe(
+      "the knowledge spaces the person's identity-provider groups make them a member of (idp_group_mappings); absent in events from before",
+    ),
 }).meta({
   id: 'UserSnapshot',
   description: 'the User resource of the API with the email never disguised, and with roles',
@@ -220,6 +226,12 @@ export const IdpGroupMapping = z
   .object({
     group: trimmedText({ min: 1, max: 191 }).describe("the group's displayName at the identity provider (case-insensitive)"),
     roles: z.array(Role).max(20),
+    knowledge_spaces: z
+      .array(Id)
+      .max(1000)
+      // Mappings stored before spaces could be mapped lack it.
+      .default([])
+      .describe('knowledge spaces (ids) the group makes its members members of: reading rights in closed ones'),
   })
   .meta({ id: 'IdpGroupMapping' });
 export type IdpGroupMapping = z.infer<typeof IdpGroupMapping>;
@@ -266,7 +278,9 @@ export const NetworkSettings = z
       .array(IdpGroupMapping)
       // Events published before SCIM came lack it.
       .default([])
-      .describe("roles a member of an identity provider's group gets beside those set by hand (SCIM groups, docs/scim.md)"),
+      .describe(
+        "roles and knowledge-space memberships a member of an identity provider's group gets beside those set by hand (SCIM groups, docs/scim.md)",
+      ),
   })
   .meta({ id: 'NetworkSettings' });
 export type NetworkSettings = z.infer<typeof NetworkSettings>;

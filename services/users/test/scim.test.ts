@@ -1,4 +1,4 @@
-import { rolesFor, withGroupRoles } from '../src/domain/group-roles.ts';
+import { rolesFor, spacesFor, withGroupRoles } from '../src/domain/group-roles.ts';
 import { matches, parseFilter, ScimFilterError } from '../src/domain/scim/filter.ts';
 import { applyPatch, ScimPatchError } from '../src/domain/scim/patch.ts';
 
@@ -123,6 +123,18 @@ describe('roles from identity-provider groups', () => {
   test('every role of every mapped group the person is in, names case-insensitive', () => {
     expect(rolesFor(['content admins', 'API', 'unmapped'], mappings)).toEqual(['api_user', 'content_admin', 'user']);
     expect(rolesFor([], mappings)).toEqual([]);
+  });
+
+  test('every knowledge space of every mapped group the person is in, once, in id order; a mapping stored without spaces gives none', () => {
+    const withSpaces = [
+      { group: 'Quality Lab', roles: [], knowledge_spaces: [7, 3] },
+      { group: 'Brewers', roles: ['user' as const], knowledge_spaces: [3, 12] },
+      ...mappings,
+    ];
+    expect(spacesFor(['quality lab', ' BREWERS ', 'content admins'], withSpaces)).toEqual([3, 7, 12]);
+    expect(spacesFor(['Content Admins'], withSpaces)).toEqual([]);
+    expect(spacesFor([], withSpaces)).toEqual([]);
+    expect(rolesFor(['brewers'], withSpaces)).toEqual(['user']);
   });
 
   test('leaving a group takes away what only the group gave, never a role set by hand', () => {

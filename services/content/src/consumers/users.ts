@@ -2,19 +2,24 @@ import { type Bus, type EventHandlers, startConsumer } from '@kn/bus';
 import { type Db, json } from '@kn/db';
 import type { Transaction } from 'kysely';
 import type { ContentSchema } from '../db/schema.ts';
-import { assignNewUser } from '../domain/knowledge-spaces.ts';
+import { applyGroupSpaces, assignNewUser } from '../domain/knowledge-spaces.ts';
 
 /**
  * Keeps the content service's projection of users and network settings: who exists (mentions are
  * checked against it), each user's content languages (the default language filter of
- * GET /questions) and the network settings (solution_validation_enabled, default_language).
+ * GET /questions) and the network settings (solution_validation_enabled, default_language); and
+ * the knowledge-space memberships the users' identity-provider groups give them.
  */
 export const usersHandlers: EventHandlers<'users'> = {
   'users.user.created.v1': async (tx, { data }) => {
     await upsertUser(tx, data.user);
     await assignNewUser(tx as Transaction<ContentSchema>, data.user.id);
+    await groupSpaces(tx, data.user);
   },
-  'users.user.updated.v1': async (tx, { data }) => upsertUser(tx, data.user),
+  'users.user.updated.v1': async (tx, { data }) => {
+    await upsertUser(tx, data.user);
+    await groupSpaces(tx, data.user);
+  },
   'users.user.deleted.v1': async (tx, { data }) => {
     await (tx as Transaction<ContentSchema>)
       .updateTable('user_projection')
@@ -61,6 +66,11 @@ async function upsertUser(
     .values({ id: user.id, ...values, content_languages: null })
     .onConflict((c) => c.column('id').doUpdateSet(values))
     .execute();
+}
+
+/** The spaces the person's identity-provider groups make them a member of; an event from before they were published changes none. */
+async function groupSpaces(tx: Transaction<any>, user: { id: number; group_knowledge_spaces?: number[] | undefined }) {
+  if (user.group_knowledge_spaces) await applyGroupSpaces(tx as Transaction<ContentSchema>, user.id, user.group_knowledge_spaces);
 }
 
 export function startUsersConsumer(options: { bus: Bus; db: Db<ContentSchema> }) {

@@ -90,6 +90,10 @@ export type KnowledgeSpaceRow = Selectable<KnowledgeSpacesTable>;
 export interface KnowledgeSpaceMembersTable {
   knowledge_space_id: number;
   user_id: number;
+  /** Set by an administrator (or the automatic assignment of new users). */
+  by_hand: Generated<boolean>;
+  /** Given by the person's identity-provider groups (idp_group_mappings); the row stays while either holds. */
+  by_groups: Generated<boolean>;
 }
 
 /** Projection of users.* events: who exists, for mentions and defaults. */

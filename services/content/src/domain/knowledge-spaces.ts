@@ -1,6 +1,6 @@
 import { writeEvent } from '@kn/bus';
 import { type Actor, notFound } from '@kn/contracts';
-import type { Executor, Tx } from '@kn/db';
+import { type Executor, sql, type Tx } from '@kn/db';
 import type { KnowledgeSpaceRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
@@ -52,6 +52,62 @@ export async function assignNewUser(tx: Tx<ContentSchema>, userId: number) {
       .execute();
     if (added.length) await publish(tx, space, 'updated', null);
   }
+}
+
+/**
+ * Makes the person a member of exactly these spaces by their identity-provider groups (the users
+ * service's group_knowledge_spaces), leaving memberships set by hand alone: joining a group adds
+ * the group's flag (and the membership, when there was none), leaving it takes the flag away and
+ * the membership only where no administrator set it. Idempotent, so a redelivered event changes
+ * nothing; each space whose members changed is published. Ids of spaces that do not exist are left out.
+ */
+export async function applyGroupSpaces(tx: Tx<ContentSchema>, userId: number, spaceIds: readonly number[]) {
+  const had = await tx
+    .selectFrom('knowledge_space_members')
+    .select('knowledge_space_id')
+    .where('user_id', '=', userId)
+    .where('by_groups', '=', true)
+    .execute();
+  const before = new Set(had.map((r) => r.knowledge_space_id));
+  const joined = spaceIds.filter((id) => !before.has(id));
+  const left = [...before].filter((id) => !spaceIds.includes(id));
+  if (!joined.length && !left.length) return;
+  // Locked as setMembers locks them, so each published member list is the committed one.
+  const spaces = await tx
+    .selectFrom('knowledge_spaces')
+    .selectAll()
+    .where('id', 'in', [...joined, ...left])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const changed = new Set<number>();
+  const known = spaces.map((space) => space.id).filter((id) => joined.includes(id));
+  if (known.length) {
+    const added = await tx
+      .insertInto('knowledge_space_members')
+      .values(known.map((knowledge_space_id) => ({ knowledge_space_id, user_id: userId, by_hand: false, by_groups: true })))
+      .onConflict((c) => c.columns(['knowledge_space_id', 'user_id']).doUpdateSet({ by_groups: true }))
+      .returning(['knowledge_space_id', sql<boolean>`xmax = 0`.as('inserted')])
+      .execute();
+    for (const row of added) if (row.inserted) changed.add(row.knowledge_space_id);
+  }
+  if (left.length) {
+    await tx
+      .updateTable('knowledge_space_members')
+      .set({ by_groups: false })
+      .where('user_id', '=', userId)
+      .where('knowledge_space_id', 'in', left)
+      .execute();
+    const removed = await tx
+      .deleteFrom('knowledge_space_members')
+      .where('user_id', '=', userId)
+      .where('knowledge_space_id', 'in', left)
+      .where('by_hand', '=', false)
+      .returning('knowledge_space_id')
+      .execute();
+    for (const row of removed) changed.add(row.knowledge_space_id);
+  }
+  for (const space of spaces) if (changed.has(space.id)) await publish(tx, space, 'updated', null);
 }
 
 type SpaceInput = { name?: string; description?: string | null; is_closed?: boolean; automatic_new_user_assignment?: boolean };
@@ -108,12 +164,15 @@ export function knowledgeSpacesDomain(deps: ContentDeps) {
       return db.transaction().execute(async (tx) => {
         const current = await tx.selectFrom('knowledge_spaces').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
         if (!current) throw notFound('knowledge space');
-        await tx.deleteFrom('knowledge_space_members').where('knowledge_space_id', '=', id).execute();
+        // The list is who an administrator makes a member; those the groups make members stay (applyGroupSpaces).
+        await tx.updateTable('knowledge_space_members').set({ by_hand: false }).where('knowledge_space_id', '=', id).execute();
+        await tx.deleteFrom('knowledge_space_members').where('knowledge_space_id', '=', id).where('by_groups', '=', false).execute();
         const ids = [...new Set(userIds)];
         if (ids.length)
           await tx
             .insertInto('knowledge_space_members')
-            .values(ids.map((user_id) => ({ knowledge_space_id: id, user_id })))
+            .values(ids.map((user_id) => ({ knowledge_space_id: id, user_id, by_hand: true })))
+            .onConflict((c) => c.columns(['knowledge_space_id', 'user_id']).doUpdateSet({ by_hand: true }))
             .execute();
         const row = await tx
           .updateTable('knowledge_spaces')

@@ -32,7 +32,7 @@ export const usersHandlers: EventHandlers<'users'> = {
 };
 
 async function upsertUser(tx: T, user: UserSnapshot) {
-  const { roles: _roles, ...snapshot } = user;
+  const { roles: _roles, group_knowledge_spaces: _spaces, ...snapshot } = user;
   const values = {
     email: user.email,
     firstname: user.firstname,

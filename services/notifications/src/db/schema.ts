@@ -10,8 +10,8 @@ export interface UserProjectionTable {
   firstname: string;
   lastname: string;
   is_deleted: boolean;
-  /** The UserSnapshot without roles: what `Notification.user` shows. */
-  snapshot: Json<Omit<UserSnapshot, 'roles'>>;
+  /** The UserSnapshot without roles (and groups' spaces): what `Notification.user` shows. */
+  snapshot: Json<Omit<UserSnapshot, 'roles' | 'group_knowledge_spaces'>>;
   /** From `users.settings.updated.v1`; null until the user changed a setting (defaults apply). */
   interface_language: string | null;
   email_settings: Json<Record<string, unknown>> | null;

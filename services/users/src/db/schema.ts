@@ -40,6 +40,8 @@ export interface UsersTable {
   is_active: Generated<boolean>;
   /** The roles that only the person's identity-provider groups give them (domain/group-roles.ts). */
   group_roles: Generated<string[]>;
+  /** The knowledge spaces the person's groups make them a member of, as last published (group_knowledge_spaces). */
+  group_spaces: Generated<number[]>;
   /** SCIM's userName where it is not the email address (null: the email is the userName). */
   user_name: Generated<string | null>;
 }

@@ -2,7 +2,7 @@ import { writeEvent } from '@kn/bus';
 import type { IdpGroupMapping } from '@kn/contracts';
 import { sql, type Tx } from '@kn/db';
 import type { UsersSchema } from '../db/schema.ts';
-import { rolesFor, withGroupRoles } from './group-roles.ts';
+import { rolesFor, spacesFor, withGroupRoles } from './group-roles.ts';
 import { toSnapshot } from './present.ts';
 
 /** The names of the groups each of the users is in. */
@@ -20,8 +20,9 @@ export async function groupNamesOf(tx: Tx<UsersSchema>, userIds: readonly number
 }
 
 /**
- * Gives the users the roles their groups give them now (and takes away those their groups gave
- * before and give no more), publishing each change. Returns the ids whose roles changed: the
+ * Gives the users the roles and knowledge spaces their groups give them now (and takes away those
+ * their groups gave before and give no more), publishing each change: the content service makes
+ * the space memberships of group_knowledge_spaces. Returns the ids whose roles changed: the
  * gateways must forget what they cached about them.
  */
 export async function applyGroupRoles(
@@ -46,21 +47,23 @@ export async function applyGroupRoles(
       tx,
       rows.map((r) => r.id),
     ));
+  const same = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((r) => b.includes(r));
   const changed: number[] = [];
   for (const row of rows) {
-    const next = withGroupRoles(row, rolesFor(groups.get(row.id) ?? [], mappings));
-    const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((r) => b.includes(r));
-    if (same(next.roles, row.roles) && same(next.group_roles, row.group_roles)) continue;
+    const held = groups.get(row.id) ?? [];
+    const next = withGroupRoles(row, rolesFor(held, mappings));
+    const spaces = spacesFor(held, mappings);
+    const rolesSame = same(next.roles, row.roles);
+    if (rolesSame && same(next.group_roles, row.group_roles) && same(spaces, row.group_spaces)) continue;
     const updated = await tx
       .updateTable('users')
-      .set({ roles: next.roles, group_roles: next.group_roles, updated: new Date() })
+      .set({ roles: next.roles, group_roles: next.group_roles, group_spaces: spaces, updated: new Date() })
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (!same(next.roles, row.roles)) {
-      if (!row.is_deleted) await writeEvent(tx, 'users.user.updated.v1', { user: toSnapshot(updated) }, { actorId });
-      changed.push(row.id);
-    }
+    if (rolesSame && same(spaces, row.group_spaces)) continue;
+    if (!row.is_deleted) await writeEvent(tx, 'users.user.updated.v1', { user: toSnapshot(updated) }, { actorId });
+    if (!rolesSame) changed.push(row.id);
   }
   return changed;
 }

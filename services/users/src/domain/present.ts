@@ -37,6 +37,7 @@ export function toSnapshot(row: UserRow): UserSnapshot {
     score_points: null,
     event_tracking_id: row.event_tracking_id,
     roles: row.roles as Role[],
+    group_knowledge_spaces: row.group_spaces,
   };
 }
 

@@ -1,9 +1,11 @@
-import { writeEvent } from '@kn/bus';
+import { type Bus, call, writeEvent } from '@kn/bus';
 import {
   type Actor,
   CommunicationFlags,
   conflict,
   type EmailSettings,
+  type IdpGroupMapping,
+  knowledgeSpacesOperations,
   type LanguageSettings,
   NETWORK_SETTINGS_DEFAULTS,
   type NetworkSettings,
@@ -92,8 +94,34 @@ const storedSettings = (db: Executor<UsersSchema>, userId: number) =>
 type NetworkSettingsChange = z.output<typeof usersOperations.updateNetworkSettings.body>;
 
 /** A user's own language and email settings, and the network's settings. */
+/**
+ * A 400 naming each knowledge space of the mappings that does not exist, asked of the content
+ * service, which owns the spaces (they are never deleted, so what exists now stays).
+ */
+async function checkMappedSpaces(bus: Bus, mappings: readonly IdpGroupMapping[], actor: Actor, requestId: string) {
+  if (!mappings.some((m) => m.knowledge_spaces.length)) return;
+  const { items } = await call(bus, 'listKnowledgeSpaces', knowledgeSpacesOperations.listKnowledgeSpaces, {
+    actor,
+    params: undefined,
+    query: undefined,
+    body: undefined,
+    requestId,
+    url: '',
+  });
+  const known = new Set(items.map((space) => space.id));
+  const errors = mappings.flatMap((m, i) =>
+    m.knowledge_spaces.flatMap((id, j) =>
+      known.has(id)
+        ? []
+        : [{ path: `idp_group_mappings.${i}.knowledge_spaces.${j}`, code: 'invalid_value', message: `no knowledge space ${id}` }],
+    ),
+  );
+  if (errors.length) throw validationError(`idp_group_mappings: ${errors.map((e) => e.message).join(', ')}`, errors);
+}
+
 export function settingsDomain(deps: {
   db: Db<UsersSchema>;
+  bus: Bus;
   settings: NetworkSettingsStore;
   /** WEBHOOK_ALLOW_INTERNAL: a webhook_url may name a non-public address. */
   webhookAllowInternal: boolean;
@@ -146,8 +174,9 @@ export function settingsDomain(deps: {
     },
 
     network: () => settings.get(db),
-    async changeNetwork(body: NetworkSettingsChange, actor: Actor) {
+    async changeNetwork(body: NetworkSettingsChange, actor: Actor, requestId: string) {
       const { webhook_secret, ...values } = body;
+      if (values.idp_group_mappings) await checkMappedSpaces(deps.bus, values.idp_group_mappings, actor, requestId);
       // Webhooks are POSTed from inside our network: a URL must not turn them against it (SSRF).
       const problem = values.webhook_url
         ? await outboundUrlProblem(values.webhook_url, { allowInternal: deps.webhookAllowInternal })

@@ -98,6 +98,6 @@ export function createHandlers(deps: {
     },
 
     getNetworkSettings: async () => settings.network(),
-    updateNetworkSettings: async ({ body, actor }) => settings.changeNetwork(body, actor),
+    updateNetworkSettings: async ({ body, actor, requestId }) => settings.changeNetwork(body, actor, requestId),
   };
 }

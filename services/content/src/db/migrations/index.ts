@@ -5,6 +5,7 @@ import * as m202611223000 from './2026112230_import_external_ids.ts';
 import * as m202611230200 from './2026112302_request_keys.ts';
 import * as m2026112701 from './2026112701_question_views.ts';
 import * as m2026120601 from './2026120601_attachment_names.ts';
+import * as m2026120602 from './2026120602_group_space_members.ts';
 
 /** Applied in key order. `pnpm migration:new content <name>` adds a file and its line here. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026112302_request_keys': m202611230200,
   '2026112701_question_views': m2026112701,
   '2026120601_attachment_names': m2026120601,
+  '2026120602_group_space_members': m2026120602,
 };

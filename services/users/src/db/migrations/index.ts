@@ -6,6 +6,7 @@ import * as m2026112701 from './2026112701_search_text_without_email.ts';
 import * as m2026120601 from './2026120601_token_last_used.ts';
 import * as m2026120620 from './2026120620_identities.ts';
 import * as m2026120630 from './2026120630_scim.ts';
+import * as m2026120631 from './2026120631_group_spaces.ts';
 
 /** Applied in key order. `pnpm migration:new users <name>` adds a file and its line here. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026120601_token_last_used': m2026120601,
   '2026120620_identities': m2026120620,
   '2026120630_scim': m2026120630,
+  '2026120631_group_spaces': m2026120631,
 };
