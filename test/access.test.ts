@@ -154,6 +154,7 @@ const scenarios: Record<string, Scenario[]> = {
   updateEmailSettings: [{ request: () => ({ path: '/users/me/settings/communication/email', body: { new_solution: 'on' } }) }],
   resetEmailSettings: [{ request: () => ({ path: '/users/me/settings/communication/email' }) }],
   getUser: [{ request: () => ({ path: `/users/${owner.user.id}` }) }],
+  listUsersById: [{ request: () => ({ path: '/users/by-id', query: { ids: String(owner.user.id) } }) }],
   updateUser: [{ rule: 'self-or-user-admin', request: () => ({ path: `/users/${owner.user.id}`, body: { about: 'About me' } }) }],
   deleteUser: [{ request: async () => ({ path: `/users/${await fresh.user()}` }) }],
   createScimToken: [{ request: () => ({ path: '/scim/tokens', body: { name: 'the identity provider' } }) }],

@@ -184,6 +184,29 @@ describe('create, read, update, delete', () => {
     expect(read[1]!.body.is_deleted).toBe(false);
   });
 
+  test('users by id in one request: as GET /users/{id} shows each, in the order asked, unknown ids left out, 100 at most', async () => {
+    const [a, b] = [
+      await system.createUser({ firstname: 'Batch', lastname: 'One' }),
+      await system.createUser({ firstname: 'Batch', lastname: 'Two' }),
+    ];
+    const gone = await system.createUser({ firstname: 'Batch', lastname: 'Gone' });
+    expect((await system.api.delete(`/api/v1/users/${gone.user.id}`).set(...admin)).status).toBe(204);
+    const viewer = await system.createUser();
+    const res = await system.api
+      .get(`/api/v1/users/by-id?ids=${b.user.id},999999,${a.user.id},${gone.user.id},${b.user.id}`)
+      .set(...viewer.auth);
+    expect(res.status).toBe(200);
+    const single = await Promise.all([b, a, gone].map((u) => system.api.get(`/api/v1/users/${u.user.id}`).set(...viewer.auth)));
+    expect(res.body.items).toEqual([...single.map((r) => r.body), single[0]!.body]);
+    // A page names at most 100 people at a time; an id that is no id is refused.
+    const many = Array.from({ length: 101 }, (_, i) => i + 1).join(',');
+    expect((await system.api.get(`/api/v1/users/by-id?ids=${many}`).set(...viewer.auth)).status).toBe(400);
+    const wrong = await system.api.get('/api/v1/users/by-id?ids=1,abc').set(...viewer.auth);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.code).toBe('ValidationError');
+    expect((await system.api.get(`/api/v1/users/by-id?ids=${a.user.id}`)).status).toBe(401);
+  });
+
   test('hidden and system users only with include', async () => {
     await create({ email: 'bot@example.com', firstname: 'Build', lastname: 'Robot', is_system: true });
     await create({ email: 'ghost@example.com', firstname: 'Quiet', lastname: 'Robot', is_hidden: true });
@@ -288,6 +311,8 @@ describe('email disguise', () => {
       const seen = await system.api.get(`/api/v1/users/${a.user.id}`).set(...b.auth);
       expect(seen.body.email).toBe('c***@example.com');
       expect(seen.body).not.toHaveProperty('roles');
+      const batch = await system.api.get(`/api/v1/users/by-id?ids=${a.user.id}`).set(...b.auth);
+      expect(batch.body.items).toEqual([seen.body]);
       expect((await system.api.get('/api/v1/users/me').set(...a.auth)).body.email).toBe('clear.view@example.com');
       const listed = await system.api.get('/api/v1/users?query=Clara%20View').set(...admin);
       expect(listed.body.items[0].email).toBe('c***@example.com');

@@ -55,6 +55,10 @@ export const routes: Record<OperationName, Route> = {
     method: 'DELETE',
     path: '/users/me/settings/communication/email',
   },
+  listUsersById: {
+    method: 'GET',
+    path: '/users/by-id',
+  },
   getUser: {
     method: 'GET',
     path: '/users/:id',

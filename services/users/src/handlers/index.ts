@@ -63,6 +63,7 @@ export function createHandlers(deps: {
     listUsers: async ({ query, actor, url }) => users.list(query, actor, url),
     getMe: async ({ actor }) => users.get(actor.id, actor),
     getUser: async ({ params, actor }) => users.get(params.id, actor),
+    listUsersById: async ({ query, actor }) => ({ items: await users.getMany(query.ids, actor) }),
     // A call without a caller sees what any user sees.
     getUsers: async ({ body, actor }) => ({ items: await users.getMany(body.ids, actor ?? { id: 0, roles: [] }) }),
     updateUser: async ({ params, body, actor }) => {
