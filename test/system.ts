@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as analytics from '@kn/analytics';
 import * as content from '@kn/content';
 import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
@@ -19,7 +20,7 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for
  * the test process, against the machine's real Postgres and NATS, in a database and NATS
  * namespace of this test file's own, both dropped by `stop()`.
  */
-export type Part = 'gateway' | 'users' | 'content' | 'notifications' | 'search' | 'exports';
+export type Part = 'gateway' | 'users' | 'content' | 'notifications' | 'search' | 'exports' | 'analytics';
 
 export async function startSystem(
   overrides: Record<string, string> = {},
@@ -76,6 +77,7 @@ export async function startSystem(
   let notificationsService: Awaited<ReturnType<typeof notifications.start>>;
   let searchService: Awaited<ReturnType<typeof search.start>>;
   let exportsService: Awaited<ReturnType<typeof exportsModule.start>>;
+  let analyticsService: Awaited<ReturnType<typeof analytics.start>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     const of = (part: Part) => ({ ...env, ...options.partEnv?.(part) });
@@ -84,6 +86,7 @@ export async function startSystem(
     notificationsService = await begin(notifications.start(notifications.loadConfig(of('notifications'))));
     searchService = await begin(search.start(search.loadConfig(of('search'))));
     exportsService = await begin(exportsModule.start(exportsModule.loadConfig(of('exports'))));
+    analyticsService = await begin(analytics.start(analytics.loadConfig(of('analytics')), { clock }));
     gateway = await begin(startGateway(loadGatewayConfig(of('gateway')), { clock }));
   } catch (err) {
     for (const part of started) await part.stop().catch(() => {});
@@ -114,6 +117,7 @@ export async function startSystem(
       notifications: notificationsService,
       search: searchService,
       exports: exportsService,
+      analytics: analyticsService,
     },
     /** Waits until every content and user change so far is in the search index. */
     async searchCaughtUp() {
@@ -128,6 +132,11 @@ export async function startSystem(
       await this.searchCaughtUp();
       await searchService.questionTexts.caughtUp();
       await searchService.embeddings.caughtUp();
+    },
+    /** Waits until every event so far of content, users and routing is in the analytics figures. */
+    async analyticsCaughtUp() {
+      await Promise.all([contentService.runtime.relay.flush(), usersService.runtime.relay.flush(), searchService.runtime.relay.flush()]);
+      await analyticsService.feed.caughtUp();
     },
     /** Waits until every question published so far is routed and its experts are notified. */
     async routed() {
@@ -206,6 +215,7 @@ export async function startSystem(
       results.push(...(await Promise.allSettled([gateway.stop()])));
       results.push(
         ...(await Promise.allSettled([
+          analyticsService.stop(),
           exportsService.stop(),
           searchService.stop(),
           notificationsService.stop(),

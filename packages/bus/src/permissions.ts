@@ -27,6 +27,7 @@ const reads: Record<ServiceName, ServiceName[]> = {
   notifications: ['users', 'content', 'search'],
   search: ['content', 'users'],
   exports: ['exports'],
+  analytics: ['content', 'users', 'search'],
 };
 
 export interface Permissions {
@@ -116,6 +117,7 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
     notifications: service('notifications'),
     search: service('search', { subscribe: [subject(SEARCH_REBUILD_SUBJECT)] }),
     exports: service('exports', { publish: objects(exportFiles, true) }),
+    analytics: service('analytics'),
     operator: {
       publish: [...common.publish, subject('rpc.>'), subject(SEARCH_REBUILD_SUBJECT), ...callBodies],
       subscribe: [inbox('operator')],

@@ -422,7 +422,34 @@ export const routes: Record<OperationName, Route> = {
     path: '/public/export/content_export.xsd',
     download: 'application/xml',
   },
-};
+  getAnalyticsFlow: {
+    method: 'GET',
+    path: '/analytics/flow',
+  },
+  getContentHealth: {
+    method: 'GET',
+    path: '/analytics/health',
+  },
+  listReviewQueue: {
+    method: 'GET',
+    path: '/analytics/health/queue',
+  },
+  verifySolution: {
+    method: 'POST',
+    path: '/analytics/health/solutions/:id/verify',
+  },
+  markSolutionObsolete: {
+    method: 'POST',
+    path: '/analytics/health/solutions/:id/obsolete',
+  },
+  getRoutingAnalytics: {
+    method: 'GET',
+    path: '/analytics/routing',
+  },
+  rebuildAnalytics: {
+    method: 'POST',
+    path: '/analytics/rebuild',
+  },};
 
 /** Every error code an answer may carry, with its status (docs/api.md, "Errors"). */
 export const errorStatuses: Record<ErrorCode, number> = {

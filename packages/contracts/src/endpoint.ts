@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Actor, Role } from './common.ts';
 
-export type ServiceName = 'users' | 'content' | 'notifications' | 'search' | 'exports';
+export type ServiceName = 'users' | 'content' | 'notifications' | 'search' | 'exports' | 'analytics';
 type ZObject = z.ZodObject<z.ZodRawShape>;
 
 /** The API's areas, as the reference groups its operations: every operation names one. */
@@ -22,6 +22,7 @@ export const apiTags = {
   Webhooks: 'Deliveries of notifications to the network webhook, with their attempts.',
   Search: 'Similar questions, autocompletion, tag suggestions and expert search.',
   Exports: 'Topic-content and content exports, run in the background, and the XSD of the content export.',
+  Analytics: 'Flow of questions and answers, routing, and content health with its review queue (managers, administrators).',
 } as const;
 export type ApiTag = keyof typeof apiTags;
 

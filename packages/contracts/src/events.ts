@@ -96,6 +96,7 @@ export const streams = {
   notifications: { name: 'NOTIFICATIONS', subjects: 'notifications.>' },
   search: { name: 'SEARCH', subjects: 'search.>' },
   exports: { name: 'EXPORTS', subjects: 'exports.>' },
+  analytics: { name: 'ANALYTICS', subjects: 'analytics.>' },
 } as const satisfies Record<ServiceName, { name: string; subjects: string }>;
 
 export const streamOf = (subject: EventSubject): ServiceName => subject.split('.')[0] as ServiceName;

@@ -1,3 +1,4 @@
+export * from './analytics.ts';
 export * from './answers.ts';
 export * from './attachments.ts';
 export * from './categories.ts';
@@ -19,6 +20,7 @@ export * from './tags.ts';
 export * from './text.ts';
 export * from './users.ts';
 
+import { analyticsOperations } from './analytics.ts';
 import { attachmentsOperations } from './attachments.ts';
 import { categoriesOperations } from './categories.ts';
 import { commentsOperations } from './comments.ts';
@@ -56,4 +58,5 @@ export const operations = {
   ...notificationsOperations,
   ...searchOperations,
   ...exportsOperations,
+  ...analyticsOperations,
 } satisfies Record<string, Operation>;
