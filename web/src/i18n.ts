@@ -27,20 +27,16 @@ export function errorLines(err: unknown): string[] {
   if (!api || typeof api.code !== 'string') return [t('error.network')];
   if (api.code === 'RateLimited') return [t('error.RateLimited', { seconds: api.headers.get('retry-after') ?? '60' })];
   if (api.code === 'InternalError') return [t('error.InternalError', { id: api.body.error_id ?? api.requestId ?? '' })];
-  const lines = [t(`error.${api.code}` as MessageKey)];
-  for (const field of api.fields) {
-    const name = field.path.split('.').pop() ?? field.path;
-    const specific = `error.field.${name}.${field.code}` as MessageKey;
-    const general = `error.field.${field.code}` as MessageKey;
-    const label = `field.${name}` as MessageKey;
-    const fieldName = label in en ? t(label) : name;
-    lines.push(
-      specific in en
-        ? t(specific)
-        : general in en
-          ? t(general, { field: fieldName })
-          : t('error.field.other', { field: fieldName, message: field.message }),
-    );
-  }
-  return lines;
+  return [t(`error.${api.code}` as MessageKey), ...api.fields.map(fieldErrorLine)];
+}
+
+/** One failed field of an API error, in the user's language (named by its last path segment that is no list index). */
+export function fieldErrorLine(field: { path: string; code: string; message: string }): string {
+  const name = field.path.split('.').findLast((segment) => !/^\d+$/.test(segment)) ?? field.path;
+  const specific = `error.field.${name}.${field.code}` as MessageKey;
+  const general = `error.field.${field.code}` as MessageKey;
+  const label = `field.${name}` as MessageKey;
+  const fieldName = label in en ? t(label) : name;
+  if (specific in en) return t(specific);
+  return general in en ? t(general, { field: fieldName }) : t('error.field.other', { field: fieldName, message: field.message });
 }

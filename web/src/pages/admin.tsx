@@ -5,6 +5,7 @@ import type { MessageKey } from '../i18n/en.ts';
 import { language, t } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
 import { ErrorBox, formatDate, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx';
+import { SignInSettings } from './sign-in-settings.tsx';
 
 type NetworkSettings = ResponseOf<'getNetworkSettings'>;
 
@@ -18,6 +19,7 @@ export function AdminPage() {
   return (
     <Page title={t('admin.title')}>
       <Network />
+      <SignInSettings />
       {hasRole('super_admin') && <Exports />}
       {hasRole('super_admin') && <SearchState />}
     </Page>
