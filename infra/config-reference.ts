@@ -7,6 +7,7 @@ import { BaseConfig } from '@kn/service';
 import type { z } from 'zod';
 import { GatewayConfig } from '../gateway/src/config.ts';
 import { AnalyticsConfig } from '../services/analytics/src/config.ts';
+import { ChatConfig } from '../services/chat/src/config.ts';
 import { ContentConfig } from '../services/content/src/config.ts';
 import { ExportsConfig } from '../services/exports/src/config.ts';
 import { NotificationsConfig } from '../services/notifications/src/config.ts';
@@ -86,6 +87,7 @@ export function configReference(): string {
     ['Search service', SearchConfig],
     ['Exports service', ExportsConfig],
     ['Analytics service', AnalyticsConfig],
+    ['Chat service', ChatConfig],
   ];
   return [
     'Every process reads its settings from environment variables, once at start; an invalid value stops it with a message naming the setting.',

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as analytics from '@kn/analytics';
+import * as chat from '@kn/chat';
 import * as content from '@kn/content';
 import * as exportsModule from '@kn/exports';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
@@ -20,7 +21,7 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password-for
  * the test process, against the machine's real Postgres and NATS, in a database and NATS
  * namespace of this test file's own, both dropped by `stop()`.
  */
-export type Part = 'gateway' | 'users' | 'content' | 'notifications' | 'search' | 'exports' | 'analytics';
+export type Part = 'gateway' | 'users' | 'content' | 'notifications' | 'search' | 'exports' | 'analytics' | 'chat';
 
 export async function startSystem(
   overrides: Record<string, string> = {},
@@ -77,6 +78,7 @@ export async function startSystem(
   let notificationsService: Awaited<ReturnType<typeof notifications.start>>;
   let searchService: Awaited<ReturnType<typeof search.start>>;
   let exportsService: Awaited<ReturnType<typeof exportsModule.start>>;
+  let chatService: Awaited<ReturnType<typeof chat.start>>;
   let analyticsService: Awaited<ReturnType<typeof analytics.start>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
@@ -86,6 +88,7 @@ export async function startSystem(
     notificationsService = await begin(notifications.start(notifications.loadConfig(of('notifications'))));
     searchService = await begin(search.start(search.loadConfig(of('search'))));
     exportsService = await begin(exportsModule.start(exportsModule.loadConfig(of('exports'))));
+    chatService = await begin(chat.start(chat.loadConfig(of('chat')), { clock }));
     analyticsService = await begin(analytics.start(analytics.loadConfig(of('analytics')), { clock }));
     gateway = await begin(startGateway(loadGatewayConfig(of('gateway')), { clock }));
   } catch (err) {
@@ -118,6 +121,7 @@ export async function startSystem(
       search: searchService,
       exports: exportsService,
       analytics: analyticsService,
+      chat: chatService,
     },
     /** Waits until every content and user change so far is in the search index. */
     async searchCaughtUp() {
@@ -144,6 +148,13 @@ export async function startSystem(
       await searchService.routing.caughtUp();
       await searchService.runtime.relay.flush();
       await notificationsService.consumers.search.caughtUp();
+    },
+    /** Waits until the chat service has turned every event so far into its messages, and sent those that are due. */
+    async chatCaughtUp() {
+      await this.routed();
+      await Promise.all([contentService.runtime.relay.flush(), usersService.runtime.relay.flush()]);
+      await Promise.all(Object.values(chatService.consumers).map((c) => c.caughtUp()));
+      await chatService.outbox.drain();
     },
     adminToken,
     login,
@@ -216,6 +227,7 @@ export async function startSystem(
       results.push(
         ...(await Promise.allSettled([
           analyticsService.stop(),
+          chatService.stop(),
           exportsService.stop(),
           searchService.stop(),
           notificationsService.stop(),

@@ -23,6 +23,7 @@ import { type GatewayConfig, trustProxy } from './config.ts';
 import { docsRoutes } from './docs.ts';
 import { fileRoutes } from './files.ts';
 import { securityHeaders } from './headers.ts';
+import { INTEGRATIONS_PATH, integrationRoutes } from './integrations.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
 import { resourceMetadataRoutes } from './mcp/auth.ts';
 import { mcpRoutes } from './mcp/server.ts';
@@ -159,6 +160,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       count: countToken,
     }),
   );
+  app.use(INTEGRATIONS_PATH, integrationRoutes({ bus, rpcTimeoutMs: config.RPC_TIMEOUT_MS }));
   const json = jsonBody(config.BODY_LIMIT);
   const routes: Route[] = [];
   const files = fileRoutes({

@@ -28,6 +28,7 @@ const reads: Record<ServiceName, ServiceName[]> = {
   search: ['content', 'users'],
   exports: ['exports'],
   analytics: ['content', 'users', 'search'],
+  chat: ['users', 'content', 'search'],
 };
 
 export interface Permissions {
@@ -118,6 +119,7 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
     search: service('search', { subscribe: [subject(SEARCH_REBUILD_SUBJECT)] }),
     exports: service('exports', { publish: objects(exportFiles, true) }),
     analytics: service('analytics'),
+    chat: service('chat'),
     operator: {
       publish: [...common.publish, subject('rpc.>'), subject(SEARCH_REBUILD_SUBJECT), ...callBodies],
       subscribe: [inbox('operator')],

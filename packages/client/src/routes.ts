@@ -449,7 +449,28 @@ export const routes: Record<OperationName, Route> = {
   rebuildAnalytics: {
     method: 'POST',
     path: '/analytics/rebuild',
-  },};
+  },
+  getNotificationChannels: {
+    method: 'GET',
+    path: '/users/me/settings/communication/channels',
+  },
+  updateNotificationChannels: {
+    method: 'PUT',
+    path: '/users/me/settings/communication/channels',
+  },
+  linkChatAccount: {
+    method: 'POST',
+    path: '/chat/links',
+  },
+  listChatLinks: {
+    method: 'GET',
+    path: '/chat/links',
+  },
+  deleteChatLink: {
+    method: 'DELETE',
+    path: '/chat/links/:id',
+  },
+};
 
 /** Every error code an answer may carry, with its status (docs/api.md, "Errors"). */
 export const errorStatuses: Record<ErrorCode, number> = {

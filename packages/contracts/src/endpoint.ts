@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Actor, Role } from './common.ts';
 
-export type ServiceName = 'users' | 'content' | 'notifications' | 'search' | 'exports' | 'analytics';
+export type ServiceName = 'users' | 'content' | 'notifications' | 'search' | 'exports' | 'chat' | 'analytics';
 type ZObject = z.ZodObject<z.ZodRawShape>;
 
 /** The API's areas, as the reference groups its operations: every operation names one. */
@@ -23,6 +23,7 @@ export const apiTags = {
   Search: 'Similar questions, autocompletion, tag suggestions and expert search.',
   Exports: 'Topic-content and content exports, run in the background, and the XSD of the content export.',
   Analytics: 'Flow of questions and answers, routing, and content health with its review queue (managers, administrators).',
+  Chat: 'Slack and Microsoft Teams: linking a chat account to the caller (docs/chat.md).',
 } as const;
 export type ApiTag = keyof typeof apiTags;
 

@@ -97,6 +97,7 @@ export const streams = {
   search: { name: 'SEARCH', subjects: 'search.>' },
   exports: { name: 'EXPORTS', subjects: 'exports.>' },
   analytics: { name: 'ANALYTICS', subjects: 'analytics.>' },
+  chat: { name: 'CHAT', subjects: 'chat.>' },
 } as const satisfies Record<ServiceName, { name: string; subjects: string }>;
 
 export const streamOf = (subject: EventSubject): ServiceName => subject.split('.')[0] as ServiceName;

@@ -2,6 +2,7 @@ export * from './analytics.ts';
 export * from './answers.ts';
 export * from './attachments.ts';
 export * from './categories.ts';
+export * from './chat.ts';
 export * from './comments.ts';
 export * from './common.ts';
 export * from './endpoint.ts';
@@ -23,6 +24,7 @@ export * from './users.ts';
 import { analyticsOperations } from './analytics.ts';
 import { attachmentsOperations } from './attachments.ts';
 import { categoriesOperations } from './categories.ts';
+import { chatOperations } from './chat.ts';
 import { commentsOperations } from './comments.ts';
 import type { Operation } from './endpoint.ts';
 import { exportsOperations } from './exports.ts';
@@ -59,4 +61,5 @@ export const operations = {
   ...searchOperations,
   ...exportsOperations,
   ...analyticsOperations,
+  ...chatOperations,
 } satisfies Record<string, Operation>;

@@ -1,0 +1,7 @@
+import type { Migration } from '@kn/db';
+import * as m2026120601 from './2026120601_init.ts';
+
+/** Applied in key order. `pnpm migration:new chat <name>` adds a file and its line here. */
+export const migrations: Record<string, Migration> = {
+  '2026120601_init': m2026120601,
+};

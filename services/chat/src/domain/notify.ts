@@ -1,0 +1,69 @@
+import type { ChatNotificationType } from '@kn/contracts';
+import type { Executor } from '@kn/db';
+import type { ChatSchema } from '../db/schema.ts';
+import { wantingChat } from './channels.ts';
+import { linksOfUsers, type Platform } from './links.ts';
+import type { Outbox } from './outbox.ts';
+
+type Question = { id: number; title: string };
+
+/** How each platform says what a notification says (Slack blocks, Teams Adaptive Cards). */
+export interface Renderer {
+  expertAsked(question: Question, reason: 'published' | 'validation' | 'forwarded', note?: string | null): Record<string, unknown>;
+  newSolution(question: Question, solution: { id: number; excerpt: string }): Record<string, unknown>;
+  questionNotice(question: Question, what: string): Record<string, unknown>;
+}
+
+/** Plain text of a solution's HTML, shortened for a message. */
+export function excerpt(text: string, max = 500) {
+  const plain = text.replace(/\s+/g, ' ').trim();
+  return plain.length <= max ? plain : `${plain.slice(0, max - 1).trimEnd()}…`;
+}
+
+/**
+ * Puts one notification of an event into the outbox for every linked chat account of the
+ * recipients who want this type in chat. The key (event and link) makes a redelivered event, or
+ * a second instance, write nothing twice.
+ */
+export function chatNotifier(deps: { outbox: Outbox; renderers: Record<Platform, Renderer>; chatByDefault: boolean }) {
+  return async (
+    tx: Executor<ChatSchema>,
+    notification: {
+      eventId: string;
+      type: ChatNotificationType;
+      recipients: number[];
+      question: Question;
+      render: (r: Renderer) => Record<string, unknown>;
+    },
+  ) => {
+    const wanting = await wantingChat(tx, [...new Set(notification.recipients)], notification.type, deps.chatByDefault);
+    const links = await linksOfUsers(tx, [...wanting]);
+    const messages = links.flatMap((l) => {
+      // Teams reaches a person only in a conversation the bot has with them.
+      const recipient = l.platform === 'teams' ? l.conversation_id : l.chat_user_id;
+      if (!recipient) return [];
+      return [
+        {
+          key: `${notification.eventId}:${l.installation_id}:${l.chat_user_id}`,
+          installationId: l.installation_id,
+          recipient,
+          kind: 'post' as const,
+          questionId: notification.question.id,
+          payload: notification.render(deps.renderers[l.platform]),
+        },
+      ];
+    });
+    return deps.outbox.enqueue(tx, messages);
+  };
+}
+export type ChatNotifier = ReturnType<typeof chatNotifier>;
+
+/** Remembers who a question was put to, so that "not me" passes it to someone else. */
+export async function recordAsked(tx: Executor<ChatSchema>, questionId: number, userIds: number[]) {
+  if (userIds.length === 0) return;
+  await tx
+    .insertInto('routings')
+    .values([...new Set(userIds)].map((user_id) => ({ question_id: questionId, user_id })))
+    .onConflict((c) => c.doNothing())
+    .execute();
+}

@@ -1,0 +1,15 @@
+import type { Db } from '@kn/db';
+import { intervalJob } from '@kn/service';
+import type { Logger } from '@kn/telemetry';
+import type { ChatSchema } from '../db/schema.ts';
+import { forgetOldRequests } from '../domain/slack/app.ts';
+
+/** Every minute: the replay guard keeps only the signatures still inside their window. */
+export function startForgetRequestsJob(deps: { db: Db<ChatSchema>; logger: Logger }, options: { everyMs?: number } = {}) {
+  return intervalJob({
+    name: 'chat-forget-requests',
+    everyMs: options.everyMs ?? 60_000,
+    logger: deps.logger,
+    round: () => forgetOldRequests(deps.db),
+  });
+}

@@ -1,0 +1,7 @@
+import { runWith } from '@kn/service/process';
+
+runWith([]);
+// Imported only now: the process that replaces itself loads nothing it would throw away.
+const { runMain } = await import('@kn/service');
+const { loadConfig, start } = await import('./index.ts');
+void runMain('chat', () => start(loadConfig()));

@@ -1,0 +1,430 @@
+// The network in Slack (docs/chat.md): requests signed as Slack signs them, through the gateway,
+// to the chat service; what it posts goes to a local stand-in of Slack's Web API.
+import { API, publishedSolution } from './fixtures.ts';
+import { interaction, type SlackStandIn, slackSignature, slashCommand, startSlackStandIn } from './slack-stand-in.ts';
+import { bearer, type System, startSystem } from './system.ts';
+
+const SECRET = 'slack-signing-secret-of-the-tests';
+const TEAM = 'T0ACME';
+const PUBLIC_URL = 'http://kn.test';
+
+let slack: SlackStandIn;
+let system: System;
+
+beforeAll(async () => {
+  slack = await startSlackStandIn();
+  system = await startSystem({
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-tests',
+    SLACK_API_URL: slack.url,
+    SLACK_TRUST_EMAIL: 'true',
+    PUBLIC_URL,
+    CHAT_RETRY_BASE_MS: '50',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await system?.stop();
+  await slack?.close();
+});
+
+const now = () => Math.floor(system.clock.now().getTime() / 1000);
+/** Posts to Slack's request URL, signed with the app's secret unless other headers are given. */
+const post = (
+  body: string,
+  contentType = 'application/x-www-form-urlencoded',
+  headers: Record<string, string> = slackSignature(SECRET, body, now()),
+) => system.api.post('/integrations/slack/events').set('content-type', contentType).set(headers).send(body);
+const command = (user: string, command: string, text: string) => post(slashCommand({ command, text, team_id: TEAM, user_id: user }));
+const press = (user: string, actionId: string, value: string, extra: Record<string, unknown> = {}) =>
+  post(
+    interaction({
+      type: 'block_actions',
+      team: { id: TEAM, domain: 'acme' },
+      user: { id: user },
+      trigger_id: `trigger-${actionId}-${Math.random()}`,
+      actions: [{ type: 'button', action_id: actionId, block_id: 'b', value, action_ts: String(now()) }],
+      ...extra,
+    }),
+  );
+const questionCount = async () =>
+  (
+    await system.api
+      .get(`${API}/questions?limit=1`)
+      .set(...bearer(system.adminToken))
+      .expect(200)
+  ).body.total as number;
+/** The blocks of a message as one text, to find a link or button in. */
+const flat = (v: unknown) => JSON.stringify(v);
+
+/** Links a Slack user by the link the app gives them: their first command, then the web app's sign-in. */
+async function linkBySignIn(slackUser: string, token: string) {
+  const prompt = await command(slackUser, '/kn', 'search anything').expect(200);
+  const code = /\/chat\/link\?code=([A-Za-z0-9_-]+)/.exec(flat(prompt.body))?.[1];
+  if (!code) throw new Error(`no link offered: ${flat(prompt.body)}`);
+  await system.api
+    .post(`${API}/chat/links`)
+    .set(...bearer(token))
+    .send({ code })
+    .expect(201);
+  return code;
+}
+
+describe('linking', () => {
+  test('an unlinked Slack user is asked to link, and nothing is asked in anyone’s name', async () => {
+    const before = await questionCount();
+    const callsBefore = slack.calls.length;
+    const res = await command('U0STRANGER', '/ask', 'Who runs the coffee machine?').expect(200);
+    expect(res.body.response_type).toBe('ephemeral');
+    expect(flat(res.body)).toContain(`${PUBLIC_URL}/chat/link?code=`);
+    // A button of someone else's message, pressed by the stranger: nothing either.
+    await press('U0STRANGER', 'ask_network', 'Who runs the coffee machine?').expect(200);
+    await system.chatCaughtUp();
+    expect(await questionCount()).toBe(before);
+    // The only thing posted is the link offer, to the stranger alone.
+    const posted = slack.calls.slice(callsBefore).filter((c) => c.method.startsWith('chat.'));
+    expect(posted.map((c) => [c.method, c.args.channel ?? c.args.user])).toEqual([['chat.postMessage', 'U0STRANGER']]);
+    expect(flat(posted[0]!.args.blocks)).toContain('/chat/link?code=');
+  });
+
+  test('the link code links once, to the signed-in user; a used or unknown code is 404', async () => {
+    const person = await system.createUser();
+    const code = await linkBySignIn('U0LINKER', person.token);
+    const links = await system.api
+      .get(`${API}/chat/links`)
+      .set(...person.auth)
+      .expect(200);
+    expect(links.body.items).toEqual([expect.objectContaining({ platform: 'slack', workspace: TEAM, chat_user_id: 'U0LINKER' })]);
+    const other = await system.createUser();
+    const again = await system.api
+      .post(`${API}/chat/links`)
+      .set(...other.auth)
+      .send({ code })
+      .expect(404);
+    expect(again.body.code).toBe('NotFound');
+    expect(
+      (
+        await system.api
+          .get(`${API}/chat/links`)
+          .set(...other.auth)
+          .expect(200)
+      ).body.total,
+    ).toBe(0);
+  });
+
+  test('a Slack user whose e-mail Slack confirmed is linked at once; an unconfirmed address is not trusted', async () => {
+    const person = await system.createUser();
+    await system.chatCaughtUp();
+    slack.profiles.set('U0CONFIRMED', { email: person.user.email.toUpperCase(), confirmed: true });
+    slack.profiles.set('U0UNCONFIRMED', { email: person.user.email, confirmed: false });
+    const confirmed = await command('U0CONFIRMED', '/kn', 'search coffee').expect(200);
+    expect(flat(confirmed.body)).not.toContain('/chat/link?code=');
+    const unconfirmed = await command('U0UNCONFIRMED', '/kn', 'search coffee').expect(200);
+    expect(flat(unconfirmed.body)).toContain('/chat/link?code=');
+    const links = await system.api
+      .get(`${API}/chat/links`)
+      .set(...person.auth)
+      .expect(200);
+    expect(links.body.items.map((l: { chat_user_id: string }) => l.chat_user_id)).toEqual(['U0CONFIRMED']);
+  });
+});
+
+describe('a question from Slack, end to end', () => {
+  test('asked with /ask, routed, answered from the expert’s direct message, accepted by the asker', async () => {
+    const asker = await system.createUser();
+    const expert = await system.createUser();
+    const other = await system.createUser();
+    // The expert knows espresso: a published solution on an espresso question.
+    const earlier = await system.api
+      .post(`${API}/questions`)
+      .set(...other.auth)
+      .send({ title: 'Why is my espresso sour?', description: '<p>sour espresso shots</p>', tags: ['espresso'] })
+      .expect(201);
+    await system.api
+      .put(`${API}/questions/${earlier.body.id}/publish`)
+      .set(...other.auth)
+      .expect(200);
+    await publishedSolution(system, expert.token, earlier.body.id, '<p>Grind finer and pull longer espresso shots.</p>');
+    await system.searchCaughtUp();
+    await linkBySignIn('U0ASKER', asker.token);
+    await linkBySignIn('U0EXPERT', expert.token);
+
+    // /ask shows the similar questions first, only to the asker, with the button that asks.
+    const text = 'How should I grind espresso beans for a sour espresso?';
+    const similar = await command('U0ASKER', '/ask', text).expect(200);
+    expect(similar.body.response_type).toBe('ephemeral');
+    expect(flat(similar.body.blocks)).toContain(`${PUBLIC_URL}/questions/${earlier.body.id}`);
+    expect(flat(similar.body.blocks)).toContain('"action_id":"ask_network"');
+
+    await press('U0ASKER', 'ask_network', text, { channel: { id: 'C0GENERAL' }, container: { message_ts: '1.0001' } }).expect(200);
+    await system.chatCaughtUp();
+    const told = slack.of('chat.postEphemeral').find((c) => c.args.user === 'U0ASKER');
+    expect(told?.args.text).toMatch(/sent to 1 expert\b/);
+    const questionId = Number(/questions\/(\d+)/.exec(told!.args.text)![1]);
+    const question = await system.api
+      .get(`${API}/questions/${questionId}`)
+      .set(...asker.auth)
+      .expect(200);
+    expect(question.body.title).toBe(text);
+    // A second press of the same button asks nothing twice.
+    await press('U0ASKER', 'ask_network', text, { channel: { id: 'C0GENERAL' }, container: { message_ts: '1.0001' } }).expect(200);
+    await system.chatCaughtUp();
+    expect(
+      (
+        await system.api
+          .get(`${API}/questions?query=grind&limit=50`)
+          .set(...asker.auth)
+          .expect(200)
+      ).body.items.filter((q: { title: string }) => q.title === text),
+    ).toHaveLength(1);
+
+    // The expert's direct message: the question with answer / not me / forward.
+    const dm = slack
+      .of('chat.postMessage')
+      .find((c) => c.args.channel === 'U0EXPERT' && flat(c.args.blocks).includes(`/questions/${questionId}|`));
+    expect(dm).toBeDefined();
+    expect(flat(dm!.args.blocks)).toEqual(expect.stringContaining('"action_id":"not_me"'));
+
+    // Answer: the modal opens, its submission posts the solution as the expert.
+    await press('U0EXPERT', 'answer', String(questionId)).expect(200);
+    const opened = slack.of('views.open').at(-1)!;
+    expect(opened.args.view.callback_id).toBe('answer_modal');
+    await post(
+      interaction({
+        type: 'view_submission',
+        team: { id: TEAM },
+        user: { id: 'U0EXPERT' },
+        view: {
+          id: 'V1',
+          callback_id: 'answer_modal',
+          private_metadata: String(questionId),
+          blocks: [],
+          state: { values: { solution: { text: { type: 'plain_text_input', value: 'Grind finer, about 18 g in 36 g out.' } } } },
+        },
+      }),
+    ).expect(200);
+    const complete = await system.api
+      .get(`${API}/questions/${questionId}/complete`)
+      .set(...asker.auth)
+      .expect(200);
+    const solution = complete.body.solutions.find((s: { user: string }) => s.user === `/api/v1/users/${expert.user.id}`);
+    expect(solution).toBeDefined();
+
+    // The asker gets the new solution with an accept button; accepting it from Slack accepts it.
+    await system.chatCaughtUp();
+    const offered = slack
+      .of('chat.postMessage')
+      .find((c) => c.args.channel === 'U0ASKER' && flat(c.args.blocks).includes('"action_id":"accept"'));
+    expect(flat(offered!.args.blocks)).toContain(`"value":"${solution.id}"`);
+    const where = offered!.answer as { channel: string; ts: string };
+    await press('U0ASKER', 'accept', String(solution.id), { channel: { id: where.channel }, message: { ts: where.ts } }).expect(200);
+    const accepted = await system.api
+      .get(`${API}/solutions/${solution.id}`)
+      .set(...asker.auth)
+      .expect(200);
+    expect(accepted.body.accepted_by_question_poser).not.toBeNull();
+    // The expert's direct message now says it was answered (the same message, edited).
+    await system.chatCaughtUp();
+    const edits = slack.of('chat.update').filter((c) => c.args.channel === 'D0EXPERT');
+    expect(edits.at(-1)?.args.text).toContain('you answered it');
+    expect(edits.at(-1)?.args.ts).toBe((dm!.answer as { ts: string }).ts);
+    const thanked = slack.of('chat.update').filter((c) => c.args.channel === where.channel && c.args.ts === where.ts);
+    expect(thanked.map((c) => c.args.text)).toEqual(['You accepted this solution. Thank you!']);
+  }, 60_000);
+});
+
+describe('requests that are not Slack’s', () => {
+  const body = () => slashCommand({ command: '/ask', text: 'Is this request Slack’s?', team_id: TEAM, user_id: 'U0FORGER' });
+  const refusedWithNothingDone = async (send: () => Promise<{ status: number; body: { code?: string } }>) => {
+    const calls = slack.calls.length;
+    const res = await send();
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('Unauthorized');
+    await system.chatCaughtUp();
+    // Not even the link offer: the request was never looked at.
+    expect(slack.calls.length).toBe(calls);
+  };
+
+  test('a signature made with another secret is 401', async () => {
+    const b = body();
+    await refusedWithNothingDone(() => post(b, undefined, slackSignature('not-the-secret', b, now())));
+  });
+
+  test('a body changed after signing is 401', async () => {
+    const b = body();
+    const signed = slackSignature(SECRET, b, now());
+    await refusedWithNothingDone(() => post(b.replace('Slack', 'Slock'), undefined, signed));
+  });
+
+  test('a request older than five minutes, or from more than five minutes ahead, is 401', async () => {
+    const b = body();
+    await refusedWithNothingDone(() => post(b, undefined, slackSignature(SECRET, b, now() - 301)));
+    await refusedWithNothingDone(() => post(b, undefined, slackSignature(SECRET, b, now() + 301)));
+    // Within the window it is served.
+    await post(b, undefined, slackSignature(SECRET, b, now() - 290)).expect(200);
+  });
+
+  test('a replayed request is 401 and does nothing a second time', async () => {
+    const asker = await system.createUser();
+    await linkBySignIn('U0REPLAY', asker.token);
+    const press = interaction({
+      type: 'block_actions',
+      team: { id: TEAM },
+      user: { id: 'U0REPLAY' },
+      trigger_id: 'trigger-replay',
+      channel: { id: 'C0GENERAL' },
+      // No message: each press stands for itself, only the replay guard keeps it from asking twice.
+      actions: [{ type: 'button', action_id: 'ask_network', block_id: 'b', value: 'Does a replay ask twice?', action_ts: '1' }],
+    });
+    const headers = slackSignature(SECRET, press, now());
+    const before = await questionCount();
+    await post(press, undefined, headers).expect(200);
+    await system.chatCaughtUp();
+    await refusedWithNothingDone(() => post(press, undefined, headers));
+    expect(await questionCount()).toBe(before + 1);
+  });
+
+  test('without the signature headers, or with a signing secret unset, 401', async () => {
+    const b = body();
+    await refusedWithNothingDone(() => post(b, undefined, {}));
+  });
+});
+
+/** An expert on `tag` (a published solution on a question of it) who is linked to `slackUser`. */
+async function linkedExpert(tag: string, slackUser: string) {
+  const expert = await system.createUser();
+  const other = await system.createUser();
+  const earlier = await system.api
+    .post(`${API}/questions`)
+    .set(...other.auth)
+    .send({ title: `What is the best ${tag} routine?`, description: `<p>${tag}</p>`, tags: [tag] })
+    .expect(201);
+  await system.api
+    .put(`${API}/questions/${earlier.body.id}/publish`)
+    .set(...other.auth)
+    .expect(200);
+  await publishedSolution(system, expert.token, earlier.body.id, `<p>A proven ${tag} routine.</p>`);
+  await system.searchCaughtUp();
+  await linkBySignIn(slackUser, expert.token);
+  return expert;
+}
+
+async function askAbout(tag: string, title: string) {
+  const asker = await system.createUser();
+  const q = await system.api
+    .post(`${API}/questions`)
+    .set(...asker.auth)
+    .send({ title, description: `<p>${tag}</p>`, tags: [tag] })
+    .expect(201);
+  const published = await system.api
+    .put(`${API}/questions/${q.body.id}/publish`)
+    .set(...asker.auth)
+    .expect(200);
+  return { id: q.body.id as number, experts: published.body.number_of_experts as number };
+}
+
+const directMessages = (slackUser: string, questionId: number) =>
+  slack.of('chat.postMessage').filter((c) => c.args.channel === slackUser && flat(c.args.blocks).includes(`/questions/${questionId}|`));
+
+describe('when Slack is busy', () => {
+  afterEach(() => slack.failWhen(null));
+
+  test('a 429 and a 503 are retried, after the Retry-After Slack asked for; the message is posted once', async () => {
+    await linkedExpert('kombucha', 'U0BUSY');
+    let attempts = 0;
+    slack.failWhen((method, args) => {
+      if (method !== 'chat.postMessage' || args.channel !== 'U0BUSY') return null;
+      attempts++;
+      return attempts === 1 ? { status: 429, retryAfter: 1 } : attempts === 2 ? { status: 503 } : null;
+    });
+    const q = await askAbout('kombucha', 'Why does my kombucha taste of vinegar?');
+    expect(q.experts).toBe(1);
+    await system.chatCaughtUp();
+    await slack.until(() => directMessages('U0BUSY', q.id).some((c) => c.status === 200));
+    const tries = directMessages('U0BUSY', q.id);
+    expect(tries.map((c) => c.status)).toEqual([429, 503, 200]);
+    // Not before the second Slack asked to wait (a little slack for the timers' granularity).
+    expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(990);
+    // Nothing further comes of it: every due message is sent, none twice.
+    await system.chatCaughtUp();
+    expect(directMessages('U0BUSY', q.id).filter((c) => c.status === 200)).toHaveLength(1);
+  }, 30_000);
+
+  test('a message Slack refuses for good is kept as failed, not retried', async () => {
+    await linkedExpert('sourdough', 'U0REFUSED');
+    slack.failWhen((method, args) => (method === 'chat.postMessage' && args.channel === 'U0REFUSED' ? { status: 400 } : null));
+    const q = await askAbout('sourdough', 'Why does my sourdough not rise?');
+    await system.chatCaughtUp();
+    await slack.until(() => directMessages('U0REFUSED', q.id).length > 0);
+    await system.chatCaughtUp();
+    expect(directMessages('U0REFUSED', q.id).map((c) => c.status)).toEqual([400]);
+  });
+});
+
+describe('where notifications go', () => {
+  test('each type: email, chat, both or none, the email half in the email settings', async () => {
+    const person = await system.createUser();
+    const channels = `${API}/users/me/settings/communication/channels`;
+    const initial = await system.api
+      .get(channels)
+      .set(...person.auth)
+      .expect(200);
+    expect(initial.body).toMatchObject({ new_question: 'both', new_solution_to_your_question: 'both' });
+    const changed = await system.api
+      .put(channels)
+      .set(...person.auth)
+      .send({ new_question: 'email', share_question: 'none', question_forwarded: 'chat' })
+      .expect(200);
+    expect(changed.body).toMatchObject({
+      new_question: 'email',
+      share_question: 'none',
+      question_forwarded: 'chat',
+      new_solution_to_your_question: 'both',
+    });
+    const email = await system.api
+      .get(`${API}/users/me/settings/communication/email`)
+      .set(...person.auth)
+      .expect(200);
+    expect(email.body).toMatchObject({ new_question: 'on', share_question: 'off', question_forwarded: 'off' });
+    expect(
+      (
+        await system.api
+          .get(channels)
+          .set(...person.auth)
+          .expect(200)
+      ).body,
+    ).toEqual(changed.body);
+  });
+
+  test('a choice that is not one of the four is 400, and nothing changes', async () => {
+    const person = await system.createUser();
+    const channels = `${API}/users/me/settings/communication/channels`;
+    const res = await system.api
+      .put(channels)
+      .set(...person.auth)
+      .send({ new_question: 'email', share_question: 'pigeon' })
+      .expect(400);
+    expect(res.body.code).toBe('ValidationError');
+    expect(
+      (
+        await system.api
+          .get(channels)
+          .set(...person.auth)
+          .expect(200)
+      ).body.new_question,
+    ).toBe('both');
+  });
+
+  test('an expert who chose email only for new questions gets no direct message', async () => {
+    const expert = await linkedExpert('matcha', 'U0EMAILONLY');
+    await system.api
+      .put(`${API}/users/me/settings/communication/channels`)
+      .set(...expert.auth)
+      .send({ new_question: 'email' })
+      .expect(200);
+    const q = await askAbout('matcha', 'How hot should the water for matcha be?');
+    expect(q.experts).toBe(1);
+    await system.chatCaughtUp();
+    expect(directMessages('U0EMAILONLY', q.id)).toHaveLength(0);
+  });
+});
