@@ -374,16 +374,16 @@ describe('groups give membership of closed knowledge spaces', () => {
     }
   });
 
-  test('a mapping naming a knowledge space that does not exist is 400 and changes nothing', async () => {
+  test('a mapping naming a knowledge space that does not exist is 404 and changes nothing', async () => {
     const { space } = await closedSpaceQuestion(system, system.adminToken, 'A question of a space mapped once');
     const before = (await system.api.get(`${API}/settings`).set(...bearer(system.adminToken))).body.idp_group_mappings;
     const res = await mappings([
       { group: 'Ghosts', roles: ['user'], knowledge_spaces: [space] },
       { group: 'Spooks', roles: [], knowledge_spaces: [space, 999999] },
     ]);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(404);
     expect(res.body).toMatchObject({
-      code: 'ValidationError',
+      code: 'NotFound',
       message: expect.stringContaining('999999'),
       errors: [{ path: 'idp_group_mappings.1.knowledge_spaces.1', code: 'invalid_value', message: expect.any(String) }],
     });

@@ -4928,7 +4928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            /** @description the user named by an act-on-behalf header does not exist (NotFound); a knowledge space that idp_group_mappings names does not exist (`errors` names each) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

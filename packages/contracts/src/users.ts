@@ -535,7 +535,14 @@ export const usersOperations = {
   updateNetworkSettings: operation({
     service: 'users',
     summary: 'Change network settings',
-    http: { method: 'PUT', path: '/settings', auth: 'user', roles: ['settings_admin'], tag: 'Network settings' },
+    http: {
+      method: 'PUT',
+      path: '/settings',
+      auth: 'user',
+      roles: ['settings_admin'],
+      tag: 'Network settings',
+      answers: { 404: 'a knowledge space that idp_group_mappings names does not exist (`errors` names each)' },
+    },
     body: NetworkSettingsUpdate,
     response: NetworkSettings,
   }),

@@ -1,6 +1,7 @@
 import { type Bus, call, writeEvent } from '@kn/bus';
 import {
   type Actor,
+  AppError,
   CommunicationFlags,
   conflict,
   type EmailSettings,
@@ -95,7 +96,8 @@ type NetworkSettingsChange = z.output<typeof usersOperations.updateNetworkSettin
 
 /** A user's own language and email settings, and the network's settings. */
 /**
- * A 400 naming each knowledge space of the mappings that does not exist, asked of the content
+ * A 404 naming each knowledge space of the mappings that does not exist (a well-formed setting
+ * whose space is not there, as an unknown category of a question is), asked of the content
  * service, which owns the spaces (they are never deleted, so what exists now stays).
  */
 async function checkMappedSpaces(bus: Bus, mappings: readonly IdpGroupMapping[], actor: Actor, requestId: string) {
@@ -116,7 +118,7 @@ async function checkMappedSpaces(bus: Bus, mappings: readonly IdpGroupMapping[],
         : [{ path: `idp_group_mappings.${i}.knowledge_spaces.${j}`, code: 'invalid_value', message: `no knowledge space ${id}` }],
     ),
   );
-  if (errors.length) throw validationError(`idp_group_mappings: ${errors.map((e) => e.message).join(', ')}`, errors);
+  if (errors.length) throw new AppError(404, 'NotFound', `idp_group_mappings: ${errors.map((e) => e.message).join(', ')}`, { errors });
 }
 
 export function settingsDomain(deps: {
