@@ -1,3 +1,4 @@
+import { json } from '@kn/db';
 import { waitFor } from '@kn/testing';
 import { API, closedSpaceQuestion, newQuestion, publishedSolution, readsQuestion, webSession } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -369,6 +370,23 @@ describe('groups give membership of closed knowledge spaces', () => {
       expect((await mappings([{ group: 'Quality Lab', roles: [] }])).status).toBe(200);
       await waitFor(async () => (await reads(joiner.auth)).get === 404, { what: 'the mapping no longer gives the space' });
       expect(await reads(keeper.auth)).toEqual({ get: 200, listed: true });
+    } finally {
+      expect((await mappings([])).status).toBe(200);
+    }
+  });
+
+  test('a mapping stored before mappings could name knowledge spaces reads as naming none', async () => {
+    const db = system.services.users.runtime.db;
+    const row = await db.selectFrom('network_settings').select('settings').where('id', '=', 1).executeTakeFirstOrThrow();
+    const old = { ...(row.settings as object), idp_group_mappings: [{ group: 'Old timers', roles: ['manager'] }] };
+    await db
+      .updateTable('network_settings')
+      .set({ settings: json(old) })
+      .where('id', '=', 1)
+      .execute();
+    try {
+      const res = await system.api.get(`${API}/settings`).set(...bearer(system.adminToken));
+      expect(res.body.idp_group_mappings).toEqual([{ group: 'Old timers', roles: ['manager'], knowledge_spaces: [] }]);
     } finally {
       expect((await mappings([])).status).toBe(200);
     }

@@ -44,9 +44,15 @@ export function networkSettingsStore(db: Executor<UsersSchema>, defaults: Networ
     async get(executor) {
       if (!executor && cached && Date.now() - cached.at < ttlMs) return cached.value;
       const row = await (executor ?? db).selectFrom('network_settings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+      const stored = row.settings as Partial<NetworkSettingsValues>;
       const value: NetworkSettings = {
         ...defaults,
-        ...(row.settings as Partial<NetworkSettingsValues>),
+        ...stored,
+        // Mappings stored before they could name knowledge spaces read as naming none.
+        idp_group_mappings: (stored.idp_group_mappings ?? defaults.idp_group_mappings).map((m) => ({
+          ...m,
+          knowledge_spaces: m.knowledge_spaces ?? [],
+        })),
         webhook_secret_set: row.webhook_secret !== null,
       };
       if (!executor) cached = { at: Date.now(), value };
