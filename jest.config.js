@@ -8,7 +8,7 @@ export default {
     // The few dependencies published only as ES modules, made CommonJS as jest runs them.
     '^.+\\.js$': ['@swc/jest', { jsc: { target: 'es2023' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(openid-client|oauth4webapi|jose)[@/])'],
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(openid-client|oauth4webapi|jose|oidc-provider)[@/])'],
   // Names the run, and fails it when a test file leaves anything of it on NATS or Postgres.
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

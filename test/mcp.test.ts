@@ -313,12 +313,12 @@ describe('bad input to the MCP server', () => {
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('Unauthorized');
     const header = res.headers['www-authenticate'] as string;
-    expect(header).toBe(`Bearer resource_metadata="${system.url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(header).toBe(`Bearer resource_metadata="${system.url}/.well-known/oauth-protected-resource/mcp", scope="mcp"`);
     const metadata = await system.api.get('/.well-known/oauth-protected-resource/mcp');
     expect(metadata.status).toBe(200);
     expect(metadata.body).toMatchObject({
       resource: `${system.url}/mcp`,
-      authorization_servers: [system.url],
+      authorization_servers: [`${system.url}/oauth`],
       bearer_methods_supported: ['header'],
     });
     await expect(connect(undefined)).rejects.toThrow();
@@ -336,7 +336,7 @@ describe('bad input to the MCP server', () => {
       .set('accept', 'application/json, text/event-stream')
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(refused.status).toBe(401);
-    expect(refused.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="[^"]+", error="invalid_token"$/);
+    expect(refused.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="[^"]+", scope="mcp", error="invalid_token"$/);
     const session = await system.api.post('/session').send({ email: asker.user.email, password: 'password-1234' });
     const cookie = (session.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
     const withCookie = await system.api
@@ -354,12 +354,13 @@ describe('bad input to the MCP server', () => {
   test('calls count against the caller’s rate limit as REST requests do: a tool of several operations counts each', async () => {
     const user = await system.createUser();
     const client = await connect(user.token);
-    await rest(system.adminToken, (api) => api.put(`${API}/settings`).send({ rate_limit_per_minute: 4 }));
+    await rest(system.adminToken, (api) => api.put(`${API}/settings`).send({ rate_limit_per_minute: 2 }));
     try {
       await system.services.users.runtime.relay.flush();
-      await waitFor(async () => (await system.api.get(`${API}/users/me`).set(...bearer(user.token))).headers['ratelimit-limit'] === '4', {
+      await waitFor(async () => (await system.api.get(`${API}/users/me`).set(...bearer(user.token))).headers['ratelimit-limit'] === '2', {
         what: 'the new limit',
       });
+      // The probe that saw the limit was the first request counted; this call is the second, its second operation the third.
       const answer = await call(client, 'answer_from_knowledge', { text: 'build cache', questions: 3 });
       expect(answer.isError).toBe(true);
       expect(textOf(answer)).toMatch(/^RateLimited: /);

@@ -3,6 +3,7 @@ import { type Request, Router } from 'express';
 
 export const MCP_PATH = '/mcp';
 /** RFC 9728's metadata of the resource at /mcp: the well-known path with the resource's path after it. */
+export const MCP_SCOPE = 'mcp';
 export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
 
 export interface ResourceOptions {
@@ -25,6 +26,8 @@ export function resourceMetadataRoutes(options: ResourceOptions) {
       resource: `${options.origin(req)}${MCP_PATH}`,
       authorization_servers: options.authorizationServers(req),
       bearer_methods_supported: ['header'],
+      // The one scope of the resource: everything the person may do through the tools.
+      scopes_supported: [MCP_SCOPE],
       resource_name: 'Knowledge network',
       resource_documentation: `${options.origin(req)}/api/v1/docs`,
     });
@@ -43,7 +46,7 @@ export async function mcpCaller(
   authenticate: (req: Request, requestId: string) => Promise<Actor>,
 ): Promise<Actor> {
   const challenge = (error?: string) =>
-    `Bearer resource_metadata="${origin(req)}${RESOURCE_METADATA_PATH}"${error ? `, error="${error}"` : ''}`;
+    `Bearer resource_metadata="${origin(req)}${RESOURCE_METADATA_PATH}", scope="${MCP_SCOPE}"${error ? `, error="${error}"` : ''}`;
   if (!req.get('authorization')) throw withChallenge(unauthorized('missing token'), challenge());
   try {
     return await authenticate(req, req.id);

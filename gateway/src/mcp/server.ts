@@ -30,17 +30,27 @@ export function mcpRoutes(options: {
   rpcTimeoutMs: number;
   resource: ResourceOptions;
   authenticate: (req: Request, requestId: string) => Promise<Actor>;
+  /** The person of an access token of the gateway's own authorization server (undefined: not one of its tokens). */
+  accessToken?: (req: Request, token: string) => Promise<Actor | undefined>;
   /** Counts one more operation against the caller's rate limit (429 beyond it). */
   count: (res: Response, actor: Actor) => Promise<void>;
 }) {
-  const { logger } = options;
+  const { logger, accessToken } = options;
   const router = Router();
+  // An access token issued for /mcp, else the API's own bearer token; either counts against the caller's limit.
+  const authenticate = async (req: Request, requestId: string) => {
+    const token = /^Bearer\s+(\S{1,4096})\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    const actor = token && accessToken ? await accessToken(req, token) : undefined;
+    if (!actor) return options.authenticate(req, requestId);
+    await options.count(req.res!, actor);
+    return actor;
+  };
   router.use(MCP_PATH, (_req, res, next) => {
     res.locals.route = MCP_PATH;
     next();
   });
   router.post(MCP_PATH, jsonBody(options.bodyLimit), async (req, res) => {
-    const actor = await mcpCaller(req, options.resource.origin, options.authenticate);
+    const actor = await mcpCaller(req, options.resource.origin, authenticate);
     const internal = (err: unknown) => {
       const errorId = randomUUID();
       logger.error({ err, request_id: req.id, error_id: errorId }, 'MCP request failed');
@@ -67,7 +77,7 @@ export function mcpRoutes(options: {
   });
   // Stateless: no stream to open with GET, no session to end with DELETE. Authentication first, as everywhere.
   router.all(MCP_PATH, async (req) => {
-    await mcpCaller(req, options.resource.origin, options.authenticate);
+    await mcpCaller(req, options.resource.origin, authenticate);
     throw methodNotAllowed(req.method, 'POST');
   });
   return router;

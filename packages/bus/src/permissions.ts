@@ -106,6 +106,8 @@ export function natsPermissions(namespace = ''): Record<NatsUser, Permissions> {
         ...keyValue('ratelimits'),
         ...keyValue('idempotency'),
         ...keyValue('oidc-flows'),
+        ...keyValue('oauth'),
+        ...keyValue('oauth-keys'),
         ...objects(attachments, true),
         ...objects(exportFiles, false),
         ...callBodies,

@@ -24,7 +24,11 @@ export function SignInPage() {
   const submit = async (event: Event) => {
     event.preventDefault();
     const ok = await action.run(() => signIn(email, password));
-    if (ok) navigate(pageAfterSignIn(route.get().query.get('next')), true);
+    if (!ok) return;
+    const next = pageAfterSignIn(route.get().query.get('next'));
+    // The consent page of an assistant's connection (docs/mcp.md) is the gateway's, not the app's: the whole page goes.
+    if (next.startsWith('/oauth/')) location.assign(next);
+    else navigate(next, true);
   };
   return (
     <Page title={t('signIn.title')}>
