@@ -6,7 +6,7 @@ import express, { Router } from 'express';
 import { APP_POLICY, pageHeaders } from './headers.ts';
 
 /** The pages of the web app (web/src/routes.ts): each answers its index.html, the app draws the rest. */
-export const WEB_ROUTES = ['/', '/sign-in', '/ask', '/questions/:id', '/experts', '/notifications', '/settings', '/admin'];
+export const WEB_ROUTES = ['/', '/sign-in', '/ask', '/questions/:id', '/users/:id', '/experts', '/notifications', '/settings', '/admin'];
 
 /**
  * The built web app (`pnpm --filter @kn/web build`, WEB_ROOT): its pages answer index.html, its
@@ -38,6 +38,14 @@ export function webRoutes(root: string, logger: Logger) {
     pageHeaders(res, APP_POLICY);
     res.set('Cache-Control', 'no-cache');
     res.sendFile(index);
+  });
+  // Any other page a browser asks for: the app with a 404, so the person reads its not-found page
+  // (with the way back) rather than the API's JSON. Clients of the API (JSON first) get that JSON.
+  router.get('/{*rest}', (req, res, next) => {
+    if (req.path.startsWith('/api/') || req.accepts(['json', 'html']) !== 'html') return next();
+    pageHeaders(res, APP_POLICY);
+    res.set('Cache-Control', 'no-cache');
+    res.status(404).sendFile(index);
   });
   return router;
 }
