@@ -21,6 +21,35 @@ export function t(key: MessageKey, vars: Record<string, string | number> = {}): 
   return text.replace(/\{(\w+)\}/g, (_m, name: string) => String(vars[name] ?? ''));
 }
 
+/** A number as the language writes it (107,242 · 107.242; 4.5 · 4,5), with `digits` decimals at most. */
+export const formatNumber = (n: number, digits = 0) => new Intl.NumberFormat(language.get(), { maximumFractionDigits: digits }).format(n);
+
+/**
+ * The plural form of the language's rules for `count` (`key.one`, `key.other`; Intl.PluralRules),
+ * `{count}` filled in as the language writes numbers.
+ */
+export function tn(key: string, count: number, vars: Record<string, string | number> = {}): string {
+  const form = new Intl.PluralRules(language.get()).select(count);
+  const chosen = `${key}.${form}` in en ? `${key}.${form}` : `${key}.other`;
+  return t(chosen as MessageKey, { ...vars, count: formatNumber(count) });
+}
+
+/** How long ago (or until) `iso`, in words of the language: "3 days ago", "vor 3 Tagen". */
+export function relativeTime(iso: string, now = Date.now()): string {
+  const seconds = (Date.parse(iso) - now) / 1000;
+  const format = new Intl.RelativeTimeFormat(language.get(), { numeric: 'auto' });
+  const units: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+    ['year', 31_536_000],
+    ['month', 2_592_000],
+    ['week', 604_800],
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+  ];
+  for (const [unit, size] of units) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  return format.format(0, 'minute');
+}
+
 /** What an API error says, in the user's language: the code's sentence and one line per failed field. */
 export function errorLines(err: unknown): string[] {
   const api = err as ApiError;

@@ -5,7 +5,9 @@ import { language, setLanguage, t } from './i18n.ts';
 import { AdminPage } from './pages/admin.tsx';
 import { AskPage } from './pages/ask.tsx';
 import { ExpertsPage } from './pages/experts.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
 import { NotificationsPage } from './pages/notifications.tsx';
+import { ProfilePage } from './pages/profile.tsx';
 import { QuestionPage } from './pages/question.tsx';
 import { QuestionsPage } from './pages/questions.tsx';
 import { SettingsPage } from './pages/settings.tsx';
@@ -63,7 +65,9 @@ function Routes() {
   if (path === '/admin') return <AdminPage />;
   const question = match('/questions/:id', path);
   if (question && /^\d+$/.test(question.id!)) return <QuestionPage id={Number(question.id)} />;
-  return <p>{t('common.notFound')}</p>;
+  const profile = match('/users/:id', path);
+  if (profile && /^\d+$/.test(profile.id!)) return <ProfilePage id={Number(profile.id)} />;
+  return <NotFoundPage />;
 }
 
 function App({ ready }: { ready: boolean }) {

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { sessionLost } from './api.ts';
-import { errorLines, t } from './i18n.ts';
+import { kn, sessionLost, type User } from './api.ts';
+import { errorLines, language, relativeTime, t } from './i18n.ts';
+import { useSignal } from './signal.ts';
 
 /** What the API said, in the person's language; announced to screen readers. */
 export function ErrorBox({ error }: { error: unknown }) {
@@ -37,8 +38,55 @@ export function SanitisedHtml({ html, class: className }: { html: string; class?
   return <div class={className ?? 'content'} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-export function Loading() {
-  return <p aria-busy="true">{t('common.loading')}</p>;
+/** What HTML says as plain text (parsed inert, never drawn as HTML): excerpts, and profiles whose text may hold markup. */
+export const textOf = (html: string) => new DOMParser().parseFromString(html, 'text/html').body.textContent ?? '';
+
+/** Grey bars where text will be, while it loads: the page keeps its shape; screen readers hear "Loading". */
+export function Loading({ lines = 3 }: { lines?: number }) {
+  return (
+    <div class="skeleton" aria-busy="true" role="status">
+      <span class="visually-hidden">{t('common.loading')}</span>
+      {Array.from({ length: lines }, (_, i) => (
+        <span key={i} class="skeleton-line" aria-hidden="true" />
+      ))}
+    </div>
+  );
+}
+
+/** The default picture of the API: everyone has it, so initials say more. */
+const DEFAULT_IMAGE = '/api/v1/public/images/user.png';
+export const fullName = (u: Pick<User, 'firstname' | 'lastname'>) => `${u.firstname} ${u.lastname}`.trim();
+
+/** A person's picture, or their initials on a colour of their own. */
+export function Avatar({ user, size = 'small' }: { user: User; size?: 'small' | 'large' }) {
+  if (user.image && user.image !== DEFAULT_IMAGE) return <img class={`avatar ${size}`} src={user.image} alt="" />;
+  const initials = `${user.firstname.charAt(0)}${user.lastname.charAt(0)}`.toUpperCase();
+  return (
+    <span class={`avatar ${size} hue-${user.id % 6}`} aria-hidden="true">
+      {initials}
+    </span>
+  );
+}
+
+/** A person's name with their picture, a link to their profile; a bar while not yet known. */
+export function PersonLink({ user }: { user: User | undefined }) {
+  if (!user) return <span class="skeleton-line short" aria-hidden="true" />;
+  return (
+    <a class="author" href={`/users/${user.id}`}>
+      <Avatar user={user} />
+      {fullName(user)}
+    </a>
+  );
+}
+
+/** A moment as "3 days ago"; the date and time itself on hover and for machines. */
+export function When({ iso }: { iso: string }) {
+  const lang = useSignal(language);
+  return (
+    <time dateTime={iso} title={formatDate(iso, lang)}>
+      {relativeTime(iso)}
+    </time>
+  );
 }
 
 /**
@@ -96,7 +144,6 @@ export function SaveRow({ action, notice }: { action: { busy: boolean; error: un
   );
 }
 
-/** A question's tags, each a link to the questions with it. */
 /** A labelled choice and the button that acts on it (rating a solution, validating it for a period). */
 export function ChoiceAction(props: {
   id: string;
@@ -125,6 +172,7 @@ export function ChoiceAction(props: {
   );
 }
 
+/** A question's tags, each a link to the questions with it. */
 export function TagLinks({ concepts }: { concepts: ReadonlyArray<{ concept_id: string; primary_label: string }> }) {
   if (!concepts.length) return null;
   return (
@@ -152,6 +200,94 @@ export function Page({ title, children }: { title: string; children: ComponentCh
 
 export const formatDate = (iso: string, language: string) =>
   new Date(iso).toLocaleString(language, { dateStyle: 'medium', timeStyle: 'short' });
+
+/**
+ * Tags as chips: typed, completed from the network's tags (GET /tags, as a datalist), added with
+ * Enter or a comma, removed with their button.
+ */
+export function TagInput({
+  id,
+  label,
+  value,
+  onChange,
+  onTyped,
+  disabled,
+}: {
+  id: string;
+  label: string;
+  value: string[];
+  onChange: (tags: string[]) => void;
+  /** What is typed and not yet a chip: a form counts it as a tag too. */
+  onTyped?: (text: string) => void;
+  disabled?: boolean;
+}) {
+  const [typed, setTypedText] = useState('');
+  const setTyped = (text: string) => {
+    setTypedText(text);
+    onTyped?.(text);
+  };
+  const known = useLoad(
+    async () => (typed.trim() ? (await kn().call('listTags', { query: { query: typed.trim(), limit: 8 } })).items : []),
+    [typed.trim()],
+  );
+  const add = (text: string) => {
+    const more = labels(text).filter((tag) => !value.includes(tag));
+    if (more.length) onChange([...value, ...more]);
+    setTyped('');
+  };
+  return (
+    <div class="tag-input">
+      <label for={id}>{label}</label>
+      {value.length > 0 && (
+        <ul class="chips" aria-label={label}>
+          {value.map((tag) => (
+            <li key={tag}>
+              {tag}
+              {!disabled && (
+                <button
+                  type="button"
+                  class="chip-remove"
+                  aria-label={t('tags.remove', { tag })}
+                  onClick={() => onChange(value.filter((v) => v !== tag))}
+                >
+                  ×
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <input
+        id={id}
+        list={`${id}-known`}
+        value={typed}
+        disabled={disabled}
+        aria-describedby={`${id}-hint`}
+        onInput={(e) => {
+          const text = e.currentTarget.value;
+          // A comma ends a tag; so does choosing a suggestion (the browser replaces the text with it).
+          if (text.includes(',')) add(text);
+          else if ((e as unknown as InputEvent).inputType === 'insertReplacementText') add(text);
+          else setTyped(text);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && typed.trim()) {
+            e.preventDefault();
+            add(typed);
+          }
+        }}
+      />
+      <datalist id={`${id}-known`}>
+        {known.data?.map((tag) => (
+          <option key={tag} value={tag} />
+        ))}
+      </datalist>
+      <p id={`${id}-hint`} class="hint">
+        {t('tags.hint')}
+      </p>
+    </div>
+  );
+}
 
 /** Splits "a, b ,c" into labels. */
 export const labels = (text: string) =>

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { kn } from '../api.ts';
-import { t } from '../i18n.ts';
-import { ErrorBox, labels, Notice, Page, useAction, useLoad } from '../ui.tsx';
+import { kn, userOf } from '../api.ts';
+import { t, tn } from '../i18n.ts';
+import { route } from '../router.ts';
+import { useSignal } from '../signal.ts';
+import { ErrorBox, fullName, labels, Notice, Page, TagInput, useAction, useLoad } from '../ui.tsx';
 
 type Expert = { id: number; name: string };
 
@@ -29,7 +31,11 @@ function useSettled<T>(value: T, ms: number) {
 export function AskPage() {
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
-  const [tags, setTags] = useState('');
+  const [tags, setTags] = useState<string[]>([]);
+  const [typedTag, setTypedTag] = useState('');
+  // From an expert's result: the question goes to them too once it is published.
+  const to = Number(useSignal(route).query.get('to')) || null;
+  const recipient = useLoad(async () => (to ? userOf(to) : null), [to]);
   const [category, setCategory] = useState('');
   const [draftId, setDraftId] = useState<number | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -45,7 +51,7 @@ export function AskPage() {
   const body = () => ({
     title,
     description: description ? textToHtml(description) : undefined,
-    tags: labels(tags),
+    tags: [...new Set([...tags, ...labels(typedTag)])],
     category: category ? Number(category) : undefined,
   });
   const save = async () => {
@@ -68,6 +74,7 @@ export function AskPage() {
     void action.run(async () => {
       const id = await save();
       const { number_of_experts } = await kn().call('publishQuestion', { params: { id } });
+      if (recipient.data) await kn().call('forwardQuestion', { params: { id }, body: { recipient: recipient.data.id } });
       const experts = await kn()
         .call('getQuestionExperts', { params: { id } })
         .then((r) =>
@@ -82,14 +89,16 @@ export function AskPage() {
     return (
       <Page title={t('ask.published')}>
         <p role="status" data-testid="experts-asked">
-          {t('ask.expertsAsked', { count: published.count })}
+          {tn('ask.expertsAsked', published.count)}
         </p>
         {published.experts.length > 0 && (
           <section aria-labelledby="experts-who">
             <h2 id="experts-who">{t('ask.expertsWho')}</h2>
             <ul>
               {published.experts.map((e) => (
-                <li key={e.id}>{e.name}</li>
+                <li key={e.id}>
+                  <a href={`/users/${e.id}`}>{e.name}</a>
+                </li>
               ))}
             </ul>
           </section>
@@ -101,17 +110,29 @@ export function AskPage() {
     );
   return (
     <Page title={t('ask.title')}>
-      <div class="two-columns">
+      {recipient.data && <p class="notice">{t('ask.forwardTo', { name: fullName(recipient.data) })}</p>}
+      <div class="narrow-form">
         <form onSubmit={publish}>
           <label for="title">{t('ask.questionTitle')}</label>
           <input id="title" aria-describedby="title-hint" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
           <p id="title-hint" class="hint">
             {t('ask.titleHint')}
           </p>
+          <section class="similar-box" aria-labelledby="similar-title">
+            <h2 id="similar-title">{t('ask.similar')}</h2>
+            <ErrorBox error={similar.error} />
+            <ul class="similar" aria-live="polite">
+              {similar.data?.items.map((q) => (
+                <li key={q.id}>
+                  <a href={`/questions/${q.id}`}>{q.title}</a>
+                </li>
+              ))}
+            </ul>
+            {!similar.data?.items.length && <p class="muted">{t('common.none')}</p>}
+          </section>
           <label for="description">{t('ask.description')}</label>
           <textarea id="description" rows={8} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-          <label for="ask-tags">{t('ask.tags')}</label>
-          <input id="ask-tags" value={tags} onInput={(e) => setTags(e.currentTarget.value)} disabled={draftId !== null} />
+          <TagInput id="ask-tags" label={t('ask.tags')} value={tags} onChange={setTags} onTyped={setTypedTag} disabled={draftId !== null} />
           <label for="ask-category">{t('ask.category')}</label>
           <select id="ask-category" value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
             <option value="">{t('ask.noCategory')}</option>
@@ -132,18 +153,6 @@ export function AskPage() {
             </button>
           </div>
         </form>
-        <aside aria-labelledby="similar-title">
-          <h2 id="similar-title">{t('ask.similar')}</h2>
-          <ErrorBox error={similar.error} />
-          <ul class="similar" aria-live="polite">
-            {similar.data?.items.map((q) => (
-              <li key={q.id}>
-                <a href={`/questions/${q.id}`}>{q.title}</a>
-              </li>
-            ))}
-          </ul>
-          {!similar.data?.items.length && <p class="muted">{t('common.none')}</p>}
-        </aside>
       </div>
     </Page>
   );

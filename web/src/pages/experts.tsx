@@ -1,8 +1,10 @@
 import type { ResponseOf } from '@kn/client/http';
 import { useState } from 'preact/hooks';
 import { kn } from '../api.ts';
-import { t } from '../i18n.ts';
-import { ErrorBox, Page, useAction } from '../ui.tsx';
+import { formatNumber, language, t } from '../i18n.ts';
+import { ErrorBox, fullName, Page, useAction } from '../ui.tsx';
+
+const formatPercent = (share: number) => new Intl.NumberFormat(language.get(), { style: 'percent' }).format(share);
 
 export function ExpertsPage() {
   const [query, setQuery] = useState('');
@@ -29,22 +31,29 @@ export function ExpertsPage() {
             {result.experts.map((e) => (
               <li key={e.user.id}>
                 <h3>
-                  {e.user.firstname} {e.user.lastname}
+                  <a href={`/users/${e.user.id}`} aria-label={t('experts.profile', { name: fullName(e.user) })}>
+                    {fullName(e.user)}
+                  </a>
                 </h3>
                 <p class="meta">
                   {t('experts.details', {
                     solutions: e.details.solution_count,
-                    rating: e.details.average_rating === null ? '–' : e.details.average_rating.toFixed(1),
+                    rating: e.details.average_rating === null ? '–' : formatNumber(e.details.average_rating, 1),
                     forwards: e.details.recommendation_count,
                   })}
                 </p>
                 {e.details.reasons.tags.length > 0 && (
                   <p>
                     {t('experts.why', {
-                      tags: e.details.reasons.tags.map((tag) => `${tag.label} (${Math.round(tag.weight * 100)} %)`).join(', '),
+                      tags: e.details.reasons.tags.map((tag) => `${tag.label} (${formatPercent(tag.weight)})`).join(', '),
                     })}
                   </p>
                 )}
+                <p>
+                  <a class="button-link" href={`/ask?to=${e.user.id}`}>
+                    {t('experts.ask', { name: fullName(e.user) })}
+                  </a>
+                </p>
                 {e.details.reasons.similar_questions.length > 0 && (
                   <>
                     <p>{t('experts.answered')}</p>

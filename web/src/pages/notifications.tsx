@@ -1,76 +1,105 @@
+import type { ResponseOf } from '@kn/client/http';
+import { useEffect } from 'preact/hooks';
 import { kn, refreshUnseen } from '../api.ts';
+import type { MessageKey } from '../i18n/en.ts';
 import { language, t } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
-import { ErrorBox, formatDate, Loading, Page, useAction, useLoad } from '../ui.tsx';
+import { ErrorBox, Loading, Page, PersonLink, useAction, useLoad, When } from '../ui.tsx';
 
+type Notification = ResponseOf<'listNotifications'>['items'][number];
+
+/** The day of a moment in the person's time zone, as a heading: "Today", "Yesterday", or the date. */
+function dayOf(iso: string, lang: string, now = new Date()) {
+  const day = new Date(iso);
+  const midnight = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((midnight(now) - midnight(day)) / 86_400_000);
+  if (days === 0 || days === 1) return new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(-days, 'day');
+  return day.toLocaleDateString(lang, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+}
+
+/** Notifications newest first, by day: who did what, read or not; opening the page counts them as seen. */
 export function NotificationsPage() {
   const lang = useSignal(language);
-  const list = useLoad(() => kn().call('listNotifications', { query: { limit: 25 } }), []);
+  const list = useLoad(() => kn().call('listNotifications', { query: { limit: 50 } }), []);
   const action = useAction();
   const act = (run: () => Promise<unknown>) =>
     action.run(run).then(() => {
       list.reload();
       void refreshUnseen();
     });
+  // Seen once they were shown: the count in the navigation goes.
+  useEffect(() => {
+    if (list.data?.items.some((n) => !n.is_seen))
+      void kn()
+        .call('markAllNotificationsSeen')
+        .then(() => refreshUnseen())
+        .catch(() => {});
+  }, [list.data]);
+  const groups = new Map<string, Notification[]>();
+  for (const n of list.data?.items ?? []) {
+    const day = dayOf(n.created, lang);
+    groups.set(day, [...(groups.get(day) ?? []), n]);
+  }
+  const unread = list.data?.items.some((n) => !n.is_read);
   return (
     <Page title={t('notifications.title')}>
-      <div class="actions">
-        <button
-          type="button"
-          class="secondary"
-          disabled={action.busy}
-          onClick={() => void act(() => kn().call('markAllNotificationsRead'))}
-        >
-          {t('notifications.allRead')}
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={action.busy}
-          onClick={() => void act(() => kn().call('markAllNotificationsSeen'))}
-        >
-          {t('notifications.allSeen')}
-        </button>
-      </div>
+      {unread && (
+        <div class="actions">
+          <button
+            type="button"
+            class="secondary"
+            disabled={action.busy}
+            onClick={() => void act(() => kn().call('markAllNotificationsRead'))}
+          >
+            {t('notifications.allRead')}
+          </button>
+        </div>
+      )}
       <ErrorBox error={action.error ?? list.error} />
-      {!list.data && list.loading && <Loading />}
+      {!list.data && list.loading && <Loading lines={6} />}
       {list.data?.items.length === 0 && <p>{t('notifications.empty')}</p>}
-      <ul class="notifications">
-        {list.data?.items.map((n) => (
-          <li key={n.id} class={n.is_read ? 'read' : 'unread'}>
-            <p>
-              {!n.is_read && <strong class="tag-unread">{t('notifications.unread')} </strong>}
-              <a
-                href={n.url.startsWith('/') ? n.url : `/questions/${n.question_id}`}
-                onClick={() => void act(() => kn().call('markNotificationRead', { params: { id: n.id } }))}
-              >
-                {n.content}
-              </a>
-            </p>
-            <p class="meta">
-              <span>{formatDate(n.created, lang)}</span>
-              {!n.is_read && (
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => void act(() => kn().call('markNotificationRead', { params: { id: n.id } }))}
-                >
-                  {t('notifications.markRead')}
-                </button>
-              )}
-              {!n.is_seen && (
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => void act(() => kn().call('markNotificationSeen', { params: { id: n.id } }))}
-                >
-                  {t('notifications.markSeen')}
-                </button>
-              )}
-            </p>
-          </li>
-        ))}
-      </ul>
+      {[...groups].map(([day, items]) => (
+        <section key={day} aria-label={day}>
+          <h2 class="day">{day}</h2>
+          <ul class="notifications">
+            {items.map((n) => (
+              <li key={n.id} class={n.is_read ? 'read' : 'unread'}>
+                <p class="what">
+                  {!n.is_read && <strong class="tag-unread">{t('notifications.unread')} </strong>}
+                  <span class="muted">{t(`email.${n.type}` as MessageKey)}</span>
+                </p>
+                <p>
+                  <a
+                    href={n.url.startsWith('/') ? n.url : `/questions/${n.question_id}`}
+                    onClick={() =>
+                      !n.is_read &&
+                      void kn()
+                        .call('markNotificationRead', { params: { id: n.id } })
+                        .catch(() => {})
+                    }
+                  >
+                    {n.content}
+                  </a>
+                </p>
+                <p class="meta">
+                  {n.user && <PersonLink user={n.user} />}
+                  <When iso={n.created} />
+                  {!n.is_read && (
+                    <button
+                      type="button"
+                      class="link"
+                      disabled={action.busy}
+                      onClick={() => void act(() => kn().call('markNotificationRead', { params: { id: n.id } }))}
+                    >
+                      {t('notifications.markRead')}
+                    </button>
+                  )}
+                </p>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
     </Page>
   );
 }

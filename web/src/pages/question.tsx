@@ -1,12 +1,27 @@
 import type { ResponseOf } from '@kn/client/http';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { isContentAdmin, kn, me, type User, userOf } from '../api.ts';
+import { isContentAdmin, kn, me, type User, usersOf } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
-import { language, t } from '../i18n.ts';
+import { formatNumber, language, t, tn } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
-import { ChoiceAction, ErrorBox, formatDate, Loading, Notice, Page, SanitisedHtml, TagLinks, useAction, useLoad } from '../ui.tsx';
+import {
+  ChoiceAction,
+  ErrorBox,
+  formatDate,
+  fullName,
+  Loading,
+  Notice,
+  Page,
+  PersonLink,
+  SanitisedHtml,
+  TagLinks,
+  useAction,
+  useLoad,
+  When,
+} from '../ui.tsx';
 import { textToHtml } from './ask.tsx';
+import { isNotFound, NotFoundPage } from './not-found.tsx';
 
 type Complete = ResponseOf<'getCompleteQuestion'>;
 type Solution = Complete['solutions'][number];
@@ -14,18 +29,23 @@ type Comment = Complete['comments'][number];
 type Attachment = Complete['attachments'][number];
 
 const VALIDITIES = ['months_three', 'months_six', 'year_one', 'years_two', 'unlimited'] as const;
+/** Comments shown under a question or solution before "show all". */
+const COMMENTS_SHOWN = 3;
+
+/** Changes this soon after publishing are part of asking, not an edit worth showing. */
+const EDIT_GRACE_MS = 5 * 60_000;
 
 const userIdOf = (path: string) => Number(path.split('/').pop());
-const fullName = (u: User) => `${u.firstname} ${u.lastname}`;
 
 /**
- * Whether the person asked this question. The API's Question names no author, so their own
- * questions are listed newest first (in the question's language: lists leave out the languages
- * their settings exclude) until this one, or an older one, comes.
+ * Whether the question is among the person's questions of `filter` (my-questions, following):
+ * the API's Question names neither its author nor its followers, so that list is read newest
+ * first (in the question's language: lists leave out the languages the settings exclude) until
+ * this one, or an older one, comes.
  */
-async function askedByMe(q: Complete) {
+async function listedForMe(q: Complete, filter: 'my-questions' | 'following') {
   for await (const page of kn().pages('listQuestions', {
-    query: { filter: ['my-questions'], sort: ['id.desc'], language_id: [q.language], limit: 100 } as never,
+    query: { filter: [filter], sort: ['id.desc'], language_id: [q.language], limit: 100 } as never,
   })) {
     if (page.items.some((item) => item.id === q.id)) return true;
     if ((page.items.at(-1)?.id ?? 0) < q.id) return false;
@@ -33,185 +53,268 @@ async function askedByMe(q: Complete) {
   return false;
 }
 
+/** The accepted solution first, then the most upvoted, then the best rated, then the oldest. */
+export function solutionOrder(a: Solution, b: Solution) {
+  return (
+    Number(!!b.accepted_by_question_poser) - Number(!!a.accepted_by_question_poser) ||
+    b.upvote_count - a.upvote_count ||
+    (b.rating ?? 0) - (a.rating ?? 0) ||
+    a.id - b.id
+  );
+}
+
 export function QuestionPage({ id }: { id: number }) {
   const question = useLoad(() => kn().call('getCompleteQuestion', { params: { id } }), [id]);
   const q = question.data;
   // A draft is seen by its author alone.
-  const poser = useLoad(async () => !!q && (!q.is_published || askedByMe(q)), [q?.id, q?.is_published]);
+  const poser = useLoad(async () => !!q && (!q.is_published || listedForMe(q, 'my-questions')), [q?.id, q?.is_published]);
   const authorIds = [...new Set([...(q?.solutions ?? []), ...(q?.comments ?? [])].map((s) => userIdOf(s.user)))];
-  const authors = useLoad(
-    async () => new Map((await Promise.all(authorIds.map(userOf))).flatMap((u) => (u ? [[u.id, u] as const] : []))),
-    [authorIds.join(',')],
-  );
-  if (question.error) return <ErrorBox error={question.error} />;
-  if (!q) return <Loading />;
-  const nameOf = (path: string) => {
-    const u = authors.data?.get(userIdOf(path));
-    return u ? fullName(u) : '';
-  };
-  const published = q.solutions.filter((s) => s.is_published);
+  const authors = useLoad(() => usersOf(authorIds), [authorIds.join(',')]);
+  if (question.error) return isNotFound(question.error) ? <NotFoundPage /> : <ErrorBox error={question.error} />;
+  if (!q) return <Loading lines={8} />;
+  const authorOf = (path: string) => authors.data?.get(userIdOf(path));
+  const published = q.solutions.filter((s) => s.is_published).sort(solutionOrder);
   const open = q.is_published && !q.is_deleted;
   const asker = poser.data === true;
+  const commentsOf = (solutionId: number | null) => q.comments.filter((c) => c.solution_id === solutionId);
+  const canConvert = (c: Comment) => open && (asker || isContentAdmin() || userIdOf(c.user) === me.get()?.id);
   return (
     <Page title={q.title}>
-      <article aria-labelledby="question-body">
-        <div id="question-body">{q.description && <SanitisedHtml html={q.description} />}</div>
-        <TagLinks concepts={q.concepts} />
-        {q.category && (
-          <p class="meta">
-            {t('question.category')}: {q.category.name}
-          </p>
-        )}
-        <Follow id={id} />
-        <Attachments kind="question" id={id} items={q.attachments} canChange={asker || isContentAdmin()} />
-      </article>
-      <section aria-labelledby="solutions-title">
-        <h2 id="solutions-title">{t('question.solutions')}</h2>
-        {published.length === 0 && <p>{t('question.noSolutions')}</p>}
-        {published.map((s) => (
-          <SolutionView key={s.id} solution={s} author={nameOf(s.user)} asker={asker} onChange={question.reload} />
-        ))}
-        {open && published.length > 0 && <RequestValidation id={id} />}
-        {open && <DraftSolution questionId={id} onPublished={question.reload} />}
-      </section>
-      <Comments
-        comments={q.comments.filter((c) => c.solution_id === null)}
-        questionId={id}
-        nameOf={nameOf}
-        canConvert={(c) => open && (asker || isContentAdmin() || userIdOf(c.user) === me.get()?.id)}
-        onChange={question.reload}
-      />
-      {open && (
-        <section aria-labelledby="share-title">
-          <h2 id="share-title">{t('share.title')}</h2>
-          <Share kind="question" id={id} />
-        </section>
-      )}
-      <Similar id={id} />
+      <div class="question-layout">
+        <div class="question-main">
+          <article aria-labelledby="question-body" class="question">
+            <p class="meta question-header">
+              {q.published && (
+                <span>
+                  {t('question.asked')} <When iso={q.published} />
+                </span>
+              )}
+              {q.published && Date.parse(q.content_updated) - Date.parse(q.published) > EDIT_GRACE_MS && (
+                <span>
+                  {t('question.edited')} <When iso={q.content_updated} />
+                </span>
+              )}
+              <span>{tn('question.views', q.view_count)}</span>
+              <span>{tn('question.votes', q.upvote_count)}</span>
+              {q.category && (
+                <span>
+                  {t('question.category')}: {q.category.name}
+                </span>
+              )}
+            </p>
+            <div id="question-body">{q.description && <SanitisedHtml html={q.description} />}</div>
+            <TagLinks concepts={q.concepts} />
+            <div class="actions">
+              <Follow q={q} />
+              <Menu label={t('question.more')}>
+                <Attachments kind="question" id={id} items={q.attachments} canChange={asker || isContentAdmin()} />
+                {open && (
+                  <section aria-labelledby="share-title">
+                    <h2 id="share-title">{t('share.title')}</h2>
+                    <Share kind="question" id={id} />
+                  </section>
+                )}
+              </Menu>
+            </div>
+            <Comments
+              target={{ kind: 'question', id }}
+              comments={commentsOf(null)}
+              authorOf={authorOf}
+              canConvert={canConvert}
+              open={open}
+              onChange={question.reload}
+            />
+          </article>
+          <section aria-labelledby="solutions-title">
+            <h2 id="solutions-title">{published.length ? tn('question.solutionCount', published.length) : t('question.solutions')}</h2>
+            {published.length === 0 && <p>{t('question.noSolutions')}</p>}
+            {published.map((s) => (
+              <SolutionView key={s.id} solution={s} authorOf={authorOf} asker={asker} onChange={question.reload}>
+                <Comments
+                  target={{ kind: 'solution', id: s.id }}
+                  comments={commentsOf(s.id)}
+                  authorOf={authorOf}
+                  canConvert={() => false}
+                  open={open}
+                  onChange={question.reload}
+                />
+              </SolutionView>
+            ))}
+            {open && published.some((s) => s.expires && Date.parse(s.expires) <= Date.now()) && <RequestValidation id={id} />}
+            {open && <DraftSolution questionId={id} onPublished={question.reload} />}
+          </section>
+        </div>
+        <Similar id={id} />
+      </div>
     </Page>
   );
 }
 
-function Follow({ id }: { id: number }) {
+/** Following as one switch that shows whether it holds. */
+function Follow({ q }: { q: Complete }) {
+  const known = useLoad(() => listedForMe(q, 'following'), [q.id]);
+  const [following, setFollowing] = useState<boolean | null>(null);
+  useEffect(() => setFollowing(known.data ?? null), [known.data]);
   const action = useAction();
-  const [notice, setNotice] = useState<string | null>(null);
-  const follow = (on: boolean) =>
+  const toggle = () =>
     action.run(async () => {
-      await kn().call(on ? 'followQuestion' : 'unfollowQuestion', { params: { id } });
-      setNotice(t(on ? 'question.following' : 'question.notFollowing'));
+      const on = !following;
+      await kn().call(on ? 'followQuestion' : 'unfollowQuestion', { params: { id: q.id } });
+      setFollowing(on);
     });
   return (
-    <div class="actions">
-      <button type="button" class="secondary" disabled={action.busy} onClick={() => void follow(true)}>
-        {t('question.follow')}
-      </button>
-      <button type="button" class="secondary" disabled={action.busy} onClick={() => void follow(false)}>
-        {t('question.unfollow')}
+    <>
+      <button
+        type="button"
+        class={following ? 'toggle on' : 'toggle'}
+        aria-pressed={following === true}
+        disabled={action.busy || following === null}
+        onClick={() => void toggle()}
+      >
+        {following ? t('question.following') : t('question.follow')}
       </button>
       <ErrorBox error={action.error} />
-      <Notice text={notice} />
-    </div>
+    </>
+  );
+}
+
+/** A menu of what is done less often (attachments, sharing): closed until asked for. */
+function Menu({ label, children }: { label: string; children: ComponentChildren }) {
+  const [opened, setOpened] = useState(false);
+  return (
+    <details class="menu" onToggle={(e) => e.currentTarget.open && setOpened(true)}>
+      <summary>{label}</summary>
+      {opened && <div class="menu-body">{children}</div>}
+    </details>
   );
 }
 
 function SolutionView({
-  solution: s,
-  author,
+  solution: initial,
+  authorOf,
   asker,
   onChange,
+  children,
 }: {
   solution: Solution;
-  author: string;
+  authorOf: (path: string) => User | undefined;
   asker: boolean;
   onChange: () => void;
+  children: ComponentChildren;
 }) {
-  const lang = useSignal(language);
+  const [s, setSolution] = useState(initial);
+  useEffect(() => setSolution(initial), [initial]);
+  const [upvoted, setUpvoted] = useState(false);
   const action = useAction();
-  const [rating, setRating] = useState('5');
-  const [validity, setValidity] = useState<(typeof VALIDITIES)[number]>('months_six');
+  const author = authorOf(s.user);
   const mine = userIdOf(s.user) === me.get()?.id;
   const canEdit = mine || isContentAdmin();
   const act = (run: () => Promise<unknown>) => action.run(run).then((ok) => ok && onChange());
-  const expires = s.expires && formatDate(s.expires, lang);
+  // One click: the count changes at once, from the API's answer (a second click takes it back).
+  const upvote = () =>
+    action.run(async () => {
+      const on = !upvoted;
+      setSolution(await kn().call(on ? 'upvoteSolution' : 'removeSolutionUpvote', { params: { id: s.id } }));
+      setUpvoted(on);
+    });
+  const label = author ? t('question.solutionBy', { name: fullName(author) }) : t('question.solution');
   return (
-    <article class="solution" id={`solution-${s.id}`} aria-label={author ? t('common.by', { name: author }) : undefined}>
-      <SanitisedHtml html={s.description} />
-      <p class="meta">
-        {author && <span>{t('common.by', { name: author })}</span>}
-        {s.published && <span>{formatDate(s.published, lang)}</span>}
-        <span>
-          {s.rating === null ? t('question.unrated') : t('question.rating', { rating: s.rating.toFixed(1), count: s.rating_count })}
-        </span>
-        {s.accepted_by_question_poser && <strong class="accepted">{t('question.accepted')}</strong>}
-        {expires &&
-          (Date.parse(s.expires!) <= Date.now() ? (
-            <strong class="expired">{t('validity.expired', { date: expires })}</strong>
-          ) : (
-            <span>{t('validity.until', { date: expires })}</span>
-          ))}
-        {!expires && s.validity_period === 'unlimited' && <span>{t('validity.none')}</span>}
-      </p>
-      <div class="actions">
-        {asker && !s.accepted_by_question_poser && (
+    <article class={s.accepted_by_question_poser ? 'solution is-accepted' : 'solution'} id={`solution-${s.id}`} aria-label={label}>
+      {s.accepted_by_question_poser && <p class="badge-accepted">{t('question.accepted')}</p>}
+      <div class="solution-row">
+        <div class="vote">
           <button
             type="button"
-            disabled={action.busy}
-            onClick={() => void act(() => kn().call('acceptSolution', { params: { id: s.id } }))}
+            class={upvoted ? 'toggle on' : 'toggle'}
+            aria-pressed={upvoted}
+            disabled={action.busy || mine}
+            title={mine ? t('question.upvoteOwn') : undefined}
+            onClick={() => void upvote()}
           >
-            {t('question.accept')}
+            <span aria-hidden="true">▲ </span>
+            {t('question.upvote')}
           </button>
-        )}
-        {!mine && (
-          <ChoiceAction
-            id={`rating-${s.id}`}
-            label={t('question.rateLabel')}
-            value={rating}
-            options={['5', '4', '3', '2', '1'].map((r) => [r, r])}
-            onChange={setRating}
-            busy={action.busy}
-            act={t('question.rate')}
-            onAct={() => void act(() => kn().call('rateSolution', { params: { id: s.id }, body: { rating: Number(rating) } }))}
-          />
-        )}
-        {canEdit && (
-          <ChoiceAction
-            id={`validity-${s.id}`}
-            label={t('validity.label')}
-            value={validity}
-            options={VALIDITIES.map((v) => [v, t(`validity.${v}` as MessageKey)])}
-            onChange={(v) => setValidity(v as never)}
-            busy={action.busy}
-            act={t('validity.validate')}
-            onAct={() => void act(() => kn().call('validateSolution', { params: { id: s.id }, body: { validity } }))}
-          />
-        )}
+          <span class="vote-count">{tn('question.votes', s.upvote_count)}</span>
+        </div>
+        <div class="solution-body">
+          <SanitisedHtml html={s.description} />
+          <p class="meta">
+            <PersonLink user={author} />
+            {s.published && <When iso={s.published} />}
+            {s.rating !== null && <span>{tn('question.rating', s.rating_count, { rating: formatNumber(s.rating, 1) })}</span>}
+          </p>
+          <Validity solution={s} canEdit={canEdit} onValidated={setSolution} />
+          <div class="actions">
+            {asker && !s.accepted_by_question_poser && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={action.busy}
+                onClick={() => void act(() => kn().call('acceptSolution', { params: { id: s.id } }))}
+              >
+                {t('question.accept')}
+              </button>
+            )}
+            <Menu label={t('question.more')}>
+              <SolutionAttachments id={s.id} canChange={canEdit} />
+              <h3>{t('share.solution')}</h3>
+              <Share kind="solution" id={s.id} />
+            </Menu>
+          </div>
+          <ErrorBox error={action.error} />
+          {children}
+        </div>
       </div>
-      <ErrorBox error={action.error} />
-      <Lazy summary={t('attachments.title')}>
-        <SolutionAttachments id={s.id} canChange={canEdit} />
-      </Lazy>
-      <Lazy summary={t('share.solution')}>
-        <Share kind="solution" id={s.id} />
-      </Lazy>
     </article>
   );
 }
 
-/** A disclosure whose content is made (and loads what it needs) only once it is opened. */
-function Lazy({ summary, children }: { summary: string; children: ComponentChildren }) {
-  const [opened, setOpened] = useState(false);
+/** A solution's validity as a state (valid until …, expired, without limit), and, for its editors, validating it. */
+function Validity({ solution: s, canEdit, onValidated }: { solution: Solution; canEdit: boolean; onValidated: (s: Solution) => void }) {
+  const lang = useSignal(language);
+  const [validity, setValidity] = useState<(typeof VALIDITIES)[number]>('months_six');
+  const action = useAction();
+  const expires = s.expires && formatDate(s.expires, lang);
+  const expired = !!s.expires && Date.parse(s.expires) <= Date.now();
+  const state = expires
+    ? expired
+      ? t('validity.expired', { date: expires })
+      : t('validity.until', { date: expires })
+    : s.validity_period === 'unlimited'
+      ? t('validity.none')
+      : null;
+  if (!state && !canEdit) return null;
   return (
-    <details onToggle={(e) => e.currentTarget.open && setOpened(true)}>
-      <summary>{summary}</summary>
-      {opened && children}
-    </details>
+    <div class={expired ? 'validity expired' : 'validity'}>
+      {state && <span class="validity-state">{state}</span>}
+      {canEdit && (
+        <details class="menu">
+          <summary>{expired ? t('validity.renew') : t('validity.change')}</summary>
+          <div class="actions">
+            <ChoiceAction
+              id={`validity-${s.id}`}
+              label={t('validity.label')}
+              value={validity}
+              options={VALIDITIES.map((v) => [v, t(`validity.${v}` as MessageKey)])}
+              onChange={(v) => setValidity(v as never)}
+              busy={action.busy}
+              act={t('validity.validate')}
+              onAct={() =>
+                void action.run(async () => onValidated(await kn().call('validateSolution', { params: { id: s.id }, body: { validity } })))
+              }
+            />
+          </div>
+          <ErrorBox error={action.error} />
+        </details>
+      )}
+    </div>
   );
 }
 
 function SolutionAttachments({ id, canChange }: { id: number; canChange: boolean }) {
   const list = useLoad(() => kn().call('listSolutionAttachments', { params: { id } }), [id]);
   if (list.error) return <ErrorBox error={list.error} />;
-  return list.data ? <Attachments kind="solution" id={id} items={list.data.items} canChange={canChange} /> : <Loading />;
+  return list.data ? <Attachments kind="solution" id={id} items={list.data.items} canChange={canChange} /> : <Loading lines={1} />;
 }
 
 /** A file size in the person's language. */
@@ -382,69 +485,98 @@ function DraftSolution({ questionId, onPublished }: { questionId: number; onPubl
   );
 }
 
+/**
+ * The comments of a question or a solution, oldest first: the first few, then "show all"; anyone
+ * may add one while the question is open.
+ */
 function Comments({
-  questionId,
+  target,
   comments,
-  nameOf,
+  authorOf,
   canConvert,
+  open,
   onChange,
 }: {
-  questionId: number;
+  target: { kind: 'question' | 'solution'; id: number };
   comments: Comment[];
-  nameOf: (path: string) => string;
+  authorOf: (path: string) => User | undefined;
   canConvert: (c: Comment) => boolean;
+  open: boolean;
   onChange: () => void;
 }) {
-  const lang = useSignal(language);
+  const [all, setAll] = useState(false);
+  const [writing, setWriting] = useState(false);
   const [text, setText] = useState('');
   const action = useAction();
   const converting = useAction();
+  const key = `${target.kind}-${target.id}-comment`;
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await kn().call('createQuestionComment', { params: { id: questionId }, body: { description: textToHtml(text) } });
+      const op = target.kind === 'question' ? 'createQuestionComment' : 'createSolutionComment';
+      await kn().call(op, { params: { id: target.id }, body: { description: textToHtml(text) } });
       setText('');
+      setWriting(false);
       onChange();
     });
   };
+  const shown = all ? comments : comments.slice(0, COMMENTS_SHOWN);
+  const label = t(target.kind === 'question' ? 'question.commentsOnQuestion' : 'question.commentsOnSolution');
   return (
-    <section aria-labelledby="comments-title">
-      <h2 id="comments-title">{t('question.comments')}</h2>
-      {comments.length === 0 && <p>{t('question.noComments')}</p>}
-      <ul class="comments">
-        {comments.map((c) => (
-          <li key={c.id}>
-            <SanitisedHtml html={c.description} />
-            <p class="meta">
-              {nameOf(c.user) && <span>{t('common.by', { name: nameOf(c.user) })}</span>}
-              <span>{formatDate(c.created, lang)}</span>
-              {canConvert(c) && (
-                <button
-                  type="button"
-                  class="link"
-                  disabled={converting.busy}
-                  onClick={() =>
-                    void converting
-                      .run(() => kn().call('convertCommentToSolution', { params: { id: c.id } }))
-                      .then((ok) => ok && onChange())
-                  }
-                >
-                  {t('comment.toSolution')}
-                </button>
-              )}
-            </p>
-          </li>
-        ))}
-      </ul>
-      <ErrorBox error={converting.error} />
-      <form onSubmit={submit}>
-        <label for="comment-text">{t('question.addComment')}</label>
-        <textarea id="comment-text" rows={3} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
-        <ErrorBox error={action.error} />
-        <button type="submit" disabled={action.busy}>
-          {t('question.postComment')}
+    <section class="comments" aria-label={label}>
+      {comments.length > 0 && (
+        <ul class="comments">
+          {shown.map((c) => (
+            <li key={c.id}>
+              <SanitisedHtml html={c.description} />
+              <p class="meta">
+                <PersonLink user={authorOf(c.user)} />
+                <When iso={c.created} />
+                {canConvert(c) && (
+                  <button
+                    type="button"
+                    class="link"
+                    disabled={converting.busy}
+                    onClick={() =>
+                      void converting
+                        .run(() => kn().call('convertCommentToSolution', { params: { id: c.id } }))
+                        .then((ok) => ok && onChange())
+                    }
+                  >
+                    {t('comment.toSolution')}
+                  </button>
+                )}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {!all && comments.length > COMMENTS_SHOWN && (
+        <button type="button" class="link" onClick={() => setAll(true)}>
+          {tn('question.showAllComments', comments.length)}
         </button>
-      </form>
+      )}
+      <ErrorBox error={converting.error} />
+      {open &&
+        (writing ? (
+          <form onSubmit={submit}>
+            <label for={key}>{t('question.addComment')}</label>
+            <textarea id={key} rows={3} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
+            <ErrorBox error={action.error} />
+            <div class="actions">
+              <button type="submit" disabled={action.busy}>
+                {t('question.postComment')}
+              </button>
+              <button type="button" class="secondary" onClick={() => setWriting(false)}>
+                {t('common.cancel')}
+              </button>
+            </div>
+          </form>
+        ) : (
+          <button type="button" class="link add-comment" onClick={() => setWriting(true)}>
+            {t('question.writeComment')}
+          </button>
+        ))}
     </section>
   );
 }
@@ -526,14 +658,16 @@ function Share({ kind, id }: { kind: 'question' | 'solution'; id: number }) {
   );
 }
 
+/** Questions like this one: beside the content on a wide screen, after it on a narrow one. */
 function Similar({ id }: { id: number }) {
   const similar = useLoad(() => kn().call('similarToQuestion', { params: { id }, query: { limit: 5 } }), [id]);
-  if (!similar.data?.items.length) return null;
   return (
-    <aside aria-labelledby="similar-questions">
+    <aside class="related" aria-labelledby="similar-questions">
       <h2 id="similar-questions">{t('question.similar')}</h2>
+      {similar.loading && !similar.data && <Loading lines={3} />}
+      {similar.data && !similar.data.items.length && <p class="muted">{t('common.none')}</p>}
       <ul>
-        {similar.data.items.map((q) => (
+        {similar.data?.items.map((q) => (
           <li key={q.id}>
             <a href={`/questions/${q.id}`}>{q.title}</a>
           </li>

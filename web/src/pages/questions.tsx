@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { contentLanguages, kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
-import { language, t } from '../i18n.ts';
+import { language, relativeTime, t, tn } from '../i18n.ts';
 import { navigate, route } from '../router.ts';
 import { useSignal } from '../signal.ts';
-import { ErrorBox, formatDate, Loading, labels, Page, SanitisedHtml, TagLinks, useLoad } from '../ui.tsx';
+import { ErrorBox, Loading, labels, Page, SanitisedHtml, TagLinks, textOf, useLoad } from '../ui.tsx';
 
 const PAGE_SIZE = 10;
 const FILTERS = ['unsolved', 'solved', 'following', 'my-questions', 'my-solutions', 'trending'] as const;
+/** The first is the list's order when nothing is searched; a search is ordered by relevance. */
 const SORTS = ['last_activity.desc', 'date_published.desc', 'view_count.desc', 'solution_count.desc'] as const;
 
 /** The list and search of questions; what is asked lives in the address, so a reload or a link keeps it. */
@@ -46,12 +47,10 @@ export function QuestionsPage() {
       }),
     [text, tags, category, languageId, space, filter, sort, page],
   );
-  const go = (changes: Record<string, string | number>) => {
-    const next = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...form, page: 1, ...changes })) if (v && !(k === 'page' && v === 1)) next.set(k, String(v));
-    const qs = next.toString();
-    navigate(qs ? `/?${qs}` : '/');
-  };
+  const go = (changes: Record<string, string | number>) => navigate(hrefOf({ ...form, page: 1, ...changes }));
+  const activeFilters = [tags, category, languageId, space, filter].filter(Boolean).length;
+  // Open at first when filters are on; then as the person leaves it (choosing applies at once).
+  const [filtersOpen] = useState(activeFilters > 0);
   const submit = (event: Event) => {
     event.preventDefault();
     go({});
@@ -74,70 +73,82 @@ export function QuestionsPage() {
             />
             <button type="submit">{t('list.searchButton')}</button>
           </div>
-          <fieldset class="filters">
-            <legend>{t('list.filters')}</legend>
-            <div>
-              <label for="tags">{t('list.tags')}</label>
-              <input id="tags" value={form.tags} onInput={(e) => setForm({ ...form, tags: e.currentTarget.value })} />
-            </div>
-            <FilterSelect
-              id="category"
-              label={t('list.category')}
-              all={t('list.allCategories')}
-              value={form.category}
-              options={(categories.data ?? []).map((c) => [String(c.id), c.name])}
-              onChange={(category) => setForm({ ...form, category })}
-            />
-            <FilterSelect
-              id="language"
-              label={t('list.language')}
-              all={t('list.allLanguages')}
-              value={form.language}
-              options={languages.map((code) => [code, languageName.of(code) ?? code])}
-              onChange={(language) => setForm({ ...form, language })}
-            />
-            {!!spaces.data?.items.length && (
+          <details class="filters" open={filtersOpen}>
+            <summary>{activeFilters ? tn('list.filtersActive', activeFilters) : t('list.filters')}</summary>
+            <div class="filter-grid">
+              <div>
+                <label for="tags">{t('list.tags')}</label>
+                <input
+                  id="tags"
+                  value={form.tags}
+                  onInput={(e) => setForm({ ...form, tags: e.currentTarget.value })}
+                  onChange={(e) => go({ tags: e.currentTarget.value })}
+                />
+              </div>
               <FilterSelect
-                id="space"
-                label={t('list.space')}
-                all={t('list.allSpaces')}
-                value={form.space}
-                options={spaces.data.items.map((k) => [String(k.id), k.name])}
-                onChange={(space) => setForm({ ...form, space })}
+                id="category"
+                label={t('list.category')}
+                all={t('list.allCategories')}
+                value={form.category}
+                options={(categories.data ?? []).map((c) => [String(c.id), c.name])}
+                onChange={(category) => go({ category })}
               />
-            )}
-            <FilterSelect
-              id="filter"
-              label={t('list.filter')}
-              all={t('list.filter.all')}
-              value={form.filter}
-              options={FILTERS.map((f) => [f, t(`list.filter.${f}` as MessageKey)])}
-              onChange={(filter) => setForm({ ...form, filter })}
-            />
-            <FilterSelect
-              id="sort"
-              label={t('list.sort')}
-              all={form.q ? t('list.sort.relevance') : t('list.sort.last_activity.desc')}
-              value={form.sort}
-              options={SORTS.map((o) => [o, t(`list.sort.${o}` as MessageKey)])}
-              onChange={(sort) => setForm({ ...form, sort })}
-            />
-            <button type="submit" class="secondary">
-              {t('list.apply')}
-            </button>
-          </fieldset>
+              <FilterSelect
+                id="language"
+                label={t('list.language')}
+                all={t('list.allLanguages')}
+                value={form.language}
+                options={languages.map((code) => [code, languageName.of(code) ?? code])}
+                onChange={(language) => go({ language })}
+              />
+              {!!spaces.data?.items.length && (
+                <FilterSelect
+                  id="space"
+                  label={t('list.space')}
+                  all={t('list.allSpaces')}
+                  value={form.space}
+                  options={spaces.data.items.map((k) => [String(k.id), k.name])}
+                  onChange={(space) => go({ space })}
+                />
+              )}
+              <FilterSelect
+                id="filter"
+                label={t('list.filter')}
+                all={t('list.filter.all')}
+                value={form.filter}
+                options={FILTERS.map((f) => [f, t(`list.filter.${f}` as MessageKey)])}
+                onChange={(filter) => go({ filter })}
+              />
+            </div>
+          </details>
         </form>
       </search>
+      <nav class="tabs" aria-label={t('list.sort')}>
+        <ul>
+          {[...(text ? [''] : []), ...SORTS].map((o) => {
+            const current = o === sort || (!sort && o === (text ? '' : SORTS[0]));
+            return (
+              <li key={o}>
+                <a
+                  href={hrefOf({ ...currentOf(query), sort: o === SORTS[0] && !text ? '' : o })}
+                  aria-current={current ? 'page' : undefined}
+                >
+                  {o ? t(`list.sort.${o}` as MessageKey) : t('list.sort.relevance')}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
       <ErrorBox error={list.error} />
       {list.loading && !list.data && <Loading />}
       {list.data && (
         <section aria-labelledby="results" aria-busy={list.loading}>
-          <h2 id="results">{t('list.results', { total: list.data.total })}</h2>
+          <h2 id="results">{tn('list.results', list.data.total)}</h2>
           {list.data.items.length === 0 && <p>{t('list.empty')}</p>}
           <ol class="questions">
             {list.data.items.map((q) => {
-              const meta = q.search_metadata;
-              const hl = meta?.highlighting;
+              const hl = q.search_metadata?.highlighting;
               return (
                 <li key={q.id} class="question-item">
                   <h3>
@@ -153,16 +164,11 @@ export function QuestionsPage() {
                       {!hl.end && ' …'}
                     </p>
                   )}
+                  {!hl && q.description && <p class="excerpt">{excerptOf(q.description)}</p>}
                   <p class="meta">
-                    {meta && (
-                      <span class="relevance">
-                        {t('list.relevance', { score: meta.score.toFixed(2) })}
-                        {meta.is_relevant && <strong> · {t('list.relevant')}</strong>}
-                      </span>
-                    )}
-                    <span>{t('list.solutions', { count: q.solution_count })}</span>
-                    <span>{t('list.views', { count: q.view_count })}</span>
-                    <span>{formatDate(q.last_activity, lang)}</span>
+                    <span class={q.solution_count ? 'count has' : 'count'}>{tn('list.solutions', q.solution_count)}</span>
+                    <span>{tn('list.views', q.view_count)}</span>
+                    <span>{t('list.active', { time: relativeTime(q.last_activity) })}</span>
                     {q.category && <span>{q.category.name}</span>}
                   </p>
                   <TagLinks concepts={q.concepts} />
@@ -185,6 +191,14 @@ export function QuestionsPage() {
   );
 }
 
+/** The address of the list with these choices (the first page and empty choices left out). */
+function hrefOf(choices: Record<string, string | number>) {
+  const next = new URLSearchParams();
+  for (const [k, v] of Object.entries(choices)) if (v && !(k === 'page' && v === 1)) next.set(k, String(v));
+  const qs = next.toString();
+  return qs ? `/?${qs}` : '/';
+}
+
 /** The search as it stands in the address (paging keeps it, whatever the form holds unsent). */
 const currentOf = (query: URLSearchParams) => ({
   q: query.get('q') ?? '',
@@ -195,6 +209,13 @@ const currentOf = (query: URLSearchParams) => ({
   filter: query.get('filter') ?? '',
   sort: query.get('sort') ?? '',
 });
+
+/** The start of a description as plain text (the API's sanitised HTML, read as text, never drawn). */
+const EXCERPT_CHARS = 180;
+function excerptOf(html: string) {
+  const text = textOf(html).replace(/\s+/g, ' ').trim();
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS).replace(/\s+\S*$/, '')} …` : text;
+}
 
 /** A labelled filter of the list: its first option (`all`, the empty value) leaves the filter out. */
 function FilterSelect(props: {

@@ -1,0 +1,314 @@
+import { API, newQuestion, publishedSolution } from './fixtures.ts';
+import { bearer } from './system.ts';
+import { type Person, startWebApp, type WebApp } from './web-app.ts';
+
+/*
+ * The web app's pages as people read them (issue 64), in Chromium at a phone's and a desktop's
+ * width, in English and German: the question page (accepted solution first, comments under each
+ * solution, one-click upvote, the follow switch, authors read in one request), the not-found page,
+ * profiles linked from names. Screenshots: the folder this file prints.
+ */
+
+let web: WebApp;
+let asker: Person;
+let erik: Person;
+let carl: Person;
+let dora: Person;
+let questionId: number;
+const solutions: Record<'erik' | 'carl' | 'dora', number> = { erik: 0, carl: 0, dora: 0 };
+
+const as = (who: Person) => bearer(who.token);
+
+beforeAll(async () => {
+  web = await startWebApp('web-pages');
+  console.log(`screenshots: ${web.shots}`);
+  const { system } = web;
+  asker = await web.person('Anna', 'Asker');
+  erik = await web.person('Erik', 'Expert');
+  carl = await web.person('Carl', 'Colleague');
+  dora = await web.person('Dora', 'Drinker');
+  questionId = (
+    await newQuestion(system, asker.token, {
+      title: 'How cold should a lager ferment?',
+      description: '<p>My lager tastes of <em>sulphur</em> after two weeks.</p>',
+      tags: ['lager'],
+    })
+  ).id;
+  solutions.erik = await publishedSolution(system, erik.token, questionId, '<p>Erik says: 10 °C, then a diacetyl rest.</p>');
+  solutions.carl = await publishedSolution(system, carl.token, questionId, '<p>Carl says: patience, lager it for six weeks.</p>');
+  solutions.dora = await publishedSolution(system, dora.token, questionId, '<p>Dora says: pitch more yeast.</p>');
+  // Dora's gets two votes, Carl's none, Erik's one; the asker accepts Carl's.
+  for (const [who, id] of [
+    [erik, solutions.dora],
+    [carl, solutions.dora],
+    [dora, solutions.erik],
+  ] as const)
+    expect((await system.api.put(`${API}/solutions/${id}/upvote`).set(...as(who))).status).toBe(200);
+  expect((await system.api.put(`${API}/solutions/${solutions.carl}/accept`).set(...as(asker))).status).toBe(200);
+  // Five comments on Erik's solution, by three people; one on the question.
+  for (const [i, who] of [carl, dora, asker, carl, dora].entries())
+    expect(
+      (
+        await system.api
+          .post(`${API}/solutions/${solutions.erik}/comments`)
+          .set(...as(who))
+          .send({ description: `<p>Solution comment number ${i + 1}</p>` })
+      ).status,
+    ).toBe(201);
+  expect(
+    (
+      await system.api
+        .post(`${API}/questions/${questionId}/comments`)
+        .set(...as(erik))
+        .send({ description: '<p>Which yeast strain do you use?</p>' })
+    ).status,
+  ).toBe(201);
+}, 180_000);
+
+afterAll(() => web?.stop());
+
+const solutionTexts = (page: import('playwright-core').Page) =>
+  page.locator('article.solution .solution-body > .content').allTextContents();
+
+describe('the question page', () => {
+  test.each([1280, 390])(
+    'at %i px: the accepted solution first with its badge, then by votes; comments under each solution, beyond three behind "show all"; every author read in one request',
+    async (width) => {
+      const page = await web.newPage(width, 844);
+      const userReads: string[] = [];
+      page.on('request', (req) => {
+        if (new URL(req.url()).pathname.startsWith(`${API}/users/`) && !req.url().includes('/users/me')) userReads.push(req.url());
+      });
+      await web.signIn(page, dora.email, `/questions/${questionId}`);
+      await page.locator('h1', { hasText: 'How cold should a lager ferment?' }).waitFor();
+      await page.locator('article.solution').nth(2).waitFor();
+      expect(await solutionTexts(page)).toEqual([
+        'Carl says: patience, lager it for six weeks.',
+        'Dora says: pitch more yeast.',
+        'Erik says: 10 °C, then a diacetyl rest.',
+      ]);
+      const accepted = page.locator('article.solution').first();
+      await accepted.locator('.badge-accepted', { hasText: 'Accepted by the asker' }).waitFor();
+      expect(await page.locator('.badge-accepted').count()).toBe(1);
+      // Names link to profiles; the first solution is named for its author.
+      await accepted.getByRole('link', { name: 'Carl Colleague' }).waitFor();
+      expect(await accepted.getAttribute('aria-label')).toBe('Solution by Carl Colleague');
+
+      const erikSolution = page.getByRole('article', { name: 'Solution by Erik Expert' });
+      const comments = erikSolution.getByRole('region', { name: 'Comments on the solution' }).locator('ul.comments > li');
+      await comments.nth(2).waitFor();
+      expect(await comments.count()).toBe(3);
+      await erikSolution.getByRole('button', { name: 'Show all 5 comments' }).click();
+      await comments.nth(4).waitFor();
+      expect(await comments.allTextContents()).toEqual([1, 2, 3, 4, 5].map((n) => expect.stringContaining(`Solution comment number ${n}`)));
+      // The question's comment sits under the question, before the solutions.
+      const questionComments = page.getByRole('region', { name: 'Comments on the question' });
+      await questionComments.getByText('Which yeast strain do you use?').waitFor();
+      const [commentTop, solutionsTop] = await Promise.all([
+        questionComments.boundingBox(),
+        page.getByRole('heading', { name: '3 solutions' }).boundingBox(),
+      ]);
+      expect(commentTop!.y).toBeLessThan(solutionsTop!.y);
+
+      // Every author of the page (four people) in one request.
+      await page.getByRole('link', { name: 'Anna Asker' }).first().waitFor();
+      expect(userReads).toEqual([expect.stringContaining(`${API}/users/by-id?ids=`)]);
+      // Italics of the content stay italics: only search hits are highlighted.
+      const italic = await page
+        .locator('#question-body em')
+        .evaluate((el) => [getComputedStyle(el).fontStyle, getComputedStyle(el).backgroundColor]);
+      expect(italic).toEqual(['italic', 'rgba(0, 0, 0, 0)']);
+      // Related questions beside the content on a wide screen, after it on a phone.
+      const [main, related] = await Promise.all([
+        page.locator('.question-main').boundingBox(),
+        page.locator('aside.related').boundingBox(),
+      ]);
+      if (width >= 960) expect(related!.x).toBeGreaterThan(main!.x + main!.width - 1);
+      else expect(related!.y).toBeGreaterThan(main!.y + main!.height - 1);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await web.accessible(page, `question-${width}`);
+      await web.shot(page, `question-${width}`);
+    },
+  );
+
+  test('one click upvotes (a second takes it back); Follow is one switch whose state holds after a reload', async () => {
+    const page = await web.newPage();
+    await web.signIn(page, asker.email, `/questions/${questionId}`);
+    const erikSolution = page.getByRole('article', { name: 'Solution by Erik Expert' });
+    const helpful = erikSolution.getByRole('button', { name: 'Helpful' });
+    await erikSolution.getByText('1 vote', { exact: true }).waitFor();
+    await helpful.click();
+    await erikSolution.getByText('2 votes', { exact: true }).waitFor();
+    expect(await helpful.getAttribute('aria-pressed')).toBe('true');
+    const read = async () => (await web.system.api.get(`${API}/solutions/${solutions.erik}`).set(...as(asker))).body.upvote_count as number;
+    expect(await read()).toBe(2);
+    await helpful.click();
+    await erikSolution.getByText('1 vote', { exact: true }).waitFor();
+    expect(await read()).toBe(1);
+    // Nobody upvotes their own solution: the button is there, but off.
+    const own = await web.newPage();
+    await web.signIn(own, erik.email, `/questions/${questionId}`);
+    await expect(
+      own.getByRole('article', { name: 'Solution by Erik Expert' }).getByRole('button', { name: 'Helpful' }).isDisabled(),
+    ).resolves.toBe(true);
+
+    const follow = page.getByRole('button', { name: 'Follow', exact: true });
+    await follow.click();
+    const following = page.getByRole('button', { name: 'Following', exact: true });
+    await following.waitFor();
+    expect(await following.getAttribute('aria-pressed')).toBe('true');
+    await page.reload();
+    await following.waitFor();
+    expect(await following.getAttribute('aria-pressed')).toBe('true');
+    const followed = async () =>
+      (await web.system.api.get(`${API}/questions?filter=following&limit=100`).set(...as(asker))).body.items.map(
+        (q: { id: number }) => q.id,
+      );
+    expect(await followed()).toContain(questionId);
+    await following.click();
+    await follow.waitFor();
+    expect(await follow.getAttribute('aria-pressed')).toBe('false');
+    expect(await followed()).not.toContain(questionId);
+    await web.shot(page, 'question-follow');
+  });
+
+  test('German: plurals, numbers and decimals as the language writes them', async () => {
+    const content = web.system.services.content.runtime.db;
+    await content.updateTable('questions').set({ view_count: 12345 }).where('id', '=', questionId).execute();
+    for (const [who, rating] of [
+      [asker, 4],
+      [erik, 5],
+    ] as const)
+      expect(
+        (
+          await web.system.api
+            .put(`${API}/solutions/${solutions.dora}/rating`)
+            .set(...as(who))
+            .send({ rating })
+        ).status,
+      ).toBe(200);
+    await web.speak(carl, 'de');
+    try {
+      for (const width of [1280, 390]) {
+        const page = await web.newPage(width, 844);
+        await web.signIn(page, carl.email, `/questions/${questionId}`);
+        await page.getByText('12.345 Aufrufe').waitFor();
+        await page.getByRole('heading', { name: '3 Lösungen' }).waitFor();
+        await page.getByRole('article', { name: 'Lösung von Erik Expert' }).getByText('1 Stimme', { exact: true }).waitFor();
+        await page.getByText('Bewertet mit 4,5 (2 Bewertungen)').waitFor();
+        await page.getByRole('link', { name: 'Frage stellen' }).waitFor();
+        await web.accessible(page, `question-de-${width}`);
+        await web.shot(page, `question-de-${width}`);
+        await page.getByRole('link', { name: 'Fragen', exact: true }).click();
+        await page.getByRole('heading', { name: /^\d+ Fragen?$/ }).waitFor();
+        await page.locator('ol.questions li', { hasText: 'How cold should a lager ferment?' }).getByText('3 Lösungen').waitFor();
+        await web.accessible(page, `questions-de-${width}`);
+        await web.shot(page, `questions-de-${width}`);
+      }
+    } finally {
+      await web.speak(carl, 'en');
+    }
+  });
+});
+
+describe('asking', () => {
+  test('tags as chips completed from the network’s tags; similar questions right under the title on a phone; asked from an expert’s result, the question goes to them too', async () => {
+    await web.system.searchCaughtUp();
+    const page = await web.newPage(390, 844);
+    await web.signIn(page, asker.email, `/ask?to=${erik.id}`);
+    await page.getByText('It will also be forwarded to Erik Expert.').waitFor();
+    await page.getByLabel('Title').fill('How cold should a lager be served?');
+    const similar = page.getByRole('region', { name: 'Similar questions that may already answer yours' });
+    await similar.getByRole('link', { name: 'How cold should a lager ferment?' }).waitFor();
+    const [box, description] = await Promise.all([similar.boundingBox(), page.getByLabel('Description').boundingBox()]);
+    expect(box!.y).toBeLessThan(description!.y);
+
+    const tags = page.getByRole('combobox', { name: 'Tags' });
+    await tags.pressSequentially('lag');
+    await page.locator('#ask-tags-known option[value="lager"]').waitFor({ state: 'attached' });
+    await tags.pressSequentially('er,');
+    await tags.fill('serving');
+    await tags.press('Enter');
+    const chips = page.getByRole('list', { name: 'Tags' }).locator('li');
+    await expect(chips.allTextContents()).resolves.toEqual(['lager×', 'serving×']);
+    await page.getByRole('button', { name: 'Remove the tag serving' }).click();
+    await tags.fill('temperature');
+    await web.accessible(page, 'ask-390');
+    await web.shot(page, 'ask-390');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByTestId('experts-asked').waitFor();
+    const mine = await web.system.api.get(`${API}/questions?filter=my-questions&sort=id.desc&limit=1`).set(...as(asker));
+    const asked = mine.body.items[0] as { id: number; title: string; concepts: Array<{ primary_label: string }> };
+    expect(asked.title).toBe('How cold should a lager be served?');
+    expect(asked.concepts.map((c) => c.primary_label).sort()).toEqual(['lager', 'temperature']);
+    const forwards = await web.system.api.get(`${API}/questions/${asked.id}/forward`).set(...as(asker));
+    expect(forwards.body.items.map((f: { user: { id: number } }) => f.user.id)).toContain(erik.id);
+  });
+});
+
+describe('states and people', () => {
+  test('an unknown address and an unknown question show the app’s not-found page with a way back; the API still answers JSON', async () => {
+    const raw = await web.system.api.get('/no-such-page').set('accept', 'text/html,application/xhtml+xml,*/*;q=0.8');
+    expect(raw.status).toBe(404);
+    expect(raw.text).toContain('<div id="app">');
+    expect(raw.headers['content-security-policy']).toContain("script-src 'self'");
+    const api = await web.system.api.get('/no-such-page');
+    expect([api.status, api.body.code]).toEqual([404, 'NotFound']);
+    const apiPath = await web.system.api.get(`${API}/no-such-thing`).set('accept', 'text/html');
+    expect([apiPath.status, apiPath.body.code]).toEqual([404, 'NotFound']);
+
+    for (const width of [1280, 390]) {
+      const page = await web.newPage(width, 844);
+      await web.signIn(page, asker.email, '/no-such-page');
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await web.accessible(page, `not-found-${width}`);
+      await web.shot(page, `not-found-${width}`);
+      await page.goto('/questions/987654321');
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await page.getByRole('link', { name: 'Back to the questions' }).click();
+      await page.locator('ol.questions').waitFor();
+    }
+  });
+
+  test('API answers of 1 KiB or more go gzipped to clients that take gzip; smaller ones, and to others, as they are', async () => {
+    const get = (path: string, encoding?: string) => {
+      const req = web.system.api.get(`${API}${path}`).set(...as(asker));
+      return encoding === undefined ? req.unset('accept-encoding') : req.set('accept-encoding', encoding);
+    };
+    const large = await get(`/questions/${questionId}/complete`, 'gzip, deflate, br');
+    expect(large.status).toBe(200);
+    expect(large.headers['content-encoding']).toBe('gzip');
+    expect(large.headers.vary).toMatch(/accept-encoding/i);
+    expect(large.body.solutions).toHaveLength(3);
+    const plain = await get(`/questions/${questionId}/complete`, undefined);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toEqual(large.body);
+    expect((await get(`/questions/${questionId}/complete`, 'gzip;q=0, identity')).headers['content-encoding']).toBeUndefined();
+    const small = await get('/notifications/count/unseen', 'gzip');
+    expect(small.status).toBe(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  test('a name leads to the person’s profile', async () => {
+    const res = await web.system.api
+      .put(`${API}/users/${erik.id}`)
+      .set(...as(erik))
+      .send({ position: 'Head brewer', about: 'Brews <b>lagers</b> since 2004.' });
+    expect(res.status).toBe(200);
+    for (const width of [1280, 390]) {
+      const page = await web.newPage(width, 844);
+      await web.signIn(page, asker.email, `/questions/${questionId}`);
+      await page.locator('article.solution').first().waitFor();
+      await page.getByRole('article', { name: 'Solution by Erik Expert' }).getByRole('link', { name: 'Erik Expert' }).click();
+      await page.getByRole('heading', { name: 'Erik Expert' }).waitFor();
+      await page.getByText('Head brewer').waitFor();
+      // What a profile says is read as text, never drawn as markup.
+      await page.getByText('Brews lagers since 2004.').waitFor();
+      expect(await page.locator('.about b').count()).toBe(0);
+      expect(new URL(page.url()).pathname).toBe(`/users/${erik.id}`);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await web.accessible(page, `profile-${width}`);
+      await web.shot(page, `profile-${width}`);
+    }
+  });
+});
