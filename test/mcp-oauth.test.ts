@@ -87,6 +87,21 @@ async function authorizeInBrowser(url: URL, decision: 'Allow' | 'Deny', signIn =
       await page.locator('form button[type=submit]').click();
     }
     await page.getByRole('heading', { name: 'Connect Test assistant?' }).waitFor();
+    // The consent form only counts with the session's CSRF token: a post without it (another page's) is refused.
+    const [forged] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.evaluate(() => {
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = location.pathname;
+        form.append(Object.assign(document.createElement('input'), { name: 'decision', value: 'allow' }));
+        document.body.append(form);
+        form.submit();
+      }),
+    ]);
+    expect(forged.status()).toBe(403);
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Connect Test assistant?' }).waitFor();
     await page.getByRole('button', { name: decision }).click();
     await page.waitForURL((u) => u.href.startsWith(callbackUrl));
     return arrivals[arrived]!;
