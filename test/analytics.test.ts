@@ -31,7 +31,7 @@ const flow = (token: string, query: string) => system.api.get(`${API}/analytics/
 
 beforeAll(async () => {
   // The clock moves months ahead for validity periods: tokens must outlive that.
-  system = await startSystem({ TOKEN_TTL: String(5 * 365 * DAY) });
+  system = await startSystem({ TOKEN_TTL: String(5 * 365 * DAY), ANALYTICS_CACHE_MS: '0' });
   manager = await system.createUser({}, ['user', 'manager']);
   askers = [];
   for (let i = 0; i < 6; i++) askers.push(await system.createUser());

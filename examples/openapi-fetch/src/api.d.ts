@@ -16893,6 +16893,8 @@ export interface operations {
                 dimension?: "network" | "tag" | "category" | "knowledge_space" | "department" | "location";
                 /** @description only this value of the dimension (a tag label, a category or space id, an attribute) */
                 value?: string;
+                /** @description per dimension: only the groups with the most questions in the range, at most this many */
+                top?: number;
             };
             header?: {
                 /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */

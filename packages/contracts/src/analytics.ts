@@ -172,6 +172,13 @@ export const analyticsOperations = {
           .max(191)
           .optional()
           .describe('only this value of the dimension (a tag label, a category or space id, an attribute)'),
+        top: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .default(20)
+          .describe('per dimension: only the groups with the most questions in the range, at most this many'),
       })
       .superRefine(checkRange),
     response: FlowReport,

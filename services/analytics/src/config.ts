@@ -9,6 +9,14 @@ export const AnalyticsConfig = BaseConfig.extend({
     .max(10_000)
     .default(1000)
     .describe('Events applied to the figures in one transaction while catching up with the streams.'),
+  ANALYTICS_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(15_000)
+    .describe(
+      'How long (ms) an answer of the figures is reused for the same question by the same caller (0: never); the figures are at most this old.',
+    ),
 });
 export type AnalyticsConfig = z.infer<typeof AnalyticsConfig>;
 

@@ -22,7 +22,7 @@ export async function start(config: AnalyticsConfig, options: { clock?: Clock } 
         service: 'analytics',
         requestKeys: runtime.requestKeys,
         operations: analyticsOperations,
-        handlers: createHandlers({ db, bus, clock: options.clock ?? systemClock, feed }),
+        handlers: createHandlers({ db, bus, clock: options.clock ?? systemClock, feed, cacheMs: config.ANALYTICS_CACHE_MS }),
       }),
     );
     logger.info('analytics service ready');

@@ -20,7 +20,10 @@ test('a range: from before to, at most five years by day, longer by week or mont
   const long = parse({ from: '2020-01-01', to: '2026-01-01', granularity: 'day' });
   expect(long.error?.issues[0]).toMatchObject({ path: ['from'], message: expect.stringContaining('at most 1830 days at day granularity') });
   expect(parse({ from: '2020-01-01', to: '2026-01-01', granularity: 'week' }).success).toBe(true);
-  expect(parse({ from: '2026-01-02', to: '2026-01-01' }).error?.issues[0]).toMatchObject({ path: ['to'], message: 'to must be after from' });
+  expect(parse({ from: '2026-01-02', to: '2026-01-01' }).error?.issues[0]).toMatchObject({
+    path: ['to'],
+    message: 'to must be after from',
+  });
   expect(parse({ from: '2026-02-30', to: '2026-03-01' }).success).toBe(false);
   expect(parse({ from: '2026-01-01T10:00Z', to: '2026-01-02T00:00:00.000Z', granularity: 'day' }).success).toBe(true);
   expect(parse({ from: '2026-01-01', to: '2026-02-01', dimension: 'colour' }).success).toBe(false);

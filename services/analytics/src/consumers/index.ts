@@ -1,12 +1,16 @@
-import type { EventHandlers } from '@kn/bus';
-import type { Transaction } from 'kysely';
-import type { AnalyticsSchema } from '../db/schema.ts';
-import * as project from '../domain/projection.ts';
+import type { EventEnvelope, ServiceName, StreamSubject } from '@kn/contracts';
+import type { ProjectionBatch } from '../domain/projection.ts';
 
-type Tx = Transaction<AnalyticsSchema>;
-const tx = (t: Transaction<any>) => t as Tx;
+/**
+ * What an event changes in the batch being applied: a handler for every subject of the stream
+ * but those named as ignored, so that a new event fails type-checking here until it is decided
+ * (as `EventHandlers` of @kn/bus does for durable consumers).
+ */
+export type BatchHandlers<St extends ServiceName, Ignored extends StreamSubject<St> = never> = {
+  [S in Exclude<StreamSubject<St>, Ignored>]: (batch: ProjectionBatch, event: EventEnvelope<S>) => void;
+};
 
-/** What the figures never depend on: drafts, comments, attachments, follows, votes, tags, settings. */
+/** What the figures never depend on: drafts, comments, attachments, follows, votes, tags, shares. */
 export const contentIgnored = [
   'content.question.created.v1',
   'content.question.flagged.v1',
@@ -29,50 +33,43 @@ export const contentIgnored = [
   'content.attachment.deleted.v1',
 ] as const;
 
-const solutionChanged = async (t: Transaction<any>, data: { solution: Parameters<typeof project.putSolution>[1] }, renewed?: Date) => {
-  await project.putSolution(tx(t), data.solution, { renewed });
-  await project.settleQuestion(tx(t), data.solution.question_id);
-};
+const at = (e: { occurred_at: string }) => new Date(e.occurred_at);
 
-export const contentHandlers: EventHandlers<'content', (typeof contentIgnored)[number]> = {
-  'content.question.published.v1': (t, e) => project.putQuestion(tx(t), e.data.question),
-  'content.question.updated.v1': (t, e) => project.putQuestion(tx(t), e.data.question),
-  'content.question.deleted.v1': (t, e) => project.setQuestionDeleted(tx(t), e.data.question.id, true),
-  'content.question.restored.v1': (t, e) => project.setQuestionDeleted(tx(t), e.data.question.id, false),
-  'content.question.imported.v1': async (t, e) => {
-    await project.putQuestion(tx(t), e.data.question);
-    for (const s of e.data.solutions) await project.putSolution(tx(t), s);
-    await project.settleQuestion(tx(t), e.data.question.id);
+export const contentHandlers: BatchHandlers<'content', (typeof contentIgnored)[number]> = {
+  'content.question.published.v1': (b, e) => b.question(e.data.question),
+  'content.question.updated.v1': (b, e) => b.question(e.data.question),
+  'content.question.deleted.v1': (b, e) => b.questionDeleted(e.data.question.id, true),
+  'content.question.restored.v1': (b, e) => b.questionDeleted(e.data.question.id, false),
+  'content.question.imported.v1': (b, e) => {
+    b.question(e.data.question);
+    for (const s of e.data.solutions) b.solution(s);
   },
-  'content.question.forwarded.v1': (t, e) => project.putForward(tx(t), e.id, e.data, new Date(e.occurred_at)),
-  'content.question.validation-requested.v1': (t, e) =>
-    project.putValidationRequest(tx(t), e.data.question.id, new Date(e.data.last_requested), e.data.requested_by),
-  'content.category.updated.v1': (t, e) => project.renameCategory(tx(t), e.data.category.id, e.data.category.name),
-  'content.category.deleted.v1': (t, e) => project.dropCategory(tx(t), e.data.category.id),
-  'content.knowledge-space.created.v1': (t, e) => project.putSpace(tx(t), e.data.knowledge_space),
-  'content.knowledge-space.updated.v1': (t, e) => project.putSpace(tx(t), e.data.knowledge_space),
-  'content.solution.published.v1': (t, e) => solutionChanged(t, e.data),
-  // An edit restarts the validity period: it answers a validation request like a validation does.
-  'content.solution.updated.v1': (t, e) => solutionChanged(t, e.data, new Date(e.occurred_at)),
-  'content.solution.validated.v1': (t, e) => solutionChanged(t, e.data, new Date(e.occurred_at)),
-  'content.solution.deleted.v1': (t, e) => solutionChanged(t, e.data),
-  'content.solution.restored.v1': (t, e) => solutionChanged(t, e.data),
-  'content.solution.expired.v1': (t, e) => solutionChanged(t, e.data),
-  'content.comment.converted.v1': (t, e) => solutionChanged(t, e.data),
-  'content.solution.accepted.v1': async (t, e) => {
-    await project.acceptSolution(tx(t), e.data.solution);
-    await project.settleQuestion(tx(t), e.data.solution.question_id);
-  },
+  'content.question.forwarded.v1': (b, e) => b.forward(e.id, e.data, at(e)),
+  'content.question.validation-requested.v1': (b, e) =>
+    b.validationRequest(e.data.question.id, new Date(e.data.last_requested), e.data.requested_by),
+  'content.category.updated.v1': (b, e) => b.category(e.data.category.id, e.data.category.name),
+  'content.category.deleted.v1': (b, e) => b.category(e.data.category.id, null),
+  'content.knowledge-space.created.v1': (b, e) => b.space(e.data.knowledge_space),
+  'content.knowledge-space.updated.v1': (b, e) => b.space(e.data.knowledge_space),
+  'content.solution.published.v1': (b, e) => b.solution(e.data.solution),
+  // An edit restarts the validity period: it answers a validation request as a validation does.
+  'content.solution.updated.v1': (b, e) => b.solution(e.data.solution, at(e)),
+  'content.solution.validated.v1': (b, e) => b.solution(e.data.solution, at(e)),
+  'content.solution.deleted.v1': (b, e) => b.solution(e.data.solution),
+  'content.solution.restored.v1': (b, e) => b.solution(e.data.solution),
+  'content.solution.expired.v1': (b, e) => b.solution(e.data.solution),
+  'content.comment.converted.v1': (b, e) => b.solution(e.data.solution),
+  'content.solution.accepted.v1': (b, e) => b.accepted(e.data.solution),
 };
 
 export const usersIgnored = ['users.settings.updated.v1', 'users.network-settings.updated.v1'] as const;
 
-export const usersHandlers: EventHandlers<'users', (typeof usersIgnored)[number]> = {
-  'users.user.created.v1': (t, e) => project.putPerson(tx(t), e.data.user),
-  'users.user.updated.v1': (t, e) => project.putPerson(tx(t), e.data.user),
-  'users.user.deleted.v1': (t, e) => project.setPersonDeleted(tx(t), e.data.user_id),
+export const usersHandlers: BatchHandlers<'users', (typeof usersIgnored)[number]> = {
+  'users.user.created.v1': (b, e) => b.person(e.data.user),
+  'users.user.updated.v1': (b, e) => b.person(e.data.user),
+  'users.user.deleted.v1': (b, e) => b.personDeleted(e.data.user_id),
 };
 
-export const searchHandlers: EventHandlers<'search'> = {
-  'search.experts.found.v1': (t, e) => project.putRouting(tx(t), e.data, new Date(e.occurred_at)),
+export const searchHandlers: BatchHandlers<'search'> = {
+  'search.experts.found.v1': (b, e) => b.routing(e.data, at(e)),
 };

@@ -50,6 +50,7 @@ interface FlowQuery {
   granularity: Granularity;
   dimension: FlowDimension;
   value?: string;
+  top: number;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -60,9 +61,16 @@ export async function flowReport(db: Db, viewer: Viewer, query: FlowQuery, now: 
   const where = sql.join([visibleQuestion(viewer), sql`not q.is_deleted`, query.value ? dim.matches(query.value) : sql`true`], sql` and `);
   const toFirst = seconds(sql`q.asked_at`, sql`q.first_solution_at`);
   const toAccept = seconds(sql`q.asked_at`, sql`q.accepted_at`);
+  // Per dimension only the groups with the most questions in the range: a dashboard shows a few,
+  // and an answer of every tag by every day would be larger than a message.
   const { rows } = await sql<Record<string, unknown>>`
+    with base as (
+      select q.asked_at, q.author_id, q.first_solution_at, q.accepted_at, ${dim.group} as grp
+        from questions q ${dim.from}
+       where q.asked_at >= ${query.from} and q.asked_at < ${query.to} and ${where}),
+    top as (select grp from base group by grp order by count(*) desc, grp nulls first limit ${query.top})
     select to_char(date_trunc(${query.granularity}, q.asked_at at time zone 'UTC'), 'YYYY-MM-DD') as period,
-           ${dim.group} as grp,
+           q.grp,
            count(distinct q.author_id) as people,
            count(*) as asked,
            count(q.first_solution_at) as answered,
@@ -71,8 +79,8 @@ export async function flowReport(db: Db, viewer: Viewer, query: FlowQuery, now: 
            ${percentile(0.5, toAccept)} as accept_p50, ${percentile(0.9, toAccept)} as accept_p90,
            count(*) filter (where q.first_solution_at <= q.asked_at + interval '1 day') as within_day,
            count(*) filter (where q.first_solution_at <= q.asked_at + interval '7 days') as within_week
-      from questions q ${dim.from}
-     where q.asked_at >= ${query.from} and q.asked_at < ${query.to} and ${where}
+      from base q
+     where exists (select 1 from top where top.grp is not distinct from q.grp)
      group by 1, 2
      order by 1, 2 nulls first`.execute(db);
   const withheld = (people: number) => !viewer.admin && people < ANALYTICS_PEOPLE_FLOOR;

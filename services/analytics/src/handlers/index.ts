@@ -1,9 +1,10 @@
 import { type Bus, call } from '@kn/bus';
-import { type analyticsOperations, type Handlers, solutionsOperations } from '@kn/contracts';
+import { type Actor, type analyticsOperations, type Handlers, solutionsOperations } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { Clock } from '@kn/service';
 import type { AnalyticsSchema } from '../db/schema.ts';
 import { viewer } from '../domain/access.ts';
+import { answerCache } from '../domain/answers.ts';
 import { flowReport } from '../domain/flow.ts';
 import { healthReport, reviewQueue } from '../domain/health.ts';
 import { routingReport } from '../domain/routing.ts';
@@ -14,15 +15,22 @@ export function createHandlers(deps: {
   bus: Bus;
   clock: Clock;
   feed: AnalyticsFeed;
+  cacheMs: number;
 }): Handlers<typeof analyticsOperations> {
   const { db, bus, clock, feed } = deps;
+  const cached = answerCache({ ttlMs: deps.cacheMs, maxEntries: 1000 });
+  /** The same question by the same caller (what they may see depends on who they are). */
+  const key = (operation: string, actor: Actor, query: unknown) => `${operation} ${actor.id} ${JSON.stringify(query)}`;
+  const range = (query: { from: string; to: string }) => ({ from: new Date(query.from), to: new Date(query.to) });
   return {
     getAnalyticsFlow: async ({ actor, query }) =>
-      flowReport(db, viewer(actor), { ...query, from: new Date(query.from), to: new Date(query.to) }, clock.now()),
-    getContentHealth: async ({ actor, query }) => healthReport(db, viewer(actor), query, clock.now()),
-    listReviewQueue: async ({ actor, query }) => reviewQueue(db, viewer(actor), query, clock.now()),
+      cached(key('flow', actor, query), () => flowReport(db, viewer(actor), { ...query, ...range(query) }, clock.now())),
+    getContentHealth: async ({ actor, query }) =>
+      cached(key('health', actor, query), () => healthReport(db, viewer(actor), query, clock.now())),
+    listReviewQueue: async ({ actor, query }) =>
+      cached(key('queue', actor, query), () => reviewQueue(db, viewer(actor), query, clock.now())),
     getRoutingAnalytics: async ({ actor, query }) =>
-      routingReport(db, viewer(actor), { from: new Date(query.from), to: new Date(query.to) }),
+      cached(key('routing', actor, query), () => routingReport(db, viewer(actor), range(query))),
     // The content service decides who may: the solution's author or an administrator.
     verifySolution: async ({ actor, params, body, requestId, url }) =>
       call(bus, 'validateSolution', solutionsOperations.validateSolution, { actor, params, body, query: undefined, requestId, url }),

@@ -3,11 +3,12 @@ import { EventEnvelope, type EventSubject, events, type ServiceName, unlistedSub
 import { sql, transaction } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import type { JsMsg } from '@nats-io/jetstream';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { contentHandlers, contentIgnored, searchHandlers, usersHandlers, usersIgnored } from '../consumers/index.ts';
 import type { AnalyticsSchema } from '../db/schema.ts';
+import { type ProjectionBatch, projectionBatch } from '../domain/projection.ts';
 
-type Handler = (tx: Transaction<any>, event: EventEnvelope) => Promise<void>;
+type Handler = (batch: ProjectionBatch, event: EventEnvelope) => void;
 const feeds: Array<{ stream: ServiceName; handlers: object; ignored: readonly string[] }> = [
   { stream: 'users', handlers: usersHandlers, ignored: usersIgnored },
   { stream: 'content', handlers: contentHandlers, ignored: contentIgnored },
@@ -28,7 +29,7 @@ export interface AnalyticsFeed {
 /**
  * Builds the projection from the streams: an ordered consumer per stream starting after the
  * position stored beside the projection, batches applied in one transaction with their new
- * position. The position row is locked for the batch, so instances that read the same stream
+ * position (the batch's changes folded into a few statements, domain/projection.ts). The position row is locked for the batch, so instances that read the same stream
  * apply each event once; a batch that starts beyond the stored position (another instance rebuilt)
  * fails, and the follower resumes from the stored position.
  */
@@ -58,6 +59,7 @@ export async function startAnalyticsFeed(options: {
       const stored = Number(row.seq);
       const first = messages[0]!.info.streamSequence;
       if (first > stored + 1) throw new Error(`${stream} read from ${first} but applied to ${stored}`);
+      const batch = projectionBatch();
       for (const [i, msg] of messages.entries()) {
         if (msg.info.streamSequence <= stored) continue;
         const handler = handlers[bus.unprefix(msg.subject)];
@@ -69,8 +71,9 @@ export async function startAnalyticsFeed(options: {
           log.error({ seq: msg.info.streamSequence, subject: msg.subject }, 'event does not match the catalogue; skipped');
           continue;
         }
-        await handler(tx, { ...(envelope.data as EventEnvelope), data: payload.data });
+        handler(batch, { ...(envelope.data as EventEnvelope), data: payload.data });
       }
+      await batch.write(tx);
       if (last > stored) await tx.updateTable('feed_positions').set({ seq: last }).where('stream', '=', stream).execute();
     });
     applied.set(stream, last);
@@ -83,7 +86,7 @@ export async function startAnalyticsFeed(options: {
       followStream({
         bus,
         consumer: async () => bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: (await position(stream)) + 1 }),
-        pull: options.batch * 2,
+        pull: options.batch,
         batch: options.batch,
         apply: (messages) => apply(stream, handlers as Record<string, Handler>, messages),
         what: 'analytics feed',
