@@ -90,14 +90,15 @@ async function authorizeInBrowser(url: URL, decision: 'Allow' | 'Deny', signIn =
     // The consent form only counts with the session's CSRF token: a post without it (another page's) is refused.
     const [forged] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST'),
-      page.evaluate(() => {
+      // A form as another page would post it: the same fields but the CSRF token (page code, as a string: the test has no DOM types).
+      page.evaluate(`{
         const form = document.createElement('form');
         form.method = 'post';
         form.action = location.pathname;
         form.append(Object.assign(document.createElement('input'), { name: 'decision', value: 'allow' }));
         document.body.append(form);
         form.submit();
-      }),
+      }`),
     ]);
     expect(forged.status()).toBe(403);
     await page.goBack();
