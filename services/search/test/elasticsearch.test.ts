@@ -8,8 +8,16 @@ import { type NeighbourFacts, stubQuestion, type UserDocument, unpacked, unpackU
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
 import { DocumentFrequencies } from '../src/elasticsearch/frequencies.ts';
-import { INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
-import { filterClauses, frequencyQuery, matchQuery, similarCandidatesQuery, tagUsesQuery } from '../src/elasticsearch/queries.ts';
+import { BM25, INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
+import {
+  engineKey,
+  filterClauses,
+  frequencyQuery,
+  luceneIdf,
+  matchQuery,
+  similarCandidatesQuery,
+  tagUsesQuery,
+} from '../src/elasticsearch/queries.ts';
 import { rankMatches, routedQuestion, tagsOnlyIn, termStatistics } from '../src/elasticsearch/results.ts';
 
 const filter = { tag_operator: 'OR' as const, include_uncategorized: false, include_deleted: false };
@@ -128,7 +136,7 @@ describe('Elasticsearch queries', () => {
   const words = (...terms: string[]) => ({ terms, languages: ['en' as const] });
 
   test('match boosts are idf over the calibration reference, stems below whole words, prefixes at a tenth', () => {
-    const stats = { documents: 100, frequencies: [{ whole: 10, stem: 11, typo: 10, prefix: 12 }] };
+    const stats = { documents: 100, frequencies: [{ whole: 10, stem: 11, typo: 10, prefix: 12 }], engine: new Map() };
     const body = matchQuery({ query: words('hops'), operator: 'OR', fields: ['title', 'comments'], filter }, stats)!;
     const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
     const queries = should[0]!.dis_max.queries as Array<Record<string, Record<string, { value: string; boost: number }>>>;
@@ -144,7 +152,7 @@ describe('Elasticsearch queries', () => {
   });
 
   test('a rare word of 5+ letters also matches its typos (9+ letters: two edits), a common one does not', () => {
-    const rare = { documents: 1000, frequencies: [{ whole: 0, stem: 0, typo: 40, prefix: 0 }] };
+    const rare = { documents: 1000, frequencies: [{ whole: 0, stem: 0, typo: 40, prefix: 0 }], engine: new Map() };
     const body = matchQuery({ query: words('furmentation'), operator: 'OR', fields: ['title'], filter }, rare)!;
     const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
     expect(should[0]!.dis_max.queries).toEqual([
@@ -154,7 +162,7 @@ describe('Elasticsearch queries', () => {
         },
       },
     ]);
-    const common = { documents: 1000, frequencies: [{ whole: 300, stem: 300, typo: 320, prefix: 300 }] };
+    const common = { documents: 1000, frequencies: [{ whole: 300, stem: 300, typo: 320, prefix: 300 }], engine: new Map() };
     const plain = JSON.stringify(matchQuery({ query: words('fermentation'), operator: 'OR', fields: ['title'], filter }, common));
     expect(plain).not.toContain('fuzzy');
   });
@@ -166,6 +174,7 @@ describe('Elasticsearch queries', () => {
         { whole: 2, stem: 2, typo: 2, prefix: 2 },
         { whole: 0, stem: 0, typo: 0, prefix: 0 },
       ],
+      engine: new Map(),
     };
     const body = matchQuery({ query: words('hops', 'xyzzy'), operator: 'AND', fields: ['title'], filter }, stats)!;
     const must = (body.query!.bool!.must as Array<{ bool: { must: unknown[] } }>)[0]!.bool.must;
@@ -195,7 +204,25 @@ describe('Elasticsearch queries', () => {
         { whole: 3, stem: 4, typo: 3, prefix: 5 },
         { whole: 1, stem: 1, typo: 1, prefix: 1 },
       ],
+      engine: new Map(),
     });
+  });
+
+  test("the engine's BM25 idf in a field is divided out of a scored term's boost, (k1 + 1) put back", () => {
+    const title = luceneIdf(40, 4);
+    expect(title).toBeCloseTo(Math.log(1 + 36.5 / 4.5));
+    const stats = {
+      documents: 100,
+      frequencies: [{ whole: 10, stem: 10, typo: 10, prefix: 10 }],
+      engine: new Map([[engineKey('words.title', 'hops'), title]]),
+    };
+    const body = matchQuery({ query: words('hops'), operator: 'OR', fields: ['title', 'comments'], filter }, stats)!;
+    const should = (body.query!.bool!.must as Array<{ bool: { should: Array<{ dis_max: { queries: unknown[] } }> } }>)[0]!.bool.should;
+    const queries = should[0]!.dis_max.queries as Array<Record<string, Record<string, { value: string; boost: number }>>>;
+    // Lucene scores boost × idf × tf / (tf + k1 × norm): the boost makes it 2 × 2.2 × tf / (…), the scripted saturation's.
+    expect(queries[0]!.term!['words.title']!.boost * title).toBeCloseTo(2 * (BM25.k1 + 1));
+    // A field whose idf is unknown keeps the plain weight.
+    expect(queries[1]!.term!['words.comments']!.boost).toBeCloseTo(0.3);
   });
 });
 
@@ -452,5 +479,5 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
 test('the mappings change only with the index version (an upgrade rebuilds beside the live index only when told so)', () => {
   const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
   // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
-  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 2, fingerprint: '2a34ef3fa086738e' });
+  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 3, fingerprint: '4bce75f466c8377b' });
 });

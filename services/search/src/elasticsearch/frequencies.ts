@@ -2,7 +2,16 @@ import type { Client } from '@elastic/elasticsearch';
 import type { SearchField } from '@kn/contracts';
 import type { QueryWords } from '../core/words.ts';
 import { WINDOW } from '../domain/match.ts';
-import { countsTypos, documentFrequencyQuery, frequencyQuery, publishedQuery, type TermStatistics } from './queries.ts';
+import {
+  countsTypos,
+  documentFrequencyQuery,
+  engineKey,
+  frequencyQuery,
+  luceneIdf,
+  publishedQuery,
+  scoredTerms,
+  type TermStatistics,
+} from './queries.ts';
 import { documentFrequencies, termStatistics } from './results.ts';
 
 /** Words a cache keeps at most before it starts again. */
@@ -121,13 +130,48 @@ export class DocumentFrequencies {
 }
 
 /**
+ * The engine's own idf (Lucene's BM25 idf in the field) of fields' values, from the term
+ * dictionary: `_termvectors` of the values as an artificial document, one lookup a value. Deleted
+ * documents count in it as they do in the engine's scoring, so the two always agree.
+ */
+async function engineIdfs(client: Client, index: string, terms: ReadonlyArray<{ field: string; value: string }>) {
+  const byField = new Map<string, Set<string>>();
+  for (const { field, value } of terms) byField.set(field, (byField.get(field) ?? new Set()).add(value));
+  const doc: Record<string, Record<string, string>> = {};
+  for (const [field, values] of byField) {
+    const [object, name] = field.split('.') as [string, string];
+    doc[object] = { ...doc[object], [name]: [...values].join(' ') };
+  }
+  const response = await client.termvectors({
+    index,
+    doc,
+    fields: [...byField.keys()],
+    term_statistics: true,
+    field_statistics: true,
+    positions: false,
+    offsets: false,
+    payloads: false,
+  });
+  const out = new Map<string, number>();
+  for (const [field, values] of byField) {
+    const vector = response.term_vectors?.[field];
+    const docCount = vector?.field_statistics?.doc_count ?? 0;
+    for (const value of values) out.set(engineKey(field, value), luceneIdf(docCount, vector?.terms?.[value]?.doc_freq ?? 0));
+  }
+  return out;
+}
+
+type KnownTerm = TermStatistics['frequencies'][number] & { engine: Array<[string, number]> };
+
+/**
  * A match's term statistics (queries.ts frequencyQuery: each word, its stem, typos and prefixes in
- * the fields asked), word by word, kept until the index moves as DocumentFrequencies are: the
- * filter aggregations read every published question, and the same words come back in other queries.
+ * the fields asked; and the engine's idfs the ranking divides out), word by word, kept until the
+ * index moves as DocumentFrequencies are: the filter aggregations read every published question,
+ * and the same words come back in other queries.
  */
 export class MatchFrequencies {
   private documents: number | null = null;
-  private readonly known = new Map<string, TermStatistics['frequencies'][number]>();
+  private readonly known = new Map<string, KnownTerm>();
   private generation = 0;
   private readonly client: Client;
   private readonly index: string;
@@ -149,28 +193,46 @@ export class MatchFrequencies {
    * per field and segment: on an index fresh from a catch-up (many segments) that was most of the
    * engine's time. A form not counted counts as the whole word, which the ranking never reads.
    */
-  private async ask(query: QueryWords, fields: readonly SearchField[]) {
+  private async ask(query: QueryWords, fields: readonly SearchField[]): Promise<TermStatistics> {
     const search = (forms: Parameters<typeof frequencyQuery>[2]) =>
       this.client.search({ index: this.index, ...frequencyQuery(query, fields, forms) }).then((r) => termStatistics(r, query.terms));
-    const words = await search(() => ({ typo: false, prefix: false }));
+    const [words, engine] = await Promise.all([
+      search(() => ({ typo: false, prefix: false })),
+      engineIdfs(this.client, this.index, scoredTerms(query, fields).flat()),
+    ]);
     const forms = query.terms.map((term, i) => {
       const { whole } = words.frequencies[i]!;
       return { typo: countsTypos(term, { whole }, words.documents), prefix: term.length >= 3 && whole < WINDOW };
     });
-    return forms.some((f) => f.typo || f.prefix) ? search((_, i) => forms[i]!) : words;
+    const counted = forms.some((f) => f.typo || f.prefix) ? await search((_, i) => forms[i]!) : words;
+    return { ...counted, engine };
   }
 
   async of(query: QueryWords, fields: readonly SearchField[]): Promise<TermStatistics> {
     const key = (term: string) => `${fields.join(' ')}|${query.languages.join(' ')}|${term}`;
     const missing = [...new Set(query.terms.filter((t) => !this.known.has(key(t))))];
-    const known = () => ({ documents: this.documents!, frequencies: query.terms.map((t) => this.known.get(key(t))!) });
+    const known = () => {
+      const terms = query.terms.map((t) => this.known.get(key(t))!);
+      return {
+        documents: this.documents!,
+        frequencies: terms.map(({ engine: _, ...frequency }) => frequency),
+        engine: new Map(terms.flatMap((t) => t.engine)),
+      };
+    };
     if (!missing.length && this.documents !== null) return known();
     const generation = this.generation;
     const answer = await this.ask({ ...query, terms: missing }, fields);
     // The index moved meanwhile: what was known before is gone, so this query answers for every word.
     if (generation !== this.generation) return this.ask(query, fields);
     if (this.known.size + missing.length > MAX_WORDS) this.known.clear();
-    for (const [i, t] of missing.entries()) this.known.set(key(t), answer.frequencies[i]!);
+    const scored = scoredTerms({ ...query, terms: missing }, fields);
+    for (const [i, t] of missing.entries()) {
+      const engine = scored[i]!.map(({ field, value }): [string, number] => [
+        engineKey(field, value),
+        answer.engine.get(engineKey(field, value)) ?? 0,
+      ]);
+      this.known.set(key(t), { ...answer.frequencies[i]!, engine });
+    }
     this.documents = answer.documents;
     return known();
   }

@@ -29,19 +29,18 @@ export const physicalIndex = (alias: string, generation: number) => `${alias}-g$
  * the live one and move the aliases once it has caught up (feed.ts). The test of the mappings'
  * fingerprint (services/search/test/elasticsearch.test.ts) fails when they change without it.
  */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 /**
  * The words of the searchable fields are the local backend's (words.ts `indexWords`: stop words of
  * the question's language removed, lower case, diacritics folded), and beside them their stems in
  * the question's language (`stems`), written space-separated: Elasticsearch only splits them at
- * spaces, so both backends match the same words and stems with the same analyzers. Scores are BM25 saturation times the query's boost (the scripted
- * similarity leaves out Lucene's per-field idf): queries.ts passes the idf over whole questions,
- * as the local ranking counts it, in the boost.
+ * spaces, so both backends match the same words and stems with the same analyzers. Scored by the
+ * engine's own BM25 (k1 1.2, b 0.75): the scripted similarity it replaced (the same saturation)
+ * cost a script run a matching posting. Lucene multiplies by its idf in the field; queries.ts divides
+ * it out in the boost and passes the idf over whole questions, as the local ranking counts it.
  */
-const SATURATION = `double k1 = 1.2; double b = 0.75;
-double avgdl = field.docCount > 0 ? field.sumTotalTermFreq / (double) field.docCount : 1.0;
-return query.boost * doc.freq * (k1 + 1.0) / (doc.freq + k1 * (1.0 - b + b * doc.length / avgdl));`;
+export const BM25 = { k1: 1.2, b: 0.75 };
 
 const words: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', similarity: 'saturation' };
 
@@ -49,7 +48,7 @@ export const questionsIndex = {
   settings: {
     // Term statistics (similar questions' idf) are per shard: one shard keeps them exact.
     number_of_shards: 1,
-    similarity: { saturation: { type: 'scripted', script: { source: SATURATION } } },
+    similarity: { saturation: { type: 'BM25', ...BM25 } },
   },
   mappings: {
     dynamic: false,

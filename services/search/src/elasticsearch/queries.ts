@@ -3,6 +3,7 @@ import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import { isRare, type QueryWords, queryStems, TYPO_PREFIX, typoEdits } from '../core/words.ts';
 import { formWeights, type MatchFilter, WINDOW } from '../domain/match.ts';
 import { bm25Idf } from '../domain/ranking.ts';
+import { BM25 } from './mappings.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 
@@ -96,6 +97,33 @@ export interface TermStatistics {
   documents: number;
   /** Per word: questions with the word, a word of its stem, a typo of it, a word it begins (each with the word itself). */
   frequencies: Array<{ whole: number; stem: number; typo: number; prefix: number }>;
+  /** The engine's own idf of each word and stem in each field asked (`words.title hop` → idf): engineKey. */
+  engine: ReadonlyMap<string, number>;
+}
+
+export const engineKey = (field: string, value: string) => `${field} ${value}`;
+
+/** The fields and values whose engine idf a match reads: each word in `words.<field>`, each of its stems in `stems.<field>`. */
+export function scoredTerms(query: QueryWords, fields: readonly SearchField[]) {
+  return query.terms.map((term) =>
+    fields.flatMap((f) => [
+      { field: `words.${f}`, value: term },
+      ...[...queryStems(term, query.languages)].map((s) => ({ field: `stems.${f}`, value: s })),
+    ]),
+  );
+}
+
+/** Lucene's BM25 idf from a term's document frequency in a field and the documents with the field. */
+export const luceneIdf = (docCount: number, docFreq: number) => Math.log(1 + (docCount - docFreq + 0.5) / (docFreq + 0.5));
+
+/**
+ * A scored term query whose score is `weight` times BM25's saturation (with the (k1 + 1) of the
+ * classic formula, which Lucene leaves out): the engine's idf in the field divided out, so that the
+ * idf in `weight` (over whole questions, as the local ranking counts it) is the only one.
+ */
+function scoredTerm(field: string, value: string, weight: number, stats: TermStatistics): Query {
+  const idf = stats.engine.get(engineKey(field, value));
+  return { term: { [field]: { value, boost: idf && idf > 0 ? (weight * (BM25.k1 + 1)) / idf : weight } } };
 }
 
 /** Whether the ranking counts a word's typos: 5+ letters, rare or absent (words.ts isRare). */
@@ -123,13 +151,13 @@ export function matchQuery(
   const perTerm: Query[] = terms.map((term, i) => {
     const { whole, stem, typo, prefix } = stats.frequencies[i]!;
     const alternatives: Query[] = whole
-      ? fields.map((f) => ({ term: { [`words.${f}`]: { value: term, boost: (fieldBoosts[f] * idfs[i]!) / reference } } }))
+      ? fields.map((f) => scoredTerm(`words.${f}`, term, (fieldBoosts[f] * idfs[i]!) / reference, stats))
       : [];
     if (stem > whole) {
       const stemIdf = bm25Idf(stats.documents, stem);
       for (const f of fields)
         for (const s of queryStems(term, query.languages))
-          alternatives.push({ term: { [`stems.${f}`]: { value: s, boost: (formWeights.stem * fieldBoosts[f] * stemIdf) / reference } } });
+          alternatives.push(scoredTerm(`stems.${f}`, s, (formWeights.stem * fieldBoosts[f] * stemIdf) / reference, stats));
     }
     if (countsTypos(term, stats.frequencies[i]!, stats.documents) && typo > whole) {
       const typoIdf = bm25Idf(stats.documents, typo);

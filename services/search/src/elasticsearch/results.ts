@@ -17,6 +17,7 @@ export function termStatistics(response: estypes.SearchResponse, terms: readonly
       const count = (key: string) => aggs[`${key}${i}`]?.doc_count ?? whole;
       return { whole, stem: count('s'), typo: count('t'), prefix: count('p') };
     }),
+    engine: new Map(),
   };
 }
 
