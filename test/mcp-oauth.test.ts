@@ -97,7 +97,8 @@ async function authorizeInBrowser(url: URL, decision: 'Allow' | 'Deny', signIn =
         form.action = location.pathname;
         form.append(Object.assign(document.createElement('input'), { name: 'decision', value: 'allow' }));
         document.body.append(form);
-        form.submit();
+        // After evaluate has answered: the navigation would end the context it runs in.
+        setTimeout(() => form.submit(), 0);
       }`),
     ]);
     expect(forged.status()).toBe(403);
