@@ -246,6 +246,49 @@ describe('asking', () => {
   });
 });
 
+describe('the editor', () => {
+  test('formats and previews Markdown, loaded only where there is an editor; what it sends is sanitised by the API, and HTML typed stays text', async () => {
+    const page = await web.newPage();
+    const chunks: string[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname.startsWith('/assets/chunk-')) chunks.push(req.url());
+    });
+    await web.signIn(page, asker.email);
+    await page.locator('ol.questions li').first().waitFor();
+    expect(chunks).toEqual([]);
+    await page.getByRole('link', { name: 'Ask', exact: true }).click();
+    await page.getByLabel('Title').fill('Which yeast for a cold lager ferment?');
+    const description = page.getByRole('textbox', { name: 'Description' });
+    await description.fill('Use Saflager <img src=x onerror="document.title=1"> and [this](javascript:alert(1)) ');
+    await page.getByRole('button', { name: 'Bold' }).click();
+    await description.press('End');
+    await expect(description.inputValue()).resolves.toMatch(/\*\*\*\*$/);
+    await description.fill('Use **Saflager** <img src=x onerror="document.title=1"> and [this](javascript:alert(1))');
+    expect(chunks.length).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const preview = page.getByRole('region', { name: 'Preview of Description' });
+    await preview.locator('strong', { hasText: 'Saflager' }).waitFor();
+    await preview.getByText('<img src=x onerror="document.title=1">').waitFor();
+    expect(await preview.locator('img').count()).toBe(0);
+    expect(await preview.getByRole('link', { name: 'this' }).getAttribute('href')).toBe('#');
+    await web.accessible(page, 'editor-preview');
+    await web.shot(page, 'editor-preview');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByTestId('experts-asked').waitFor();
+    const mine = await web.system.api.get(`${API}/questions?filter=my-questions&sort=id.desc&limit=1`).set(...as(asker));
+    const stored = (await web.system.api.get(`${API}/questions/${mine.body.items[0].id}`).set(...as(asker))).body.description as string;
+    expect(stored).toContain('<strong>Saflager</strong>');
+    // The typed tag arrives as text; no element, no script address.
+    expect(stored).toContain('&lt;img src=x');
+    expect(stored).not.toMatch(/<img|javascript:/i);
+    await page.getByRole('link', { name: 'Open your question' }).click();
+    await page.locator('#question-body strong', { hasText: 'Saflager' }).waitFor();
+    await page.locator('#question-body').getByText('<img src=x onerror="document.title=1">').waitFor();
+    expect(await page.title()).not.toBe('1');
+  });
+});
+
 describe('states and people', () => {
   test('an unknown address and an unknown question show the app’s not-found page with a way back; the API still answers JSON', async () => {
     const raw = await web.system.api.get('/no-such-page').set('accept', 'text/html,application/xhtml+xml,*/*;q=0.8');

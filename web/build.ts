@@ -1,7 +1,8 @@
 // Builds the web app into dist/ (or the folder after --out): one minified script and one
 // stylesheet, named by their content's hash, and the index.html that loads them (no inline script
-// or style: the gateway's Content-Security-Policy allows none), each asset gzipped beside it. Prints
-// what the first load ships, gzipped. The gateway serves the folder (WEB_ROOT).
+// or style: the gateway's Content-Security-Policy allows none), the chunks the app loads later (the
+// editor's), each asset gzipped beside it. Prints what the first load ships, gzipped, and the
+// chunks. The gateway serves the folder (WEB_ROOT).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -17,6 +18,9 @@ const result = await build({
   entryPoints: { app: path.join(root, 'src', 'main.tsx'), style: path.join(root, 'src', 'app.css') },
   outdir: path.join(out, 'assets'),
   entryNames: '[name]-[hash]',
+  // What only some pages need (the editor's Markdown) is a chunk of its own, loaded when first used.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   bundle: true,
   minify: true,
   format: 'esm',
@@ -53,4 +57,7 @@ const gz = (file: string) => {
   writeFileSync(path.join(out, 'assets', `${file}.gz`), zipped);
   return zipped.length;
 };
-console.log(`web app built in ${out}: ${script} ${gz(script)} B gzipped, ${style} ${gz(style)} B gzipped`);
+const later = files.filter((f) => f.startsWith('chunk-'));
+console.log(
+  `web app built in ${out}: ${script} ${gz(script)} B gzipped, ${style} ${gz(style)} B gzipped; loaded when needed: ${later.map((f) => `${f} ${gz(f)} B gzipped`).join(', ') || 'nothing'}`,
+);

@@ -282,4 +282,13 @@ export const de: Catalogue = {
   'tags.remove': 'Schlagwort {tag} entfernen',
   'tags.hint': 'Nach jedem Schlagwort Enter drücken oder ein Komma tippen; Vorschläge kommen aus den Schlagwörtern des Netzwerks.',
   'ask.forwardTo': 'Sie wird auch an {name} weitergeleitet.',
+  'editor.toolbar': 'Formatierung',
+  'editor.bold': 'Fett',
+  'editor.italic': 'Kursiv',
+  'editor.code': 'Code',
+  'editor.link': 'Link',
+  'editor.list': 'Liste',
+  'editor.preview': 'Vorschau',
+  'editor.previewOf': 'Vorschau: {label}',
+  'editor.hint': 'Markdown: **fett**, _kursiv_, `Code`, [Link](https://…), - Liste',
 };

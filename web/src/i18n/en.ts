@@ -281,6 +281,15 @@ export const en = {
   'tags.remove': 'Remove the tag {tag}',
   'tags.hint': "Press Enter or type a comma after each tag; suggestions come from the network's tags.",
   'ask.forwardTo': 'It will also be forwarded to {name}.',
+  'editor.toolbar': 'Formatting',
+  'editor.bold': 'Bold',
+  'editor.italic': 'Italic',
+  'editor.code': 'Code',
+  'editor.link': 'Link',
+  'editor.list': 'List',
+  'editor.preview': 'Preview',
+  'editor.previewOf': 'Preview of {label}',
+  'editor.hint': 'Markdown: **bold**, _italic_, `code`, [link](https://…), - list',
 } as const;
 
 export type MessageKey = keyof typeof en;

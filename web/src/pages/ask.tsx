@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { kn, userOf } from '../api.ts';
+import { Editor, markdownToHtml } from '../editor.tsx';
 import { t, tn } from '../i18n.ts';
 import { route } from '../router.ts';
 import { useSignal } from '../signal.ts';
@@ -48,19 +49,19 @@ export function AskPage() {
     [typed],
   );
 
-  const body = () => ({
+  const body = async () => ({
     title,
-    description: description ? textToHtml(description) : undefined,
+    description: description.trim() ? await markdownToHtml(description) : undefined,
     tags: [...new Set([...tags, ...labels(typedTag)])],
     category: category ? Number(category) : undefined,
   });
   const save = async () => {
     if (draftId === null) {
-      const draft = await kn().call('createQuestion', { body: body() });
+      const draft = await kn().call('createQuestion', { body: await body() });
       setDraftId(draft.id);
       return draft.id;
     }
-    const { tags: _tags, ...rest } = body();
+    const { tags: _tags, ...rest } = await body();
     await kn().call('updateQuestion', { params: { id: draftId }, body: rest });
     return draftId;
   };
@@ -130,8 +131,7 @@ export function AskPage() {
             </ul>
             {!similar.data?.items.length && <p class="muted">{t('common.none')}</p>}
           </section>
-          <label for="description">{t('ask.description')}</label>
-          <textarea id="description" rows={8} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <Editor id="description" label={t('ask.description')} value={description} onInput={setDescription} />
           <TagInput id="ask-tags" label={t('ask.tags')} value={tags} onChange={setTags} onTyped={setTypedTag} disabled={draftId !== null} />
           <label for="ask-category">{t('ask.category')}</label>
           <select id="ask-category" value={category} onChange={(e) => setCategory(e.currentTarget.value)}>

@@ -2,6 +2,7 @@ import type { ResponseOf } from '@kn/client/http';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { isContentAdmin, kn, me, type User, usersOf } from '../api.ts';
+import { Editor, markdownToHtml } from '../editor.tsx';
 import type { MessageKey } from '../i18n/en.ts';
 import { formatNumber, language, t, tn } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
@@ -436,7 +437,7 @@ function DraftSolution({ questionId, onPublished }: { questionId: number; onPubl
     }
   }, [draft.data]);
   const save = async () => {
-    const description = textToHtml(text);
+    const description = await markdownToHtml(text);
     if (draftId === null) {
       const created = await kn().call('createSolution', { params: { id: questionId }, body: { description } });
       setDraftId(created.id);
@@ -459,8 +460,14 @@ function DraftSolution({ questionId, onPublished }: { questionId: number; onPubl
   return (
     <form class="draft" onSubmit={publish} aria-labelledby="your-solution">
       <h3 id="your-solution">{t('question.yourSolution')}</h3>
-      <label for="solution-text">{draftId === null ? t('question.yourSolution') : t('question.draft')}</label>
-      <textarea id="solution-text" rows={6} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      <Editor
+        id="solution-text"
+        label={draftId === null ? t('question.yourSolution') : t('question.draft')}
+        rows={6}
+        required
+        value={text}
+        onInput={setText}
+      />
       <ErrorBox error={action.error ?? draft.error} />
       <Notice text={notice} />
       <div class="actions">
