@@ -27,6 +27,7 @@ import { securityHeaders } from './headers.ts';
 import { INTEGRATIONS_PATH, integrationRoutes } from './integrations.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
 import { resourceMetadataRoutes } from './mcp/auth.ts';
+import { authorizationServer, issuerOf } from './mcp/oauth.ts';
 import { mcpRoutes } from './mcp/server.ts';
 import { OIDC_PATH, oidcRoutes } from './oidc.ts';
 import { openApiDocument } from './openapi.ts';
@@ -143,12 +144,24 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     SCIM_PATH,
     scimRoutes({ bus, logger, bodyLimit: config.BODY_LIMIT, rpcTimeoutMs: config.RPC_TIMEOUT_MS, publicUrl: config.PUBLIC_URL }),
   );
-  // The MCP server for AI assistants (docs/mcp.md): the same operations, as the same caller.
+  // The MCP server for AI assistants (docs/mcp.md): the same operations, as the same caller. Its
+  // authorization server is the single sign-on provider when there is one, else the gateway.
+  const oauth = config.OIDC_ISSUER
+    ? undefined
+    : authorizationServer({
+        bus,
+        logger,
+        cookie,
+        authenticate,
+        now: () => options.clock.now().getTime(),
+        trustProxy: config.TRUST_PROXY !== 'false',
+      });
   const resource = {
     origin: cookie.origin,
-    authorizationServers: (req: Request) => [config.OIDC_ISSUER ?? cookie.origin(req)],
+    authorizationServers: (req: Request) => [config.OIDC_ISSUER ?? issuerOf(cookie.origin(req))],
   };
   app.use(resourceMetadataRoutes(resource));
+  if (oauth) app.use(oauth.router);
   app.use(
     mcpRoutes({
       bus,
@@ -158,6 +171,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       rpcTimeoutMs: config.RPC_TIMEOUT_MS,
       resource,
       authenticate,
+      accessToken: oauth?.actorOf,
       count: countToken,
     }),
   );
