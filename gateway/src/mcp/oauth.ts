@@ -1,5 +1,5 @@
 /// <reference path="./oidc-provider.d.ts" />
-import { timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { type Bus, call } from '@kn/bus';
 import { type Actor, AppError, forbidden, unauthorized, usersOperations } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
@@ -27,6 +27,8 @@ const INTERACTION = `${OAUTH_PATH}/interaction`;
 export const AUTHORIZATION_SERVER_METADATA_PATH = `/.well-known/oauth-authorization-server${OAUTH_PATH}`;
 /** Issuers of the origins requests named (PUBLIC_URL: one); a bound, so that made-up Host headers cannot fill the memory. */
 const MAX_ISSUERS = 16;
+/** How many bearer values known not to be ours are remembered (the oldest go first). */
+const MAX_REMEMBERED = 50_000;
 
 export const issuerOf = (origin: string) => `${origin}${OAUTH_PATH}`;
 
@@ -43,6 +45,8 @@ export function authorizationServer(options: {
   const buckets = oauthBuckets(bus);
   const Adapter = kvAdapter(buckets.state, options.now);
   const providers = new Map<string, Promise<Provider>>();
+  /** Hashes of bearer values that are none of this server's tokens (API tokens), so that they are looked up once. */
+  const notOurs = new Set<string>();
 
   async function create(origin: string) {
     const resource = `${origin}${MCP_PATH}`;
@@ -204,8 +208,17 @@ export function authorizationServer(options: {
      */
     async actorOf(req: Request, value: string): Promise<Actor | undefined> {
       const origin = cookie.origin(req);
+      const key = hash('sha256', value, 'base64url');
+      if (notOurs.has(key)) return undefined;
       const token = await (await providerFor(origin)).AccessToken.find(value);
-      if (!token || token.isExpired) return undefined;
+      if (!token) {
+        // A value that is not one of our tokens now never becomes one (values are issued once, at random):
+        // an API token pays the bucket's lookup once, not on every request.
+        if (notOurs.size >= MAX_REMEMBERED) notOurs.delete(notOurs.values().next().value as string);
+        notOurs.add(key);
+        return undefined;
+      }
+      if (token.isExpired) return undefined;
       if (![token.aud ?? []].flat().includes(`${origin}${MCP_PATH}`)) throw unauthorized('the access token is not for this resource');
       const id = Number(token.accountId);
       const self = { id, roles: [], token_id: null } as Actor;
