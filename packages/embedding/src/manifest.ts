@@ -20,6 +20,14 @@ export const manifestSchema = z.object({
   tokenizer: z
     .object({ type: z.literal('wordpiece'), vocab: z.string().default('vocab.txt'), lowercase: z.boolean() })
     .describe('how text becomes token ids'),
+  batch_size: z
+    .number()
+    .int()
+    .positive()
+    .default(2)
+    .describe(
+      'texts run through the graph together: 1 for a dynamically quantized graph, which scales its activations over the whole batch (a text’s vector would depend on the others)',
+    ),
   languages: z.array(z.string()).default(['en']).describe('languages the model was trained on'),
   source: z
     .object({ registry: z.string(), package: z.string(), version: z.string(), sha256: z.string() })

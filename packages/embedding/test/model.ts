@@ -24,6 +24,8 @@ if ('skipped' in model) console.warn(`embedding tests that need the model are sk
 /** `describe` when the model is set up, `describe.skip` when it could not be. */
 export const withModel = 'folder' in model ? describe : describe.skip;
 export const modelFolder = 'folder' in model ? model.folder : '';
+/** The float graph the set-up's int8 graph is made of (infra/ensure-model.sh writes both). */
+export const floatModelFolder = 'folder' in model ? defaultModelPath('all-MiniLM-L6-v2') : '';
 
 /** The model's vocabulary (vocab.txt, one token a line). */
 export const vocabulary = () => readFileSync(path.join(modelFolder, 'vocab.txt'), 'utf8').split('\n').slice(0, -1);
