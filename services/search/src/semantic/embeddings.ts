@@ -3,6 +3,7 @@ import type { Db, Tx } from '@kn/db';
 import { type Embedder, loadEmbedder, quantize } from '@kn/embedding';
 import { type IntervalJob, intervalJob, lockedJob } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
+import { sql } from 'kysely';
 import type { SearchSchema } from '../db/schema.ts';
 import type { Meaning } from '../domain/semantic.ts';
 import { VectorIndex } from './vectors.ts';
@@ -59,6 +60,15 @@ export class Embeddings {
   private reason: string | null = null;
   /** The latest text change (ms) when a round of this instance's job found nothing to embed, and when that was; null: look. */
   private doneUpTo: { changed: number; at: number } | null = null;
+  /**
+   * This instance's walk over every text, newest first (`since`: the latest change when it began;
+   * `below`: the last text it handed out), or null between walks. A walk goes on from where it
+   * stopped, round after round: each look at the waiting texts starting from the newest again would
+   * pass every text embedded before (a million at the end of a backfill, a second of Postgres for 8 texts).
+   */
+  private sweep: { since: string; below: { at: string; id: number } | null } | null = null;
+  /** Every text changed at or before this (Postgres time) had its vector when the last walk ended, and when (ms) that was. */
+  private walked: { upTo: string; at: number } | null = null;
   private readonly queries = new Map<string, Promise<Float32Array | null>>();
   private jobs: Array<IntervalJob<unknown>> = [];
   private modelJob: IntervalJob<void> | null = null;
@@ -155,60 +165,106 @@ export class Embeddings {
     // Nothing changed since a round found nothing to do: the search for waiting texts (a join over
     // every question) is skipped, but for one a minute (a text written by a transaction that began
     // before the last look but committed after it carries an older time).
-    const { latest } = await tx
+    const { latest, latestText } = await tx
       .selectFrom('question_texts')
-      .select((eb) => eb.fn.max('updated').as('latest'))
+      .select((eb) => [eb.fn.max('updated').as('latest'), sql<string | null>`max(updated)::text`.as('latestText')])
       .executeTakeFirstOrThrow();
     const changed = latest === null ? 0 : new Date(latest).getTime();
     if (this.doneUpTo !== null && changed <= this.doneUpTo.changed && Date.now() - this.doneUpTo.at < FULL_LOOK_MS) return 0;
+    if (latestText === null) return 0;
+    // A whole walk once a minute at most: a text written by a transaction that began before the last
+    // walk ended but committed after it carries an older time than the walk's start.
+    if (!this.sweep && (!this.walked || Date.now() - this.walked.at >= FULL_LOOK_MS)) this.sweep = { since: latestText, below: null };
+    const before = this.sweep && { ...this.sweep };
     const started = performance.now();
     let embedded = 0;
-    while (performance.now() - started < ROUND_MS) {
-      const waiting = await tx
+    try {
+      while (performance.now() - started < ROUND_MS) {
+        const waiting = await this.nextWaiting(tx, embedder.model);
+        if (!waiting.length) {
+          this.doneUpTo = { changed, at: Date.now() };
+          break;
+        }
+        await this.embedTexts(tx, embedder, waiting);
+        embedded += waiting.length;
+      }
+    } catch (error) {
+      // The round's vectors are rolled back: the walk goes on from where the round began.
+      this.sweep = before;
+      throw error;
+    }
+    return embedded;
+  }
+
+  /**
+   * The next texts without a vector of the model (or with an older one): those changed since the
+   * walk began (or since the last one ended) first, then the walk's next, newest first.
+   */
+  private async nextWaiting(tx: Tx<SearchSchema>, model: string) {
+    const waiting = () =>
+      tx
         .selectFrom('question_texts as t')
-        .leftJoin('question_embeddings as e', (join) =>
-          join.onRef('e.question_id', '=', 't.question_id').on('e.model', '=', embedder.model),
-        )
-        .select(['t.question_id', 't.text', 't.source_hash'])
+        .leftJoin('question_embeddings as e', (join) => join.onRef('e.question_id', '=', 't.question_id').on('e.model', '=', model))
+        .select(['t.question_id', 't.text', 't.source_hash', sql<string>`t.updated::text`.as('at')])
         .where((eb) => eb.or([eb('e.question_id', 'is', null), eb('e.source_hash', '<>', eb.ref('t.source_hash'))]))
         .orderBy('t.updated', 'desc')
         .orderBy('t.question_id', 'desc')
-        .limit(BATCH)
-        .execute();
-      if (!waiting.length) {
-        this.doneUpTo = { changed, at: Date.now() };
-        break;
-      }
-      const made = await embedder.embed(
-        waiting.map((w) => w.text),
-        'passage',
-      );
-      await tx
-        .insertInto('question_embeddings')
-        .values(
-          waiting.map((w, i) => {
-            const q = quantize(made[i]!);
-            return {
-              model: embedder.model,
-              question_id: w.question_id,
-              source_hash: w.source_hash,
-              scale: q.scale,
-              vector: Buffer.from(q.values.buffer, q.values.byteOffset, q.values.byteLength),
-            };
-          }),
-        )
-        .onConflict((oc) =>
-          oc.columns(['model', 'question_id']).doUpdateSet((eb) => ({
-            source_hash: eb.ref('excluded.source_hash'),
-            scale: eb.ref('excluded.scale'),
-            vector: eb.ref('excluded.vector'),
-            seq: eb.fn('nextval', [eb.val('question_embeddings_seq')]),
-          })),
-        )
-        .execute();
-      embedded += waiting.length;
+        .limit(BATCH);
+    const since = this.sweep?.since ?? this.walked?.upTo;
+    if (since !== undefined) {
+      const changed = await waiting().where('t.updated', '>', sql<Date>`${since}::timestamptz`).execute();
+      if (changed.length || !this.sweep) return changed;
     }
-    return embedded;
+    const sweep = this.sweep!;
+    const { below } = sweep;
+    const next = await waiting()
+      .where('t.updated', '<=', sql<Date>`${below?.at ?? sweep.since}::timestamptz`)
+      .$if(below !== null, (q) =>
+        q.where((eb) => eb.or([eb('t.updated', '<', sql<Date>`${below!.at}::timestamptz`), eb('t.question_id', '<', below!.id)])),
+      )
+      .execute();
+    const last = next.at(-1);
+    if (last) sweep.below = { at: last.at, id: last.question_id };
+    else {
+      this.walked = { upTo: sweep.since, at: Date.now() };
+      this.sweep = null;
+    }
+    return next;
+  }
+
+  /** Embeds texts as passages and writes their vectors (a newer one replaces an older). */
+  private async embedTexts(
+    tx: Tx<SearchSchema>,
+    embedder: Embedder,
+    waiting: ReadonlyArray<{ question_id: number; text: string; source_hash: string }>,
+  ) {
+    const made = await embedder.embed(
+      waiting.map((w) => w.text),
+      'passage',
+    );
+    await tx
+      .insertInto('question_embeddings')
+      .values(
+        waiting.map((w, i) => {
+          const q = quantize(made[i]!);
+          return {
+            model: embedder.model,
+            question_id: w.question_id,
+            source_hash: w.source_hash,
+            scale: q.scale,
+            vector: Buffer.from(q.values.buffer, q.values.byteOffset, q.values.byteLength),
+          };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(['model', 'question_id']).doUpdateSet((eb) => ({
+          source_hash: eb.ref('excluded.source_hash'),
+          scale: eb.ref('excluded.scale'),
+          vector: eb.ref('excluded.vector'),
+          seq: eb.fn('nextval', [eb.val('question_embeddings_seq')]),
+        })),
+      )
+      .execute();
   }
 
   /**
@@ -271,6 +327,7 @@ export class Embeddings {
     const [load, embed] = this.jobs;
     if (!load || !embed) return;
     this.doneUpTo = null;
+    this.walked = null;
     while ((await embed.runOnce()) !== 0);
     await load.runOnce();
   }
