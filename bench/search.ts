@@ -8,7 +8,9 @@
 // (infra/search-cluster.sh, its JVM's CPU and memory counted with the service's); ENGINE=both runs
 // the local engine and then OpenSearch, one after the other, and prints both headlines. REBUILD=0
 // leaves the full rebuild out (the loads then run on the index as the catch-up left it). Search is
-// lexical unless MEANING=1.
+// lexical unless MEANING=1. The headline also shows what meaning would add to a query: the set-up's
+// sentence encoder run in this process on query texts made as the loads make them (bench/encoder.ts:
+// CPU a fresh query, and the memory the model takes), so that a change that slows meaning is seen.
 // Run: pnpm bench:search
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { createLogger } from '@kn/telemetry';
 import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
+import { queryCost, withEncoder } from './encoder.ts';
 import { bearer, benchSpace, cpuMeter, load, login, profileWindow, referenceText, report, startProcess, stopProcess } from './lib.ts';
 
 const ENGINE = process.env.ENGINE ?? 'local';
@@ -271,6 +274,24 @@ try {
     const during = await fitting;
     console.log(`fits during that load: ${during.map((s) => `${s.toFixed(1)} s`).join(', ')}`);
   }
+  if (engineUrl) {
+    // The engine's own floor: a plain BM25 multi_match over the same word fields of the same index,
+    // asked of the engine directly (its top 10), the 2-word queries of the load above.
+    const fields = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'].map((f) => `words.${f}`);
+    const floor: autocannon.Request[] = [
+      {
+        method: 'POST',
+        path: `/kn-bench-${id}-questions/_search`,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ _source: false, query: { multi_match: { query: `${pick()} ${pick()}`, fields } } }),
+        }),
+      },
+    ];
+    const row = await load({ url: engineUrl, connections: CONNECTIONS, seconds: SECONDS, requests: floor, processes, label: 'floor' });
+    rows.push({ request: "floor: the engine's multi_match (2 words)", ...row });
+  }
   report(
     `Question and expert search on the ${ENGINE} engine, ${QUESTIONS} questions, ${QUESTIONS * 3} solutions, ${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s each; catch-up ${catchUp.toFixed(1)} s, rebuild ${REBUILD ? `${rebuild.toFixed(1)} s` : 'left out'}`,
     `ENGINE=${ENGINE} pnpm bench:search`,
@@ -278,9 +299,29 @@ try {
   );
   const machine = (row: (typeof rows)[number]) => row.cpu_ms_per_request?.match(/machine ([\d.]+)/)?.[1] ?? '?';
   const [one, two, four, list, expert] = rows;
+  // The search service and its engine alone (the machine's figure counts whatever else runs on it).
+  const own = (row: (typeof rows)[number] | undefined) => {
+    const ms = (name: string) => Number(row?.cpu_ms_per_request?.match(new RegExp(`${name} ([\\d.]+)`))?.[1] ?? 0);
+    return (ms('search') + ms('opensearch')).toFixed(1);
+  };
+  const floorRow = rows.find((r) => r.request.startsWith('floor'));
+  console.log(
+    `search + engine CPU per request: queries ${own(one)}/${own(two)}/${own(four)} ms (1/2/4 words), experts ${own(expert)} ms${floorRow ? `; the engine's floor (multi_match, 2 words) ${own(floorRow)} ms` : ''}`,
+  );
+  // After the loads, so that it takes none of their CPU; 100 fresh texts of each size.
+  const meaning =
+    (await withEncoder({}, async (embedder, loaded) => {
+      const costs = [];
+      for (const n of [1, 2, 4]) {
+        const texts = new Set<string>();
+        while (texts.size < 100) texts.add(Array.from({ length: n }, pick).join(' '));
+        costs.push(await queryCost(embedder, [...texts]));
+      }
+      return `meaning (${embedder.model}, in this process): encoder CPU ${costs.map((c) => c.cpuMs.toFixed(1)).join('/')} ms per fresh query beside those ${machine(one!)}/${machine(two!)}/${machine(four!)}, model +${Math.round(loaded)} MiB (targets: ≤ 3 ms, ≤ 150 MiB)`;
+    })) ?? 'meaning: no model set up (bash infra/ensure-model.sh)';
   console.log(`search RSS peak ${peakRss()}${FIT ? ' (the fits included)' : ''}, ${rssOf('VmRSS')} now`);
   console.log(
-    `headline: ${QUESTIONS} questions: query p99 ${one!.p99_ms}/${two!.p99_ms}/${four!.p99_ms} ms (1/2/4 words), machine CPU ${machine(one!)}/${machine(two!)}/${machine(four!)} ms per query; experts p99 ${expert!.p99_ms} ms; list p99 ${list!.p99_ms} ms; catch-up ${catchUp.toFixed(0)} s, rebuild ${REBUILD ? `${rebuild.toFixed(0)} s` : 'left out'}, topic vectors ${topicsAfterRebuild.toFixed(0)} s after it; search RSS ${afterRebuild} after the rebuild, ${rssOf('VmRSS')} after the loads (targets at 100,000: query p99 < 60 ms, ≤ 3.5 ms CPU, experts p99 < 100 ms, RSS ≤ 400 MiB; at 1,000,000: catch-up and rebuild < 10 min, query p99 < 100 ms, RSS < 3 GiB, list p99 < 60 ms); ${referenceText()}`,
+    `headline: ${QUESTIONS} questions: query p99 ${one!.p99_ms}/${two!.p99_ms}/${four!.p99_ms} ms (1/2/4 words), machine CPU ${machine(one!)}/${machine(two!)}/${machine(four!)} ms per query; experts p99 ${expert!.p99_ms} ms; list p99 ${list!.p99_ms} ms; catch-up ${catchUp.toFixed(0)} s, rebuild ${REBUILD ? `${rebuild.toFixed(0)} s` : 'left out'}, topic vectors ${topicsAfterRebuild.toFixed(0)} s after it; search RSS ${afterRebuild} after the rebuild, ${rssOf('VmRSS')} after the loads (targets at 100,000: query p99 < 60 ms, ≤ 3.5 ms CPU, experts p99 < 100 ms, RSS ≤ 400 MiB; at 1,000,000: catch-up and rebuild < 10 min, query p99 < 100 ms, RSS < 3 GiB, list p99 < 60 ms); ${meaning}; ${referenceText()}`,
   );
 } finally {
   await stopProcess(gateway);
