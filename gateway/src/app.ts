@@ -144,24 +144,19 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     SCIM_PATH,
     scimRoutes({ bus, logger, bodyLimit: config.BODY_LIMIT, rpcTimeoutMs: config.RPC_TIMEOUT_MS, publicUrl: config.PUBLIC_URL }),
   );
-  // The MCP server for AI assistants (docs/mcp.md): the same operations, as the same caller. Its
-  // authorization server is the single sign-on provider when there is one, else the gateway.
-  const oauth = config.OIDC_ISSUER
-    ? undefined
-    : authorizationServer({
-        bus,
-        logger,
-        cookie,
-        authenticate,
-        now: () => options.clock.now().getTime(),
-        trustProxy: config.TRUST_PROXY !== 'false',
-      });
-  const resource = {
-    origin: cookie.origin,
-    authorizationServers: (req: Request) => [config.OIDC_ISSUER ?? issuerOf(cookie.origin(req))],
-  };
+  // The MCP server for AI assistants (docs/mcp.md): the same operations, as the same caller. The
+  // gateway is its authorization server; people sign in there as on the web app (single sign-on too).
+  const oauth = authorizationServer({
+    bus,
+    logger,
+    cookie,
+    authenticate,
+    now: () => options.clock.now().getTime(),
+    trustProxy: config.TRUST_PROXY !== 'false',
+  });
+  const resource = { origin: cookie.origin, authorizationServers: (req: Request) => [issuerOf(cookie.origin(req))] };
   app.use(resourceMetadataRoutes(resource));
-  if (oauth) app.use(oauth.router);
+  app.use(oauth.router);
   app.use(
     mcpRoutes({
       bus,
@@ -171,7 +166,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       rpcTimeoutMs: config.RPC_TIMEOUT_MS,
       resource,
       authenticate,
-      accessToken: oauth?.actorOf,
+      accessToken: oauth.actorOf,
       count: countToken,
     }),
   );
