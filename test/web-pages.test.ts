@@ -289,6 +289,33 @@ describe('the editor', () => {
   });
 });
 
+describe('settings', () => {
+  test('the kinds of email grouped under the switch for email at all, which governs them', async () => {
+    const page = await web.newPage(390, 844);
+    await web.signIn(page, dora.email, '/settings');
+    const group = page.getByRole('group', { name: 'About your questions' });
+    const kind = group.getByLabel('A comment on your question');
+    await kind.waitFor();
+    await page.getByRole('group', { name: 'Mentions' }).getByLabel('You were mentioned in a comment').waitFor();
+    expect(await kind.isDisabled()).toBe(false);
+    await page.getByLabel('Email at all').uncheck();
+    await page.getByText('Email is off: no email is sent, whatever is ticked below.').waitFor();
+    expect(await kind.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const saved = await web.system.api.get(`${API}/users/me/settings/communication/email`).set(...as(dora));
+    expect(saved.body.email_enabled).toBe(false);
+    await page.reload();
+    await kind.waitFor();
+    expect(await kind.isDisabled()).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await web.accessible(page, 'settings-390');
+    await web.shot(page, 'settings-390');
+    await page.getByLabel('Email at all').check();
+    expect(await kind.isDisabled()).toBe(false);
+  });
+});
+
 describe('states and people', () => {
   test('an unknown address and an unknown question show the app’s not-found page with a way back; the API still answers JSON', async () => {
     const raw = await web.system.api.get('/no-such-page').set('accept', 'text/html,application/xhtml+xml,*/*;q=0.8');

@@ -291,4 +291,12 @@ export const de: Catalogue = {
   'editor.preview': 'Vorschau',
   'editor.previewOf': 'Vorschau: {label}',
   'editor.hint': 'Markdown: **fett**, _kursiv_, `Code`, [Link](https://…), - Liste',
+  'settings.emailKinds': 'Welche E-Mails',
+  'settings.emailOff': 'E-Mails sind ausgeschaltet: Es wird keine E-Mail gesendet, was auch immer unten angekreuzt ist.',
+  'settings.group.yourQuestions': 'Zu Ihren Fragen',
+  'settings.group.yourSolutions': 'Zu Ihren Lösungen',
+  'settings.group.following': 'Zu Fragen, denen Sie folgen',
+  'settings.group.forYou': 'Fragen für Sie',
+  'settings.group.mentions': 'Erwähnungen',
+  'settings.group.other': 'Sonstiges',
 };

@@ -290,6 +290,14 @@ export const en = {
   'editor.preview': 'Preview',
   'editor.previewOf': 'Preview of {label}',
   'editor.hint': 'Markdown: **bold**, _italic_, `code`, [link](https://…), - list',
+  'settings.emailKinds': 'Which emails',
+  'settings.emailOff': 'Email is off: no email is sent, whatever is ticked below.',
+  'settings.group.yourQuestions': 'About your questions',
+  'settings.group.yourSolutions': 'About your solutions',
+  'settings.group.following': 'About questions you follow',
+  'settings.group.forYou': 'Questions for you',
+  'settings.group.mentions': 'Mentions',
+  'settings.group.other': 'Other',
 } as const;
 
 export type MessageKey = keyof typeof en;

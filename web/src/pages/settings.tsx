@@ -8,6 +8,17 @@ import { ErrorBox, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx'
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch' };
 type EmailSettings = ResponseOf<'getEmailSettings'>;
 
+/** The kinds of email by what they are about, as a person looks for them; a kind none names is "other". */
+const EMAIL_GROUPS = ['yourQuestions', 'yourSolutions', 'following', 'forYou', 'mentions', 'other'] as const;
+function groupOf(type: string): (typeof EMAIL_GROUPS)[number] {
+  if (type.startsWith('mention_')) return 'mentions';
+  if (/your_question|^new_solution$|^question_edited$/.test(type)) return 'yourQuestions';
+  if (/your_solution|^solution_|^validation_/.test(type)) return 'yourSolutions';
+  if (/^new_comment_to_(question|solution)$|^tag_subscription$/.test(type)) return 'following';
+  if (/^new_question|forwarded|^share_/.test(type)) return 'forYou';
+  return 'other';
+}
+
 export function SettingsPage() {
   const loaded = useLoad(() => Promise.all([kn().call('getLanguageSettings'), kn().call('getEmailSettings')]), []);
   const [lang, setLang] = useState('');
@@ -59,19 +70,41 @@ export function SettingsPage() {
         <fieldset>
           <legend>{t('settings.email')}</legend>
           {flag('email_enabled', t('settings.emailEnabled'))}
-          {flag('digest_email_enabled', t('settings.digest'))}
-          {flag('announcement_email_enabled', t('settings.announcements'))}
-          {types.map((key) => (
-            <div class="check" key={key}>
-              <input
-                id={`email-${key}`}
-                type="checkbox"
-                checked={email[key] === 'on'}
-                onChange={(e) => setEmail({ ...email, [key]: e.currentTarget.checked ? 'on' : 'off' })}
-              />
-              <label for={`email-${key}`}>{t(`email.${key}` as MessageKey)}</label>
-            </div>
-          ))}
+          {/* Without email at all, the rest does nothing: shown, kept, but not to be changed. */}
+          <fieldset
+            class="email-kinds"
+            disabled={email.email_enabled !== true}
+            aria-describedby={email.email_enabled !== true ? 'email-off' : undefined}
+          >
+            <legend class="visually-hidden">{t('settings.emailKinds')}</legend>
+            {email.email_enabled !== true && (
+              <p id="email-off" class="hint">
+                {t('settings.emailOff')}
+              </p>
+            )}
+            {flag('digest_email_enabled', t('settings.digest'))}
+            {flag('announcement_email_enabled', t('settings.announcements'))}
+            {EMAIL_GROUPS.map((group) => {
+              const keys = types.filter((key) => groupOf(key) === group);
+              if (!keys.length) return null;
+              return (
+                <fieldset key={group}>
+                  <legend>{t(`settings.group.${group}` as MessageKey)}</legend>
+                  {keys.map((key) => (
+                    <div class="check" key={key}>
+                      <input
+                        id={`email-${key}`}
+                        type="checkbox"
+                        checked={email[key] === 'on'}
+                        onChange={(e) => setEmail({ ...email, [key]: e.currentTarget.checked ? 'on' : 'off' })}
+                      />
+                      <label for={`email-${key}`}>{t(`email.${key}` as MessageKey)}</label>
+                    </div>
+                  ))}
+                </fieldset>
+              );
+            })}
+          </fieldset>
         </fieldset>
         <SaveRow action={action} notice={notice} />
       </form>
