@@ -7,7 +7,7 @@ import { cosine, topicVector } from '../src/domain/similarity.ts';
 import { type NeighbourFacts, stubQuestion, type UserDocument, unpacked, unpackUnit, withDerived } from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
-import { DocumentFrequencies } from '../src/elasticsearch/frequencies.ts';
+import { DocumentFrequencies, KeptUntilMoved } from '../src/elasticsearch/frequencies.ts';
 import { BM25, INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import {
   engineKey,
@@ -480,4 +480,34 @@ test('the mappings change only with the index version (an upgrade rebuilds besid
   const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
   // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
   expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 3, fingerprint: '4bce75f466c8377b' });
+});
+
+test('values kept per key: those not kept are read together once, absent ones kept too, all read again after a move', async () => {
+  const kept = new KeptUntilMoved();
+  const reads: string[][] = [];
+  const read = async (missing: string[]) => {
+    reads.push(missing);
+    return new Map(missing.filter((k) => k !== 'none').map((k) => [k, k.length]));
+  };
+  expect(await kept.ofEach('tag', ['hops', 'ale', 'none'], read, 0)).toEqual(
+    new Map([
+      ['hops', 4],
+      ['ale', 3],
+      ['none', 0],
+    ]),
+  );
+  expect(await kept.ofEach('tag', ['ale', 'yeast', 'none'], read, 0)).toEqual(
+    new Map([
+      ['ale', 3],
+      ['yeast', 5],
+      ['none', 0],
+    ]),
+  );
+  expect(reads).toEqual([['hops', 'ale', 'none'], ['yeast']]);
+  kept.moved();
+  await kept.ofEach('tag', ['hops'], read, 0);
+  expect(reads.at(-1)).toEqual(['hops']);
+  // A failed read is not kept.
+  await expect(kept.ofEach('tag', ['malt'], () => Promise.reject(new Error('gone')), 0)).rejects.toThrow('gone');
+  expect(await kept.ofEach('tag', ['malt'], read, 0)).toEqual(new Map([['malt', 4]]));
 });

@@ -276,7 +276,16 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
+  /**
+   * Whose answers and forwards count on each tag: an aggregation over every question with the tag,
+   * so kept per tag until the index moves (the same tags come back in most expert searches).
+   */
   async onTags(keys: readonly string[]) {
+    const kept = await this.kept.ofEach(`tag users ${this.hidden.join(',')}`, keys, (missing) => this.readOnTags(missing), null);
+    return new Map([...kept].filter((entry): entry is [string, TagUsers] => entry[1] !== null));
+  }
+
+  private async readOnTags(keys: readonly string[]) {
     const out = new Map<string, TagUsers>();
     if (!keys.length) return out;
     const response = await this.client.search({
@@ -347,7 +356,23 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     });
   }
 
-  async users(ids: readonly number[]) {
+  /** Kept per user until the index moves, as onTags. */
+  users(ids: readonly number[]) {
+    return this.keptPerUser('user facts', ids, (missing) => this.readUsers(missing));
+  }
+
+  /** Values per user id, kept until the index moves, those not kept read together (users absent from the answer left out). */
+  private async keptPerUser<T>(name: string, ids: readonly number[], read: (missing: number[]) => Promise<Map<number, T>>) {
+    const kept = await this.kept.ofEach<T | null>(
+      `${name} ${this.hidden.join(',')}`,
+      ids.map(String),
+      async (missing) => new Map([...(await read(missing.map(Number)))].map(([id, value]) => [String(id), value])),
+      null,
+    );
+    return new Map([...kept].flatMap(([id, value]) => (value === null ? [] : [[Number(id), value] as [number, T]])));
+  }
+
+  private async readUsers(ids: readonly number[]) {
     const out = new Map<number, UserFacts>();
     if (!ids.length) return out;
     const [response, { docs }] = await Promise.all([
@@ -420,7 +445,11 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return ((response.aggregations?.solutions as Record<string, any> | undefined)?.accepted?.doc_count as number | undefined) ?? 0;
   }
 
-  async answered(users: readonly number[]) {
+  answered(users: readonly number[]) {
+    return this.keptPerUser('answered', users, (missing) => this.readAnswered(missing));
+  }
+
+  private async readAnswered(users: readonly number[]) {
     const out = new Map(users.map((user) => [user, [] as number[]]));
     if (!users.length) return out;
     const response = await this.client.search({

@@ -40,6 +40,27 @@ export class KeptUntilMoved {
     });
     return value;
   }
+
+  /**
+   * The values of many keys (each under `${prefix} ${key}`); those not kept are read together by
+   * one `read`, which answers the keys it knows (the others take `absent`).
+   */
+  async ofEach<T>(
+    prefix: string,
+    keys: readonly string[],
+    read: (missing: string[]) => Promise<ReadonlyMap<string, T>>,
+    absent: T,
+  ): Promise<Map<string, T>> {
+    const name = (key: string) => `${prefix} ${key}`;
+    const missing = keys.filter((k) => !this.values.has(name(k)));
+    if (missing.length) {
+      const answer = read(missing);
+      for (const k of missing) this.of(name(k), () => answer.then((m) => m.get(k) ?? absent));
+    }
+    // A key cleared meanwhile (the index moved) is read again on its own.
+    const values = await Promise.all(keys.map((k) => this.of(name(k), () => read([k]).then((m) => m.get(k) ?? absent))));
+    return new Map(keys.map((k, i) => [k, values[i]!]));
+  }
 }
 
 /** Published questions, deleted ones too (the N of every idf), kept until the index moves. */
