@@ -15,7 +15,7 @@ export function plainText(html: string | null | undefined): string {
     .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<li\b[^>]*>/gi, '\n- ')
-    .replace(/<\/(p|div|h[1-6]|li|ul|ol|pre|blockquote|tr|table)\s*>/gi, '\n')
+    .replace(/<\/(p|div|h[1-6]|ul|ol|pre|blockquote|tr|table)\s*>/gi, '\n')
     .replace(/<[^>]*>/g, '')
     .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]+);/gi, (whole, name: string) => {
       if (name[0] !== '#') return ENTITIES[name.toLowerCase()] ?? whole;
