@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { expired, hasRole, me, refreshUnseen, resume, signOut, unseen } from './api.ts';
 import { language, setLanguage, t } from './i18n.ts';
 import { AdminPage } from './pages/admin.tsx';
+import { AnalyticsPage } from './pages/analytics.tsx';
 import { AskPage } from './pages/ask.tsx';
 import { ExpertsPage } from './pages/experts.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
@@ -10,6 +11,7 @@ import { NotificationsPage } from './pages/notifications.tsx';
 import { ProfilePage } from './pages/profile.tsx';
 import { QuestionPage } from './pages/question.tsx';
 import { QuestionsPage } from './pages/questions.tsx';
+import { ReviewPage } from './pages/review.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { match, navigate, route } from './router.ts';
@@ -44,6 +46,8 @@ function Nav() {
         {link('/experts', t('nav.experts'))}
         {link('/notifications', t('nav.notifications'), count > 0 ? count : undefined)}
         {link('/settings', t('nav.settings'))}
+        {link('/review', t('nav.review'))}
+        {hasRole('manager', 'content_admin', 'super_admin') && link('/analytics', t('nav.analytics'))}
         {hasRole('settings_admin', 'super_admin') && link('/admin', t('nav.admin'))}
         <li>
           <button type="button" class="link" onClick={() => void signOut()}>
@@ -63,6 +67,8 @@ function Routes() {
   if (path === '/notifications') return <NotificationsPage />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/admin') return <AdminPage />;
+  if (path === '/analytics') return <AnalyticsPage />;
+  if (path === '/review') return <ReviewPage />;
   const question = match('/questions/:id', path);
   if (question && /^\d+$/.test(question.id!)) return <QuestionPage id={Number(question.id)} />;
   const profile = match('/users/:id', path);
