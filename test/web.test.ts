@@ -279,7 +279,8 @@ describe('people of the network', () => {
     await solution.getByText('1 vote', { exact: true }).waitFor();
     await shot(page, 'question');
     await accessible(page, 'question');
-  });
+    // Two people in two browsers, the routing and the unseen count's polling between them.
+  }, 120_000);
 
   test('a search shows highlighted results, without the internal score, kept in the address', async () => {
     await system.searchCaughtUp();
