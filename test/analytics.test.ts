@@ -320,3 +320,36 @@ test('routing: questions published live are counted with their experts', async (
   const byManager = await system.api.get(`${API}/analytics/routing?from=${today}&to=${tomorrow}`).set(...bearer(manager.token));
   expect(byManager.body.experts).toBeNull();
 });
+
+test('gaps: tags whose questions grow faster than their answers, and tags with one expert', async () => {
+  const res = await system.api.get(`${API}/analytics/gaps?from=2026-01-05&to=2026-01-12`).set(...bearer(system.adminToken));
+  expect(res.status).toBe(200);
+  // The week before had no question; one person answered all of them.
+  expect(res.body.items).toEqual([
+    expect.objectContaining({
+      tag: 'hops',
+      asked: 6,
+      asked_before: 0,
+      answered: 4,
+      experts: 1,
+      growing_faster_than_answers: true,
+      single_expert: true,
+    }),
+    expect.objectContaining({
+      tag: 'malt',
+      asked: 3,
+      asked_before: 0,
+      answered: 3,
+      experts: 1,
+      growing_faster_than_answers: false,
+      single_expert: true,
+    }),
+  ]);
+  const next = await system.api.get(`${API}/analytics/gaps?from=2026-01-12&to=2026-01-19`).set(...bearer(system.adminToken));
+  expect(next.body.items).toEqual([
+    expect.objectContaining({ tag: 'hops', asked: 1, asked_before: 6, growing_faster_than_answers: false }),
+  ]);
+  // Three askers of malt: withheld from a manager.
+  const byManager = await system.api.get(`${API}/analytics/gaps?from=2026-01-05&to=2026-01-12`).set(...bearer(manager.token));
+  expect(byManager.body.items.find((i: any) => i.tag === 'malt')).toMatchObject({ suppressed: true, asked: null, experts: null });
+});

@@ -1480,6 +1480,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tags where questions grow faster than answers, and tags with one expert, against the range before
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        get: operations["getAnalyticsGaps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/analytics/rebuild": {
         parameters: {
             query?: never;
@@ -2460,6 +2480,24 @@ export interface components {
              * @description expiring/expired: when the validity ends; validation_requested: the request; unaccepted: publishing
              */
             since: string;
+        };
+        AnalyticsGapRow: {
+            tag: string;
+            /** @description fewer than five askers in the range: the figures are withheld (null) */
+            suppressed: boolean;
+            /** @description questions of the tag published in the range */
+            asked: number | null;
+            /** @description in the range of the same length just before */
+            asked_before: number | null;
+            /** @description of the questions of the range, those with a solution */
+            answered: number | null;
+            answered_before: number | null;
+            /** @description people who published a solution to a question of the tag before the end of the range */
+            experts: number | null;
+            /** @description more questions than before, and more of them than of answers */
+            growing_faster_than_answers: boolean | null;
+            /** @description one person, or nobody, has answered the tag */
+            single_expert: boolean | null;
         };
         NotificationChannels: {
             /** @enum {string} */
@@ -17715,6 +17753,160 @@ export interface operations {
                             asked: number;
                             answered: number;
                         }[] | null;
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalyticsGaps: {
+        parameters: {
+            query: {
+                /** @description start of the range (inclusive), UTC */
+                from: string;
+                /** @description end of the range (exclusive), UTC */
+                to: string;
+                /** @description the length of each period: day, week (from Monday) or month */
+                granularity?: "day" | "week" | "month";
+                /** @description the tags with the most questions in the range, at most this many */
+                top?: number;
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        to: string;
+                        items: components["schemas"]["AnalyticsGapRow"][];
                     };
                 };
             };

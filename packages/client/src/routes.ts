@@ -446,6 +446,10 @@ export const routes: Record<OperationName, Route> = {
     method: 'GET',
     path: '/analytics/routing',
   },
+  getAnalyticsGaps: {
+    method: 'GET',
+    path: '/analytics/gaps',
+  },
   rebuildAnalytics: {
     method: 'POST',
     path: '/analytics/rebuild',

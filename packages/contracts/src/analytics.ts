@@ -153,6 +153,20 @@ export const RoutingReport = z.object({
     .describe('load per expert, busiest first; administrators only (null for others)'),
 });
 
+export const GapRow = z
+  .object({
+    tag: z.string(),
+    suppressed: z.boolean().describe('fewer than five askers in the range: the figures are withheld (null)'),
+    asked: z.number().int().nullable().describe('questions of the tag published in the range'),
+    asked_before: z.number().int().nullable().describe('in the range of the same length just before'),
+    answered: z.number().int().nullable().describe('of the questions of the range, those with a solution'),
+    answered_before: z.number().int().nullable(),
+    experts: z.number().int().nullable().describe('people who published a solution to a question of the tag before the end of the range'),
+    growing_faster_than_answers: z.boolean().nullable().describe('more questions than before, and more of them than of answers'),
+    single_expert: z.boolean().nullable().describe('one person, or nobody, has answered the tag'),
+  })
+  .meta({ id: 'AnalyticsGapRow' });
+
 const tag = 'Analytics' as const;
 const roles = ANALYTICS_ROLES;
 
@@ -229,6 +243,24 @@ export const analyticsOperations = {
     http: { method: 'GET', path: '/analytics/routing', auth: 'user', roles, tag },
     query: z.object({ ...rangeQuery }).superRefine(checkRange),
     response: RoutingReport,
+  }),
+  getAnalyticsGaps: operation({
+    service: 'analytics',
+    summary: 'Tags where questions grow faster than answers, and tags with one expert, against the range before',
+    http: { method: 'GET', path: '/analytics/gaps', auth: 'user', roles, tag },
+    query: z
+      .object({
+        ...rangeQuery,
+        top: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .default(20)
+          .describe('the tags with the most questions in the range, at most this many'),
+      })
+      .superRefine(checkRange),
+    response: z.object({ from: Timestamp, to: Timestamp, items: z.array(GapRow) }),
   }),
   rebuildAnalytics: operation({
     service: 'analytics',

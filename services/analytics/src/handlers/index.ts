@@ -6,6 +6,7 @@ import type { AnalyticsSchema } from '../db/schema.ts';
 import { viewer } from '../domain/access.ts';
 import { answerCache } from '../domain/answers.ts';
 import { flowReport } from '../domain/flow.ts';
+import { gapsReport } from '../domain/gaps.ts';
 import { healthReport, reviewQueue } from '../domain/health.ts';
 import { routingReport } from '../domain/routing.ts';
 import type { AnalyticsFeed } from '../jobs/feed.ts';
@@ -31,6 +32,8 @@ export function createHandlers(deps: {
       cached(key('queue', actor, query), () => reviewQueue(db, viewer(actor), query, clock.now())),
     getRoutingAnalytics: async ({ actor, query }) =>
       cached(key('routing', actor, query), () => routingReport(db, viewer(actor), range(query))),
+    getAnalyticsGaps: async ({ actor, query }) =>
+      cached(key('gaps', actor, query), () => gapsReport(db, viewer(actor), { ...range(query), top: query.top })),
     // The content service decides who may: the solution's author or an administrator.
     verifySolution: async ({ actor, params, body, requestId, url }) =>
       call(bus, 'validateSolution', solutionsOperations.validateSolution, { actor, params, body, query: undefined, requestId, url }),
