@@ -14,13 +14,16 @@ import { outbox } from './domain/outbox.ts';
 import { slackApp } from './domain/slack/app.ts';
 import { slackRenderer } from './domain/slack/render.ts';
 import { sendSlack, slackClient } from './domain/slack/web-api.ts';
+import { teamsApp } from './domain/teams/app.ts';
+import { teamsRenderer } from './domain/teams/cards.ts';
+import { TeamsCredentials, teamsSender } from './domain/teams/connector.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startForgetRequestsJob } from './jobs/forget-requests.ts';
 import { startOutbox } from './jobs/outbox.ts';
 
 export { ChatConfig, loadConfig } from './config.ts';
 
-/** Starts the chat service: the users projection, the Slack app, the outbox and the consumers of routing and content events. */
+/** Starts the chat service: the users projection, the Slack app and the Teams bot, the outbox and the consumers of routing and content events. */
 export async function start(config: ChatConfig, options: { clock?: Clock } = {}) {
   const runtime = await startRuntime<ChatSchema>({ service: 'chat', config, migrations });
   const { db, bus, logger } = runtime;
@@ -29,6 +32,11 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
   return parts.starting(async () => {
     const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
     const slack = slackClient({ token: config.SLACK_BOT_TOKEN, apiUrl: config.SLACK_API_URL });
+    const teamsCredentials = new TeamsCredentials(config);
+    const sendTeams = teamsSender(teamsCredentials);
+    const serviceUrlOf = async (installationId: number) =>
+      (await db.selectFrom('installations').select('service_url').where('id', '=', installationId).executeTakeFirstOrThrow()).service_url ??
+      '';
     const sender = parts.add(
       startOutbox({
         db,
@@ -36,7 +44,7 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
         logger,
         send: async (platform, row, original) => {
           if (platform === 'slack') return sendSlack(slack, row, original);
-          throw new Error('Microsoft Teams is not configured here');
+          return sendTeams(await serviceUrlOf(row.installation_id), row, original);
         },
       }),
     );
@@ -46,7 +54,7 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
     const chatByDefault = config.CHAT_DEFAULT_CHANNEL === 'chat';
     const notify = chatNotifier({
       outbox: box,
-      renderers: { slack: slackRenderer(publicUrl), teams: slackRenderer(publicUrl) },
+      renderers: { slack: slackRenderer(publicUrl), teams: teamsRenderer(publicUrl) },
       chatByDefault,
     });
     parts.add(startForgetRequestsJob({ db, logger }));
@@ -54,13 +62,14 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
     const content = parts.add(await startContentConsumer({ bus, db, notify }));
     const search = parts.add(await startSearchConsumer({ bus, db, notify }));
     const app = slackApp({ db, config, clock, logger, flows, outbox: box, client: slack });
+    const teams = teamsApp({ db, config, clock, logger, flows, outbox: box, credentials: teamsCredentials });
     parts.add(
       serveOperations({
         bus,
         service: 'chat',
         requestKeys: runtime.requestKeys,
         operations: chatOperations,
-        handlers: createHandlers({ db, bus, clock, call, chatByDefault, slack: app.handle, teams: null }),
+        handlers: createHandlers({ db, bus, clock, call, chatByDefault, slack: app.handle, teams: teams.handle }),
       }),
     );
     logger.info('chat service ready');

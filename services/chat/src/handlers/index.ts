@@ -1,5 +1,5 @@
 import type { Bus } from '@kn/bus';
-import { type chatOperations, type Handlers, type NotificationChannels, unauthorized } from '@kn/contracts';
+import type { chatOperations, Handlers, NotificationChannels } from '@kn/contracts';
 import { type Db, json, transaction } from '@kn/db';
 import type { Clock } from '@kn/service';
 import type { ChatSchema } from '../db/schema.ts';
@@ -19,7 +19,7 @@ export function createHandlers(deps: {
   call: NetworkCaller;
   chatByDefault: boolean;
   slack: PlatformHandler;
-  teams: PlatformHandler | null;
+  teams: PlatformHandler;
 }): Handlers<typeof chatOperations> {
   const { db, call } = deps;
   const channels = async (actor: Parameters<NetworkCaller>[1], executor = db as Parameters<typeof storedChoices>[0]) => {
@@ -57,9 +57,6 @@ export function createHandlers(deps: {
     },
 
     slackRequest: ({ body }) => deps.slack(body),
-    teamsRequest: async ({ body }) => {
-      if (!deps.teams) throw unauthorized('Microsoft Teams is not configured here');
-      return deps.teams(body);
-    },
+    teamsRequest: ({ body }) => deps.teams(body),
   };
 }

@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
-import { AppError, type PlatformAnswer } from '@kn/contracts';
+import type { PlatformAnswer } from '@kn/contracts';
 import { type Db, sql } from '@kn/db';
-import type { Clock } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
 import { App, isValidSlackRequest, LogLevel, type Receiver } from '@slack/bolt';
-import type { ChatConfig } from '../../config.ts';
 import type { ChatSchema } from '../../db/schema.ts';
-import type { ChatFlows } from '../flows.ts';
 import { actorOf, createLinkCode, installationOf, link, userByEmail } from '../links.ts';
-import type { Outbox } from '../outbox.ts';
+import type { PlatformDeps } from '../platform.ts';
+import { sayWhy } from '../refusal.ts';
 import * as blocks from './blocks.ts';
 import type { SlackClient } from './web-api.ts';
 
@@ -22,10 +20,6 @@ const answer = (status: number, body?: unknown): PlatformAnswer =>
       ? { status, content_type: 'text/plain; charset=utf-8', body }
       : { status, content_type: 'application/json', body: JSON.stringify(body) };
 const refused = (message: string) => answer(401, { code: 'Unauthorized', message });
-
-/** The error a person sees in Slack for a refusal of the network (their rights, a deleted question, …). */
-const sayWhy = (err: unknown) =>
-  err instanceof AppError && err.status < 500 ? err.message : 'the knowledge network could not do this now; try again later';
 
 /** Bolt's logger interface on our logger. */
 function boltLogger(logger: Logger) {
@@ -43,13 +37,7 @@ function boltLogger(logger: Logger) {
   };
 }
 
-export interface SlackDeps {
-  db: Db<ChatSchema>;
-  config: ChatConfig;
-  clock: Clock;
-  logger: Logger;
-  flows: ChatFlows;
-  outbox: Outbox;
+export interface SlackDeps extends PlatformDeps {
   /** The Web API for what cannot wait for the outbox: opening a modal (its trigger lasts 3 s), users.info. */
   client: SlackClient;
 }

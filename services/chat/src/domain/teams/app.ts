@@ -1,0 +1,188 @@
+import type { PlatformAnswer } from '@kn/contracts';
+import { AuthenticationConfiguration, BotFrameworkAuthenticationFactory } from 'botframework-connector';
+import { actorOf, createLinkCode, installationOf } from '../links.ts';
+import type { PlatformDeps } from '../platform.ts';
+import { sayWhy } from '../refusal.ts';
+import * as cards from './cards.ts';
+import type { TeamsCredentials } from './connector.ts';
+
+const json = (status: number, body?: unknown): PlatformAnswer =>
+  body === undefined
+    ? { status, content_type: null, body: null }
+    : { status, content_type: 'application/json', body: JSON.stringify(body) };
+
+interface Activity {
+  type: string;
+  id?: string;
+  name?: string;
+  text?: string;
+  value?: Record<string, any>;
+  replyToId?: string;
+  serviceUrl: string;
+  channelId?: string;
+  from: { id: string; aadObjectId?: string };
+  conversation: { id: string; tenantId?: string };
+  channelData?: { tenant?: { id?: string } };
+}
+
+/**
+ * The Teams bot: every activity's token is checked by the Bot Framework SDK (RS256, the keys of
+ * the OpenID metadata, issuer, audience = the app id, the serviceUrl claim); then the activity is
+ * handled as the linked network user. Replies and cards go through the outbox.
+ */
+export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials }) {
+  const { db, config, flows, outbox } = deps;
+  const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
+  const auth = BotFrameworkAuthenticationFactory.create(
+    '',
+    true,
+    config.TEAMS_LOGIN_URL,
+    'https://api.botframework.com',
+    config.TEAMS_TOKEN_ISSUER,
+    '',
+    config.TEAMS_OPENID_METADATA_URL,
+    // Emulator tokens are checked against the same keys: nothing is fetched from elsewhere.
+    config.TEAMS_OPENID_METADATA_URL,
+    '',
+    deps.credentials,
+    new AuthenticationConfiguration(),
+  );
+
+  async function handle(request: { body: string; headers: Record<string, string> }): Promise<PlatformAnswer> {
+    if (!config.TEAMS_APP_ID) return json(401, { code: 'Unauthorized', message: 'Microsoft Teams is not configured here' });
+    let activity: Activity;
+    try {
+      activity = JSON.parse(request.body) as Activity;
+      if (typeof activity?.type !== 'string' || typeof activity.serviceUrl !== 'string' || !activity.from?.id || !activity.conversation?.id)
+        throw new Error('not an activity');
+    } catch {
+      return json(400, { code: 'ValidationError', message: 'the body is not a Bot Framework activity' });
+    }
+    try {
+      await auth.authenticateRequest(activity as never, request.headers.authorization ?? '');
+    } catch (err) {
+      deps.logger.info({ reason: (err as Error).message }, 'a Teams request was refused');
+      return json(401, { code: 'Unauthorized', message: 'the Bot Framework token is missing or not valid for this bot' });
+    }
+    const tenant = activity.conversation.tenantId ?? activity.channelData?.tenant?.id ?? 'default';
+    const installation = await installationOf(db, 'teams', tenant, activity.serviceUrl);
+    const actor = await actorOf(db, installation.id, activity.from.id);
+    const reply = (message: cards.TeamsMessage, step = 'reply') =>
+      outbox.enqueue(db, [
+        {
+          key: `teams:${activity.id ?? deps.clock.now().getTime()}:${step}`,
+          installationId: installation.id,
+          recipient: activity.conversation.id,
+          kind: 'post',
+          payload: { ...message },
+        },
+      ]);
+    const linkPrompt = async () => {
+      const code = await createLinkCode(db, {
+        installationId: installation.id,
+        chatUserId: activity.from.id,
+        conversationId: activity.conversation.id,
+        ttlMs: config.CHAT_LINK_CODE_TTL_MS,
+        now: deps.clock.now(),
+      });
+      return cards.linkPrompt(`${publicUrl}/chat/link?code=${code}`);
+    };
+
+    if (activity.type === 'invoke' && activity.name === 'composeExtension/query') {
+      if (!actor) return json(200, { composeExtension: { type: 'message', text: (await linkPrompt()).text } });
+      const query = String((activity.value?.parameters as Array<{ value?: string }> | undefined)?.[0]?.value ?? '').trim();
+      const items = query ? await flows.search(actor, query) : [];
+      return json(200, {
+        composeExtension: { type: 'result', attachmentLayout: 'list', attachments: items.map((q) => cards.searchResult(publicUrl, q)) },
+      });
+    }
+    if (activity.type !== 'message') return json(200);
+    if (!actor) {
+      await reply(await linkPrompt());
+      return json(200);
+    }
+    const value = activity.value;
+    if (value && typeof value.action === 'string') {
+      await reply(await act(actor, value, activity, installation.id));
+      return json(200);
+    }
+    // "@Knowledge Network ask …" in a channel arrives with the mention in the text.
+    const text = (activity.text ?? '').replace(/<at>[^<]*<\/at>/g, '').trim();
+    const [verb, ...rest] = text.split(/\s+/);
+    const what = rest.join(' ').trim();
+    try {
+      if (verb?.toLowerCase() === 'ask' && what) await reply(cards.similarFirst(publicUrl, what, await flows.similar(actor, what)));
+      else if (verb?.toLowerCase() === 'search' && what) await reply(cards.searchResults(publicUrl, what, await flows.search(actor, what)));
+      else await reply(cards.notice('Write “ask <your question>” or “search <text>”.'));
+    } catch (err) {
+      await reply(cards.notice(`Not done: ${sayWhy(err)}`));
+    }
+    return json(200);
+  }
+
+  /** A card's button: the card's message is edited to say what happened, the outcome is the reply. */
+  async function act(
+    actor: NonNullable<Awaited<ReturnType<typeof actorOf>>>,
+    value: Record<string, any>,
+    activity: Activity,
+    installationId: number,
+  ) {
+    const posted = activity.replyToId
+      ? await db
+          .selectFrom('messages')
+          .select('key')
+          .where('installation_id', '=', installationId)
+          .where('ts', '=', activity.replyToId)
+          .executeTakeFirst()
+      : undefined;
+    const edit = (step: string, message: cards.TeamsMessage) =>
+      posted
+        ? outbox.enqueue(db, [
+            {
+              key: `${posted.key}:${step}`,
+              installationId,
+              recipient: activity.conversation.id,
+              kind: 'update',
+              edits: posted.key,
+              payload: { ...message },
+            },
+          ])
+        : Promise.resolve(0);
+    try {
+      switch (value.action) {
+        case 'ask_network': {
+          const { question, experts } = await flows.ask(
+            actor,
+            `teams:${activity.from.id}:${activity.replyToId ?? activity.id}`,
+            String(value.text ?? ''),
+          );
+          return cards.asked(publicUrl, question, experts);
+        }
+        case 'answer': {
+          const text = String(value.solution ?? '').trim();
+          if (!text) return cards.notice('Write your solution in the card first.');
+          await flows.answer(actor, Number(value.question), text);
+          await edit('answered', cards.notice('You answered this question. Thank you!'));
+          return cards.notice('Your solution is published.');
+        }
+        case 'not_me': {
+          const next = await flows.notMe(actor, Number(value.question));
+          const what = next ? `Passed on to ${next.firstname} ${next.lastname}.` : 'Noted; nobody else is left to ask.';
+          await edit('not_me', cards.notice(what));
+          return cards.notice(what);
+        }
+        case 'accept': {
+          await flows.accept(actor, Number(value.solution));
+          await edit('accept', cards.notice('You accepted this solution. Thank you!'));
+          return cards.notice('Accepted.');
+        }
+        default:
+          return cards.notice('This button is not known here.');
+      }
+    } catch (err) {
+      return cards.notice(`Not done: ${sayWhy(err)}`);
+    }
+  }
+
+  return { handle };
+}
