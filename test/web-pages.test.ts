@@ -1,3 +1,4 @@
+import { waitFor } from '@kn/testing';
 import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer } from './system.ts';
 import { type Person, startWebApp, type WebApp } from './web-app.ts';
@@ -286,6 +287,51 @@ describe('the editor', () => {
     await page.locator('#question-body strong', { hasText: 'Saflager' }).waitFor();
     await page.locator('#question-body').getByText('<img src=x onerror="document.title=1">').waitFor();
     expect(await page.title()).not.toBe('1');
+  });
+});
+
+describe('notifications', () => {
+  test('by day, each with what happened and who did it; one "mark as read"; the count goes once they are shown; in German on a phone', async () => {
+    const share = await web.system.api
+      .post(`${API}/questions/${questionId}/share`)
+      .set(...as(erik))
+      .send({ recipients: [dora.id], message: 'Have a look' });
+    expect(share.status).toBeLessThan(300);
+    await waitFor(
+      async () =>
+        (await web.system.api.get(`${API}/notifications`).set(...as(dora))).body.items.some(
+          (n: { type: string }) => n.type === 'share_question',
+        ),
+      { what: 'the share notification' },
+    );
+    const page = await web.newPage();
+    await web.signIn(page, dora.email, '/notifications');
+    const today = page.getByRole('region', { name: 'Today' });
+    const item = today.locator('ul.notifications li', { hasText: 'A question was shared with you' });
+    await item.getByRole('link', { name: 'Erik Expert', exact: true }).waitFor();
+    await item.getByRole('link', { name: /shared the question/ }).waitFor();
+    // Shown, so seen: the count in the navigation goes.
+    await waitFor(async () => (await page.getByTestId('unseen').count()) === 0, { what: 'the unseen count gone' });
+    await web.accessible(page, 'notifications');
+    await web.shot(page, 'notifications');
+    await item.getByRole('button', { name: 'Mark as read' }).click();
+    await item.getByText('unread').waitFor({ state: 'detached' });
+    const stored = await web.system.api.get(`${API}/notifications`).set(...as(dora));
+    const shared = stored.body.items.find((n: { type: string }) => n.type === 'share_question');
+    expect([shared.is_read, shared.is_seen]).toEqual([true, true]);
+
+    await web.speak(dora, 'de');
+    try {
+      const phone = await web.newPage(390, 844);
+      await web.signIn(phone, dora.email, '/notifications');
+      await phone.getByRole('heading', { name: 'Heute' }).waitFor();
+      await phone.getByText('Eine Frage wurde mit Ihnen geteilt').first().waitFor();
+      expect(await phone.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await web.accessible(phone, 'notifications-de-390');
+      await web.shot(phone, 'notifications-de-390');
+    } finally {
+      await web.speak(dora, 'en');
+    }
   });
 });
 

@@ -13,7 +13,10 @@ function dayOf(iso: string, lang: string, now = new Date()) {
   const day = new Date(iso);
   const midnight = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
   const days = Math.round((midnight(now) - midnight(day)) / 86_400_000);
-  if (days === 0 || days === 1) return new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(-days, 'day');
+  if (days === 0 || days === 1) {
+    const word = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(-days, 'day');
+    return word.charAt(0).toLocaleUpperCase(lang) + word.slice(1);
+  }
   return day.toLocaleDateString(lang, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 }
 
