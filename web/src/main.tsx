@@ -3,6 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { expired, hasRole, me, refreshUnseen, resume, signOut, unseen } from './api.ts';
 import { language, setLanguage, t } from './i18n.ts';
 import { AdminPage } from './pages/admin.tsx';
+import { ChatLinkPage } from './pages/chat.tsx';
 import { AnalyticsPage } from './pages/analytics.tsx';
 import { AskPage } from './pages/ask.tsx';
 import { ExpertsPage } from './pages/experts.tsx';
@@ -67,6 +68,7 @@ function Routes() {
   if (path === '/notifications') return <NotificationsPage />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/admin') return <AdminPage />;
+  if (path === '/chat/link') return <ChatLinkPage />;
   if (path === '/analytics') return <AnalyticsPage />;
   if (path === '/review') return <ReviewPage />;
   const question = match('/questions/:id', path);

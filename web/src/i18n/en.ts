@@ -352,6 +352,17 @@ export const en = {
   'settings.group.forYou': 'Questions for you',
   'settings.group.mentions': 'Mentions',
   'settings.group.other': 'Other',
+  'chat.link.title': 'Link a chat account',
+  'chat.link.explain': 'The Slack or Teams app sent you here: link that chat account to you, and the app asks, answers and accepts in your name from then on.',
+  'chat.link.confirm': 'Link this chat account',
+  'chat.link.doneSlack': 'Your Slack account is linked. Go back to Slack.',
+  'chat.link.doneTeams': 'Your Teams account is linked. Go back to Teams.',
+  'chat.channels.title': 'Email or chat for each kind of notification',
+  'chat.channels.hint': 'Chat means Slack or Teams, once you linked an account there.',
+  'chat.channels.both': 'Email and chat',
+  'chat.channels.email': 'Email only',
+  'chat.channels.chat': 'Chat only',
+  'chat.channels.none': 'Neither',
 } as const;
 
 export type MessageKey = keyof typeof en;

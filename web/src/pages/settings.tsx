@@ -4,6 +4,7 @@ import { kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
 import { setLanguage, t, UI_LANGUAGES } from '../i18n.ts';
 import { ErrorBox, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx';
+import { ChatChannels } from './chat.tsx';
 
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch' };
 type EmailSettings = ResponseOf<'getEmailSettings'>;
@@ -108,6 +109,7 @@ export function SettingsPage() {
         </fieldset>
         <SaveRow action={action} notice={notice} />
       </form>
+      <ChatChannels onSaved={loaded.reload} />
     </Page>
   );
 }
