@@ -53,7 +53,7 @@ async function publish<S extends EventSubject>(subject: S, data: unknown, at: nu
   const envelope = { id: randomUUID(), subject, occurred_at: iso(at), actor_id: null, data };
   pending.push(bus.js.publish(bus.subject(subject), JSON.stringify(envelope), { msgID: envelope.id }));
   written++;
-  if (pending.length >= 2000) {
+  if (pending.length >= 5000) {
     await Promise.all(pending);
     pending = [];
   }
@@ -195,6 +195,8 @@ function memory(pid: number) {
 }
 
 try {
+  // The users service answers the gateway's token checks later; started first, a failure shows before the long part.
+  processes.push(await startProcess('services/users/src/main.ts', env, 'users service ready'));
   const writing = performance.now();
   await writeNetwork();
   const writeSeconds = (performance.now() - writing) / 1000;
@@ -204,16 +206,18 @@ try {
   const target = total.reduce((a, b) => a + b, 0);
   console.log(`${written} events written in ${writeSeconds.toFixed(0)} s; the analytics service starts`);
 
-  processes.push(await startProcess('services/users/src/main.ts', env, 'users service ready'));
   const started = performance.now();
   const analytics = await startProcess('services/analytics/src/main.ts', env, 'analytics service ready');
   processes.push(analytics);
   const db = new pg.Pool({ connectionString: space.databaseUrl, max: 1 });
   let peak = 0;
+  let polls = 0;
   for (;;) {
     const { rows } = await db.query<{ n: string }>('select coalesce(sum(seq), 0) as n from analytics.feed_positions');
     peak = Math.max(peak, memory(analytics.pid!).rss);
     if (Number(rows[0]!.n) >= target) break;
+    if (++polls % 30 === 0)
+      console.error(`catch-up: ${rows[0]!.n} of ${target} events after ${Math.round((performance.now() - started) / 1000)} s`);
     await new Promise((r) => setTimeout(r, 1000));
   }
   const catchUpSeconds = (performance.now() - started) / 1000;

@@ -49,6 +49,8 @@ const checkRange = (q: { from: string; to: string; granularity: Granularity }, c
     });
 };
 
+/** How many groups a breakdown lists: the largest ones. */
+const Top = z.coerce.number().int().min(1).max(100).default(20);
 const Seconds = z.number().nullable();
 const Share = z.number().min(0).max(1).nullable();
 
@@ -186,13 +188,7 @@ export const analyticsOperations = {
           .max(191)
           .optional()
           .describe('only this value of the dimension (a tag label, a category or space id, an attribute)'),
-        top: z.coerce
-          .number()
-          .int()
-          .min(1)
-          .max(100)
-          .default(20)
-          .describe('per dimension: only the groups with the most questions in the range, at most this many'),
+        top: Top.describe('per dimension: only the groups with the most questions in the range, at most this many'),
       })
       .superRefine(checkRange),
     response: FlowReport,
@@ -251,13 +247,7 @@ export const analyticsOperations = {
     query: z
       .object({
         ...rangeQuery,
-        top: z.coerce
-          .number()
-          .int()
-          .min(1)
-          .max(100)
-          .default(20)
-          .describe('the tags with the most questions in the range, at most this many'),
+        top: Top.describe('the tags with the most questions in the range, at most this many'),
       })
       .superRefine(checkRange),
     response: z.object({ from: Timestamp, to: Timestamp, items: z.array(GapRow) }),
