@@ -15,7 +15,7 @@ const SESSIONS = 100;
 const WORDS = ['cache', 'build', 'deploy', 'hops', 'yeast', 'token', 'index', 'queue', 'backup', 'proxy'];
 const space = await benchSpace();
 const dir = `/tmp/kn-bench-mcp-${space.id}`;
-const port = 18094;
+const port = 18194;
 const env = {
   DATABASE_URL: space.databaseUrl,
   NATS_NAMESPACE: space.namespace,
