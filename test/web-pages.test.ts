@@ -203,6 +203,9 @@ describe('the question page', () => {
         await page.getByRole('link', { name: 'Fragen', exact: true }).click();
         await page.getByRole('heading', { name: /^\d+ Fragen?$/ }).waitFor();
         await page.locator('ol.questions li', { hasText: 'How cold should a lager ferment?' }).getByText('3 Lösungen').waitFor();
+        // The first question is on the first screen, on a phone too (filters wait behind their disclosure).
+        const first = await page.locator('ol.questions li').first().boundingBox();
+        expect(first!.y + 40).toBeLessThan(844);
         await web.accessible(page, `questions-de-${width}`);
         await web.shot(page, `questions-de-${width}`);
       }
@@ -347,8 +350,9 @@ describe('settings', () => {
     await page.getByLabel('Email at all').uncheck();
     await page.getByText('Email is off: no email is sent, whatever is ticked below.').waitFor();
     expect(await kind.isDisabled()).toBe(true);
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const form = page.locator('form', { has: page.getByLabel('Email at all') });
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     const saved = await web.system.api.get(`${API}/users/me/settings/communication/email`).set(...as(dora));
     expect(saved.body.email_enabled).toBe(false);
     await page.reload();
