@@ -30,7 +30,7 @@ try {
     writeSemevalRetrieval(folders.at(-1)!);
   }
   for (const dir of folders) {
-    const system = await startBenchSystem(18094, { beer: false });
+    const system = await startBenchSystem(Number(process.env.EVAL_PORT ?? 18094), { beer: false });
     const state = `/tmp/kn-eval-${system.env.NATS_NAMESPACE}`;
     try {
       const run = spawnSync(process.execPath, ['infra/eval-retrieval.ts', dir], {

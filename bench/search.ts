@@ -11,6 +11,8 @@
 // lexical unless MEANING=1. The headline also shows what meaning would add to a query: the set-up's
 // sentence encoder run in this process on query texts made as the loads make them (bench/encoder.ts:
 // CPU a fresh query, and the memory the model takes), so that a change that slows meaning is seen.
+// On OpenSearch a last load asks the engine itself for a plain BM25 multi_match over the same word
+// fields (the engine's floor), and a line gives the search service's and the engine's CPU a request.
 // Run: pnpm bench:search
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
