@@ -1,4 +1,4 @@
-import { AppError, DescriptionBody, Id, operations } from '@kn/contracts';
+import { AppError, DescriptionBody, operations } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -342,8 +342,8 @@ export function registerTools(server: McpServer, ctx: ToolContext) {
       description: 'Recommends a published question to a person who might answer it (a user id, from find_experts say); they are notified.',
       inputSchema: {
         question_id: forward.params.shape.id,
-        recipient: Id.describe('the user id of the person'),
-        message: z.string().max(10000).optional().describe('a note to them'),
+        recipient: forward.body.shape.recipient.unwrap().describe('the user id of the person'),
+        message: forward.body.shape.message.describe('a note to them'),
       },
       annotations: WRITE,
     },
