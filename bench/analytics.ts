@@ -53,7 +53,7 @@ async function publish<S extends EventSubject>(subject: S, data: unknown, at: nu
   const envelope = { id: randomUUID(), subject, occurred_at: iso(at), actor_id: null, data };
   pending.push(bus.js.publish(bus.subject(subject), JSON.stringify(envelope), { msgID: envelope.id }));
   written++;
-  if (pending.length >= 5000) {
+  if (pending.length >= 2000) {
     await Promise.all(pending);
     pending = [];
   }
