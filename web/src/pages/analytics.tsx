@@ -147,7 +147,7 @@ export function AnalyticsPage() {
           <button type="button" onClick={() => download(flow.data!)}>
             {t('analytics.csv')}
           </button>
-          <div class="table-scroll" tabIndex={0} role="region" aria-label={t('analytics.tableCaption')}>
+          <div class="table-scroll">
             <table>
               <caption>{t('analytics.tableCaption')}</caption>
               <thead>
