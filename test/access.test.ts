@@ -162,6 +162,14 @@ const scenarios: Record<string, Scenario[]> = {
   revokeScimToken: [{ request: async () => ({ path: `/scim/tokens/${await fresh.scimToken()}` }) }],
   getNetworkSettings: [{ request: () => ({ path: '/settings' }) }],
   updateNetworkSettings: [{ request: () => ({ path: '/settings', body: { network_name: 'Access network' } }) }],
+  getNotificationChannels: [{ request: () => ({ path: '/users/me/settings/communication/channels' }) }],
+  updateNotificationChannels: [
+    { request: () => ({ path: '/users/me/settings/communication/channels', body: { share_question: 'both' } }) },
+  ],
+  // No chat account waits for these: whoever may call gets 404 for the code or the link.
+  linkChatAccount: [{ expect: () => 'hidden', request: () => ({ path: '/chat/links', body: { code: 'no-such-link-code' } }) }],
+  listChatLinks: [{ request: () => ({ path: '/chat/links' }) }],
+  deleteChatLink: [{ expect: () => 'hidden', request: () => ({ path: '/chat/links/424242' }) }],
 
   createQuestion: [{ request: () => ({ path: '/questions', body: { title: 'A question from the matrix', description: '<p>x</p>' } }) }],
   listQuestions: [

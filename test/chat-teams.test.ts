@@ -178,3 +178,26 @@ describe('tokens that are not the Bot Framework’s for this bot', () => {
   test('a token for another serviceUrl is 401', async () => refused(await teams.token(APP_ID, 'https://smba.evil.example/')));
   test('no token is 401', async () => refused(null));
 });
+
+describe('when Teams is busy', () => {
+  afterEach(() => teams.failWhen(null));
+
+  test('a 429 and a 503 are retried after their Retry-After; the card is posted once', async () => {
+    const person = await system.createUser();
+    await linkBySignIn('29:busy', person.token);
+    let attempts = 0;
+    teams.failWhen((call) => {
+      if (call.conversation !== 'personal-29:busy' || call.method !== 'send') return null;
+      attempts++;
+      return attempts === 1 ? { status: 429, retryAfter: 1 } : attempts === 2 ? { status: 503, retryAfter: 0 } : null;
+    });
+    await send(activity('29:busy', { text: 'search anything at all' }));
+    await system.chatCaughtUp();
+    await teams.until(() => posts('29:busy').length >= 2);
+    const tries = teams.of('personal-29:busy').slice(-3);
+    expect(tries.map((c) => c.status)).toEqual([429, 503, 200]);
+    expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(990);
+    await system.chatCaughtUp();
+    expect(teams.of('personal-29:busy').filter((c) => c.status === 200)).toHaveLength(2);
+  }, 30_000);
+});
