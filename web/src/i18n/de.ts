@@ -354,7 +354,8 @@ export const de: Catalogue = {
   'settings.group.mentions': 'Erwähnungen',
   'settings.group.other': 'Sonstiges',
   'chat.link.title': 'Chat-Konto verknüpfen',
-  'chat.link.explain': 'Die Slack- oder Teams-App hat Sie hierher geschickt: Verknüpfen Sie das Chat-Konto mit Ihnen, dann fragt, antwortet und akzeptiert die App ab jetzt in Ihrem Namen.',
+  'chat.link.explain':
+    'Die Slack- oder Teams-App hat Sie hierher geschickt: Verknüpfen Sie das Chat-Konto mit Ihnen, dann fragt, antwortet und akzeptiert die App ab jetzt in Ihrem Namen.',
   'chat.link.confirm': 'Dieses Chat-Konto verknüpfen',
   'chat.link.doneSlack': 'Ihr Slack-Konto ist verknüpft. Zurück zu Slack.',
   'chat.link.doneTeams': 'Ihr Teams-Konto ist verknüpft. Zurück zu Teams.',

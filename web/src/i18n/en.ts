@@ -353,7 +353,8 @@ export const en = {
   'settings.group.mentions': 'Mentions',
   'settings.group.other': 'Other',
   'chat.link.title': 'Link a chat account',
-  'chat.link.explain': 'The Slack or Teams app sent you here: link that chat account to you, and the app asks, answers and accepts in your name from then on.',
+  'chat.link.explain':
+    'The Slack or Teams app sent you here: link that chat account to you, and the app asks, answers and accepts in your name from then on.',
   'chat.link.confirm': 'Link this chat account',
   'chat.link.doneSlack': 'Your Slack account is linked. Go back to Slack.',
   'chat.link.doneTeams': 'Your Teams account is linked. Go back to Teams.',
