@@ -9,6 +9,8 @@ import { API, draftQuestion, publishedQuestion, publishedSolution } from './fixt
 import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
 const PASSWORD = 'password-1234';
+// A range for the analytics reports (they require one).
+const RANGE = { from: '2026-01-01T00:00:00Z', to: '2026-12-31T00:00:00Z' };
 type U = Awaited<ReturnType<System['createUser']>>;
 
 let system: System;
@@ -256,6 +258,22 @@ const scenarios: Record<string, Scenario[]> = {
   removeSolutionUpvote: [{ request: () => ({ path: `/solutions/${f.ownSolution}/upvote` }) }],
   validateSolution: [
     { rule: 'owner-or-content-admin', request: () => ({ path: `/solutions/${f.ownSolution}/validate`, body: { validity: 'months_six' } }) },
+  ],
+  getAnalyticsFlow: [{ request: () => ({ path: '/analytics/flow', query: RANGE }) }],
+  getContentHealth: [{ request: () => ({ path: '/analytics/health' }) }],
+  listReviewQueue: [{ request: () => ({ path: '/analytics/health/queue' }) }],
+  getRoutingAnalytics: [{ request: () => ({ path: '/analytics/routing', query: RANGE }) }],
+  getAnalyticsGaps: [{ request: () => ({ path: '/analytics/gaps', query: RANGE }) }],
+  rebuildAnalytics: [{ request: () => ({ path: '/analytics/rebuild' }) }],
+  // The review queue's actions are content's validation and deletion, done as the caller: content's rules decide.
+  verifySolution: [
+    {
+      rule: 'owner-or-content-admin',
+      request: () => ({ path: `/analytics/health/solutions/${f.ownSolution}/verify`, body: { validity: 'months_six' } }),
+    },
+  ],
+  markSolutionObsolete: [
+    { rule: 'owner-or-content-admin', request: async () => ({ path: `/analytics/health/solutions/${await fresh.solution()}/obsolete` }) },
   ],
   shareSolution: [{ request: () => ({ path: `/solutions/${f.ownSolution}/share`, body: { recipients: [answerer.user.id] } }) }],
   createQuestionComment: [{ request: () => ({ path: `/questions/${f.question}/comments`, body: { description: '<p>a comment</p>' } }) }],
