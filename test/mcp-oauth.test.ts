@@ -87,22 +87,11 @@ async function authorizeInBrowser(url: URL, decision: 'Allow' | 'Deny', signIn =
       await page.locator('form button[type=submit]').click();
     }
     await page.getByRole('heading', { name: 'Connect Test assistant?' }).waitFor();
-    // The consent form only counts with the session's CSRF token: a post without it (another page's) is refused.
-    const [forged] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST'),
-      // A form as another page would post it: the same fields but the CSRF token (page code, as a string: the test has no DOM types).
-      page.evaluate(`{
-        const form = document.createElement('form');
-        form.method = 'post';
-        form.action = location.pathname;
-        form.append(Object.assign(document.createElement('input'), { name: 'decision', value: 'allow' }));
-        document.body.append(form);
-        // After evaluate has answered: the navigation would end the context it runs in.
-        setTimeout(() => form.submit(), 0);
-      }`),
-    ]);
+    // The consent form only counts with the session's CSRF token: a post with the session's cookies
+    // but without the token (as another page would send it) is refused, and the consent stays open.
+    // Sent beside the page (the context's cookies, no navigation), so the page has nothing to race.
+    const forged = await page.request.post(page.url(), { form: { decision: 'allow' }, maxRedirects: 0 });
     expect(forged.status()).toBe(403);
-    await page.goBack();
     await page.getByRole('heading', { name: 'Connect Test assistant?' }).waitFor();
     await page.getByRole('button', { name: decision }).click();
     await page.waitForURL((u) => u.href.startsWith(callbackUrl));

@@ -357,10 +357,17 @@ describe('bad input to the MCP server', () => {
     await rest(system.adminToken, (api) => api.put(`${API}/settings`).send({ rate_limit_per_minute: 2 }));
     try {
       await system.services.users.runtime.relay.flush();
-      await waitFor(async () => (await system.api.get(`${API}/users/me`).set(...bearer(user.token))).headers['ratelimit-limit'] === '2', {
-        what: 'the new limit',
-      });
-      // The probe that saw the limit was the first request counted; this call is the second, its second operation the third.
+      // Each probe starts from a full allowance (the clock moved past the minute), and takes one of
+      // the two. A probe whose decision came late (under load, let through unanswered) says nothing
+      // of what is left, so the wait is for one that says one is left.
+      await waitFor(
+        async () => {
+          system.clock.advance(60_000);
+          return (await system.api.get(`${API}/users/me`).set(...bearer(user.token))).headers['ratelimit-remaining'] === '1';
+        },
+        { what: 'the new limit, one request of two left' },
+      );
+      // The probe was the first request counted; this call is the second, its second operation the third.
       const answer = await call(client, 'answer_from_knowledge', { text: 'build cache', questions: 3 });
       expect(answer.isError).toBe(true);
       expect(textOf(answer)).toMatch(/^RateLimited: /);

@@ -113,7 +113,8 @@ describe('the API reference page', () => {
 describe('metrics', () => {
   test('every process serves /metrics on METRICS_HOST only, and says so in its metrics URL', async () => {
     const urls = [system.gateway.metricsUrl, ...Object.values(system.services).map((s) => s.runtime.metricsUrl)];
-    expect(urls).toHaveLength(6);
+    // The gateway and every service (users, content, notifications, search, exports, analytics, chat).
+    expect(urls).toHaveLength(8);
     for (const url of urls) {
       expect(new URL(url).hostname).toBe(METRICS_HOST);
       expect((await fetch(url)).status).toBe(200);

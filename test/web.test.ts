@@ -508,7 +508,11 @@ describe('people of the network', () => {
     const page = await newPage();
     await signIn(page, asker.email, PASSWORD, '/settings');
     await page.getByLabel('Language of the interface').selectOption('de');
-    await page.getByRole('button', { name: 'Save' }).click();
+    // The settings page has a form per group, each with its Save: the language's.
+    await page
+      .locator('form', { has: page.getByLabel('Language of the interface') })
+      .getByRole('button', { name: 'Save' })
+      .click();
     await page.getByRole('link', { name: 'Fragen', exact: true }).waitFor();
     await page.getByRole('status').filter({ hasText: 'Gespeichert.' }).waitFor();
     await shot(page, 'settings-de');

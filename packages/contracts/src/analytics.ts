@@ -29,8 +29,11 @@ export const MAX_RANGE_DAYS: Record<Granularity, number> = { day: 5 * 366, week:
 
 const DateParam = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/, 'a date (YYYY-MM-DD) or an ISO 8601 UTC time')
-  .refine((s) => !Number.isNaN(Date.parse(s)), 'not a real date');
+  // Months, days, hours and minutes in their ranges, so a date the pattern admits is one Date.parse reads.
+  .regex(
+    /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,3})?)?Z)?$/,
+    'a date (YYYY-MM-DD) or an ISO 8601 UTC time',
+  );
 
 /** A time range with its granularity; `to` is exclusive. Checked together: from before to, and not too long. */
 const rangeQuery = {

@@ -65,7 +65,8 @@ export const seesOthersEmails = (viewer: Viewer, options: EmailOptions) =>
  * is the user themself. Roles are shown to the user themself and to user admins only.
  */
 export function present(row: UserRow, viewer: Viewer, options: EmailOptions): User {
-  const { roles, ...user } = toSnapshot(row);
+  // The groups' spaces are the events' business (content applies them), not a field of the API's User.
+  const { roles, group_knowledge_spaces: _spaces, ...user } = toSnapshot(row);
   const self = viewer.id === row.id;
   const admin = isUserAdmin(viewer);
   const showEmail = self || seesOthersEmails(viewer, options);
