@@ -21,7 +21,11 @@ if [ $# -gt 0 ]; then
 fi
 # The files that need an engine run in the passes below: the faults on the one-node cluster, the
 # scale-out test (three OpenSearch nodes of its own) last, alone.
-bash infra/pnpm.sh test --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults /test/oidc-keycloak /test/saml-keycloak
+# Each pass leaves jest's JSON results here; the last lines sum them up, so a log's tail says how
+# many tests ran.
+results="${TMPDIR:-/tmp}/kn-test-results"
+rm -rf "$results" && mkdir -p "$results"
+bash infra/pnpm.sh test --json --outputFile="$results/main.json" --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults /test/oidc-keycloak /test/saml-keycloak
 
 # The same cases, not a thinner copy: the files whose tests search, route or rank experts.
 engine_tests=(
@@ -30,17 +34,24 @@ engine_tests=(
   test/semantic-search.test.ts test/search-topics.test.ts
 )
 scale_out_dir="${TMPDIR:-/tmp}/kn-search-scale-out"
-trap 'bash infra/search-cluster.sh stop >/dev/null; SEARCH_CLUSTER_DIR=$scale_out_dir bash infra/search-cluster.sh stop >/dev/null; bash infra/keycloak.sh stop 2>/dev/null' EXIT
+trap 'bash infra/search-cluster.sh stop >/dev/null 2>&1; SEARCH_CLUSTER_DIR=$scale_out_dir bash infra/search-cluster.sh stop >/dev/null 2>&1; bash infra/keycloak.sh stop >/dev/null 2>&1' EXIT
 url=$(bash infra/search-cluster.sh start 1)
 echo "the search tests again, on OpenSearch at $url"
-ELASTICSEARCH_URL=$url bash infra/pnpm.sh test "${engine_tests[@]}"
+ELASTICSEARCH_URL=$url bash infra/pnpm.sh test --json --outputFile="$results/opensearch.json" "${engine_tests[@]}"
 bash infra/search-cluster.sh stop
 echo "two search instances on a three-node OpenSearch cluster"
-bash infra/pnpm.sh test test/search-scale-out.test.ts
+bash infra/pnpm.sh test --json --outputFile="$results/scale-out.json" test/search-scale-out.test.ts
 
 # Single sign-on end to end (OpenID Connect and SAML): the web app in Chromium, signing in on a real Keycloak's own login page.
 issuer=$(bash infra/keycloak.sh start)
 echo "single sign-on through Keycloak at $issuer"
-KEYCLOAK_ISSUER=$issuer bash infra/pnpm.sh test test/oidc-keycloak.test.ts test/saml-keycloak.test.ts
+KEYCLOAK_ISSUER=$issuer bash infra/pnpm.sh test --json --outputFile="$results/single-sign-on.json" test/oidc-keycloak.test.ts test/saml-keycloak.test.ts
 bash infra/keycloak.sh stop
 echo "infra/test.sh: all four passes passed (main, OpenSearch, scale-out, single sign-on)"
+node -e '
+  const passes = process.argv.slice(1).map((file) => require(file));
+  const sum = (key) => passes.reduce((total, pass) => total + pass[key], 0);
+  console.log(`Test Suites: ${sum("numPassedTestSuites")} passed, ${sum("numTotalTestSuites")} total`);
+  console.log(`Tests:       ${sum("numPassedTests")} passed, ${sum("numTotalTests")} total`);
+' "$results"/{main,opensearch,scale-out,single-sign-on}.json
+rm -rf "$results"
