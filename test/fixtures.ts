@@ -1,5 +1,6 @@
 // What the integration tests make through the API (questions, solutions) and read back (the
 // content service's events): one set, so a test file does not write its own.
+import { waitFor } from '@kn/testing';
 import { bearer, type System } from './system.ts';
 
 /** The API's base path: every route the tests call is below it. */
@@ -120,4 +121,36 @@ export async function readsQuestion(system: System, header: [string, string], id
   const search = await system.api.get(`${API}/questions?query=${encodeURIComponent(word)}`).set(...header);
   if (search.status !== 200) throw new Error(`searching failed: ${search.status} ${JSON.stringify(search.body)}`);
   return { get: get.status, listed: (search.body.items as Array<{ id: number }>).some((q) => q.id === id) };
+}
+
+/**
+ * What idp_group_mappings' `knowledge_spaces` promise, as a sign-in of either protocol shows it: a
+ * person signed in with a group mapped to a closed space reads its question; signed in again
+ * without the group, no longer. `signIn` signs the same person in with these groups and gives the
+ * session's cookie header; `group` is the mapping's name, `claimed` the group as the provider sends it.
+ */
+export async function expectGroupGivesSpace(
+  system: System,
+  { group, claimed, word }: { group: string; claimed: string; word: string },
+  signIn: (groups: string[]) => Promise<string>,
+) {
+  const { space, question } = await closedSpaceQuestion(system, system.adminToken, `Closed register of the ${group} ${word}`);
+  const mappings = (idp_group_mappings: unknown[]) =>
+    system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send({ idp_group_mappings });
+  const mapped = await mappings([{ group, roles: [], knowledge_spaces: [space] }]);
+  if (mapped.status !== 200) throw new Error(`mapping the group failed: ${mapped.status} ${JSON.stringify(mapped.body)}`);
+  try {
+    const session = await signIn([claimed]);
+    const reads = () => readsQuestion(system, ['cookie', session], question, word);
+    await waitFor(async () => (await reads()).get === 200, { what: 'the group member reads the closed space' });
+    expect(await reads()).toEqual({ get: 200, listed: true });
+    await signIn(['sales']);
+    await waitFor(async () => (await reads()).get === 404, { what: 'the membership went with the group' });
+    expect(await reads()).toEqual({ get: 404, listed: false });
+  } finally {
+    await mappings([]);
+  }
 }

@@ -1,7 +1,7 @@
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
 import { waitFor } from '@kn/testing';
 import supertest from 'supertest';
-import { API, closedSpaceQuestion, readsQuestion } from './fixtures.ts';
+import { API, expectGroupGivesSpace } from './fixtures.ts';
 import { type Person, type Spoil, startOidcProvider } from './oidc-provider.ts';
 import { ADMIN, bearer, type System, startSystem } from './system.ts';
 
@@ -376,26 +376,10 @@ test('the groups claim gives the roles of idp_group_mappings at each sign-in; ro
 });
 
 test('the groups claim gives membership of the closed knowledge spaces idp_group_mappings maps the groups to', async () => {
-  const { space, question } = await closedSpaceQuestion(system, system.adminToken, 'Yeast strain register of the brewlab quintessentially');
-  const mappings = (idp_group_mappings: unknown[]) =>
-    system.api
-      .put(`${API}/settings`)
-      .set(...bearer(system.adminToken))
-      .send({ idp_group_mappings });
-  expect((await mappings([{ group: 'Brewlab', roles: [], knowledge_spaces: [space] }])).status).toBe(200);
-  try {
-    const who = person({ groups: ['/company/brewlab'] });
-    const reads = (session: string) => readsQuestion(system, ['cookie', session], question, 'quintessentially');
-    const { session } = await signIn(who);
-    await waitFor(async () => (await reads(session!)).get === 200, { what: 'the group member reads the closed space' });
-    expect(await reads(session!)).toEqual({ get: 200, listed: true });
-    // Signed in again without the group: the membership it gave goes.
-    await signIn({ ...who, groups: ['sales'] });
-    await waitFor(async () => (await reads(session!)).get === 404, { what: 'the membership went with the group' });
-    expect(await reads(session!)).toEqual({ get: 404, listed: false });
-  } finally {
-    expect((await mappings([])).status).toBe(200);
-  }
+  const who = person();
+  await expectGroupGivesSpace(system, { group: 'Brewlab', claimed: '/company/brewlab', word: 'quintessentially' }, async (groups) => {
+    return (await signIn({ ...who, groups })).session!;
+  });
 });
 
 test('a deactivated account (SCIM active: false) is refused, linked or found by its email', async () => {

@@ -1,10 +1,9 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { loadConfig as loadGatewayConfig, start as startGateway } from '@kn/gateway';
-import { waitFor } from '@kn/testing';
 import supertest from 'supertest';
 import { SignedXml } from 'xml-crypto';
-import { API, closedSpaceQuestion, readsQuestion } from './fixtures.ts';
+import { API, expectGroupGivesSpace } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 /*
@@ -209,25 +208,10 @@ test('a signed assertion signs the person in: made just in time, the groups give
 });
 
 test('the groups attribute gives membership of the closed knowledge spaces idp_group_mappings maps the groups to', async () => {
-  const { space, question } = await closedSpaceQuestion(system, system.adminToken, 'Hop yard soil samples of the labcrew perspicaciously');
-  const settings = (idp_group_mappings: unknown[]) =>
-    system.api
-      .put(`${API}/settings`)
-      .set(...bearer(system.adminToken))
-      .send({ idp_group_mappings });
-  expect((await settings([{ group: 'Labcrew', roles: [], knowledge_spaces: [space] }])).status).toBe(200);
-  try {
-    const who = person({ groups: ['labcrew'] });
-    const reads = (session: string) => readsQuestion(system, ['cookie', session], question, 'perspicaciously');
-    const { session } = await signIn(who);
-    await waitFor(async () => (await reads(session!)).get === 200, { what: 'the group member reads the closed space' });
-    expect(await reads(session!)).toEqual({ get: 200, listed: true });
-    await signIn({ ...who, groups: ['sales'] });
-    await waitFor(async () => (await reads(session!)).get === 404, { what: 'the membership went with the group' });
-    expect(await reads(session!)).toEqual({ get: 404, listed: false });
-  } finally {
-    await settings([]);
-  }
+  const who = person();
+  await expectGroupGivesSpace(system, { group: 'Labcrew', claimed: 'labcrew', word: 'perspicaciously' }, async (groups) => {
+    return (await signIn({ ...who, groups })).session!;
+  });
 });
 
 test('SAML_EMAIL_VERIFIED=true: the address of an existing account links that account', async () => {
