@@ -1,12 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { en } from '../web/src/i18n/en.ts';
 import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
+import { buildWebApp, launchChromium } from './web-app.ts';
 
 /* The analytics and review-queue pages of the web app in Chromium, against the whole system. */
 
@@ -45,14 +43,9 @@ async function accessible(page: Page) {
 }
 
 beforeAll(async () => {
-  webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-analytics-'));
-  const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
+  webRoot = buildWebApp('kn-web-analytics-');
   system = await startSystem({ WEB_ROOT: webRoot, ANALYTICS_CACHE_MS: '0' });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

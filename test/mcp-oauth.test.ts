@@ -1,16 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { API, publishedQuestion } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
+import { buildWebApp, launchChromium } from './web-app.ts';
 
 /*
  * An assistant connects to /mcp as the MCP specification says, with the SDK's own OAuth client:
@@ -102,9 +100,7 @@ async function authorizeInBrowser(url: URL, decision: 'Allow' | 'Deny', signIn =
 }
 
 beforeAll(async () => {
-  webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-'));
-  const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
+  webRoot = buildWebApp();
   system = await startSystem({ WEB_ROOT: webRoot });
   callback = createServer((req, res) => {
     arrivals.push(new URL(req.url!, 'http://x').searchParams);
@@ -120,10 +116,7 @@ beforeAll(async () => {
   person = { id: created.body.id, email };
   question = await publishedQuestion(system, system.adminToken, 'How do I rotate the signing keys?');
   await system.searchCaughtUp();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

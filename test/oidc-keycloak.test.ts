@@ -1,10 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { rmSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
+import { buildWebApp, launchChromium } from './web-app.ts';
 
 /*
  * Single sign-on end to end (docs/sso.md): the web app in Chromium, the gateway, and a real
@@ -25,9 +23,7 @@ const contexts: BrowserContext[] = [];
 
 (ISSUER ? describe : describe.skip)('single sign-on through Keycloak (KEYCLOAK_ISSUER)', () => {
   beforeAll(async () => {
-    webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-sso-'));
-    const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
+    webRoot = buildWebApp('kn-web-sso-');
     system = await startSystem({
       WEB_ROOT: webRoot,
       OIDC_ISSUER: ISSUER!,
@@ -35,10 +31,7 @@ const contexts: BrowserContext[] = [];
       OIDC_CLIENT_SECRET: CLIENT.secret,
       OIDC_NAME: 'Example Corp',
     });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

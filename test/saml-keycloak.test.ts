@@ -1,10 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { rmSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { API } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
+import { buildWebApp, launchChromium } from './web-app.ts';
 
 /*
  * SAML sign-in end to end (docs/sso.md): the web app in Chromium, the gateway, and a real Keycloak
@@ -22,9 +20,7 @@ let webRoot: string;
 
 (ISSUER ? describe : describe.skip)('SAML sign-in through Keycloak (KEYCLOAK_ISSUER)', () => {
   beforeAll(async () => {
-    webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-saml-'));
-    const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
+    webRoot = buildWebApp('kn-web-saml-');
     // The realm's signing certificate, as an operator copies it from Keycloak's SAML descriptor.
     const descriptor = await (await fetch(`${ISSUER}/protocol/saml/descriptor`)).text();
     const certificate = /<(?:ds:)?X509Certificate>([^<]+)</.exec(descriptor)![1]!;
@@ -37,10 +33,7 @@ let webRoot: string;
       SAML_NAME: 'Example Corp SAML',
       SAML_EMAIL_VERIFIED: 'true',
     });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -39,17 +39,28 @@ export interface WebApp {
   stop(): Promise<void>;
 }
 
-export async function startWebApp(name: string, env: Record<string, string> = {}): Promise<WebApp> {
-  const webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-'));
+/** The web app built into a new folder (the gateway's WEB_ROOT); the caller removes it. */
+export function buildWebApp(prefix = 'kn-web-'): string {
+  const webRoot = mkdtempSync(path.join(tmpdir(), prefix));
   const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
-  const shots = path.join(tmpdir(), `kn-screenshots-${name}`);
-  mkdirSync(shots, { recursive: true });
-  const system = await startSystem({ WEB_ROOT: webRoot, ...env });
-  const browser: Browser = await chromium.launch({
+  return webRoot;
+}
+
+/** Debian's Chromium, headless, without the calls home a test does not want. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
+}
+
+export async function startWebApp(name: string, env: Record<string, string> = {}): Promise<WebApp> {
+  const webRoot = buildWebApp();
+  const shots = path.join(tmpdir(), `kn-screenshots-${name}`);
+  mkdirSync(shots, { recursive: true });
+  const system = await startSystem({ WEB_ROOT: webRoot, ...env });
+  const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
   return {
     system,

@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { waitFor } from '@kn/testing';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API, newQuestion, publishedSolution } from './fixtures.ts';
 import { ADMIN, bearer, type System, startSystem } from './system.ts';
+import { buildWebApp, launchChromium } from './web-app.ts';
 
 /*
  * The web app (web/) end to end in Debian's Chromium (infra/ensure-browser.sh), against the whole
@@ -86,16 +85,11 @@ async function speak(who: Person, language: string) {
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
 beforeAll(async () => {
-  webRoot = mkdtempSync(path.join(tmpdir(), 'kn-web-'));
-  const build = spawnSync(process.execPath, ['web/build.ts', '--out', webRoot], { encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`building the web app failed: ${build.stderr}`);
+  webRoot = buildWebApp();
   mkdirSync(SHOTS, { recursive: true });
   // AUTH_CACHE_MS 0: a session that expires is refused at its next request (the expiry test).
   system = await startSystem({ WEB_ROOT: webRoot, AUTH_CACHE_MS: '0', ATTACHMENT_MAX_BYTES: String(MAX_ATTACHMENT) });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
