@@ -83,10 +83,16 @@ manifest() {
 }
 EOF
 }
-# Another process may be reading the old folder: it keeps its open files; the new one appears whole.
-replace() {
-  rm -rf "$2"
-  mv -T "$1" "$2"
+# settle <built folder> <model> <graph sha256> <batch size> <tokenizer files from> <folder> <graph> <tool that wrote it>:
+# the graph checked against its pinned sha256, the tokenizer files and the manifest added, the folder
+# put in place. Another process may be reading the old folder: it keeps its open files; the new one appears whole.
+settle() {
+  [ "$(sha256sum "$1/model.onnx" | cut -d' ' -f1)" = "$3" ] || fail "$7 does not have the pinned sha256 $3 (another version than $8?)"
+  for file in "${files[@]}"; do cp "$5/$file" "$1/"; done
+  manifest "$1" "$2" "$3" "$4"
+  rm -rf "$6"
+  mv -T "$1" "$6"
+  echo "ensure-model: $2 ready in $6" >&2
 }
 files=(vocab.txt tokenizer.json tokenizer_config.json config.json README.md)
 
@@ -100,23 +106,13 @@ if ! has "$float_dir" "$onnx_sha256" "$onnx_size"; then
   out=$work/$float_model
   mkdir -p "$out"
   "$work/venv/bin/python" infra/bert-onnx.py "$source" "$out/model.onnx" >"$log" 2>&1 || fail "bert-onnx.py failed: $(tail -1 "$log")"
-  [ "$(sha256sum "$out/model.onnx" | cut -d' ' -f1)" = "$onnx_sha256" ] ||
-    fail "the ONNX graph written from the weights does not have the pinned sha256 $onnx_sha256 (another onnx version than ${builder[0]}?)"
-  for file in "${files[@]}"; do cp "$source/$file" "$out/"; done
   # Two texts a batch: what costs the float graph least CPU a text (docs/measurements.md, 2026-11-28).
-  manifest "$out" "$float_model" "$onnx_sha256" 2
-  replace "$out" "$float_dir"
-  echo "ensure-model: $float_model ready in $float_dir" >&2
+  settle "$out" "$float_model" "$onnx_sha256" 2 "$source" "$float_dir" "the ONNX graph written from the weights" "${builder[0]}"
 fi
 
 out=$work/$model
 mkdir -p "$out"
 "$work/venv/bin/python" infra/quantize-onnx.py "$float_dir/model.onnx" "$out/model.onnx" >"$log" 2>&1 ||
   fail "quantize-onnx.py failed: $(tail -1 "$log")"
-[ "$(sha256sum "$out/model.onnx" | cut -d' ' -f1)" = "$int8_sha256" ] ||
-  fail "the int8 graph does not have the pinned sha256 $int8_sha256 (another onnxruntime version than ${builder[2]}?)"
-for file in "${files[@]}"; do cp "$float_dir/$file" "$out/"; done
 # One text a batch: the int8 graph scales its activations over the whole batch (quantize-onnx.py).
-manifest "$out" "$model" "$int8_sha256" 1
-replace "$out" "$dir"
-echo "ensure-model: $model ready in $dir" >&2
+settle "$out" "$model" "$int8_sha256" 1 "$float_dir" "$dir" "the int8 graph" "${builder[2]}"
