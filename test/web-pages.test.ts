@@ -216,6 +216,42 @@ describe('the question page', () => {
   });
 });
 
+describe('the list', () => {
+  let open: { id: number };
+  beforeAll(async () => {
+    open = await newQuestion(web.system, asker.token, { title: 'Does a lager need a cold crash?', tags: ['lager'] });
+    await publishedSolution(web.system, erik.token, open.id, '<p>Not always.</p>');
+  });
+
+  test.each([1280, 390])(
+    'at %i px: a question with an accepted solution is marked solved in its row, in words too; the API says so, searched or not',
+    async (width) => {
+      for (const query of ['', '&query=lager'])
+        await waitFor(
+          async () => {
+            const res = await web.system.api.get(`${API}/questions?limit=100${query}`).set(...as(asker));
+            const marks = new Map(
+              res.body.items.map((q: { id: number; has_accepted_solution: boolean }) => [q.id, q.has_accepted_solution]),
+            );
+            return marks.get(questionId) === true && marks.get(open.id) === false;
+          },
+          { what: `the accepted marks in the list${query}` },
+        );
+      const page = await web.newPage(width, 844);
+      await web.signIn(page, dora.email, '/?q=lager');
+      const solved = page.locator('ol.questions li', { hasText: 'How cold should a lager ferment?' }).locator('.count');
+      await solved.waitFor();
+      expect(await solved.textContent()).toBe('✓ 3 solutions, an accepted solution');
+      expect(await solved.getAttribute('class')).toContain('accepted');
+      const unsolved = page.locator('ol.questions li', { hasText: 'Does a lager need a cold crash?' }).locator('.count');
+      expect(await unsolved.textContent()).toBe('1 solution');
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await web.accessible(page, `questions-${width}`);
+      await web.shot(page, `questions-${width}`);
+    },
+  );
+});
+
 describe('asking', () => {
   test('tags as chips completed from the network’s tags; similar questions right under the title on a phone; asked from an expert’s result, the question goes to them too', async () => {
     await web.system.searchCaughtUp();

@@ -365,4 +365,5 @@ export const de: Catalogue = {
   'chat.channels.email': 'Nur E-Mail',
   'chat.channels.chat': 'Nur Chat',
   'chat.channels.none': 'Keines',
+  'list.accepted': 'eine akzeptierte Lösung',
 };

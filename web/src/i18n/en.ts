@@ -364,6 +364,7 @@ export const en = {
   'chat.channels.email': 'Email only',
   'chat.channels.chat': 'Chat only',
   'chat.channels.none': 'Neither',
+  'list.accepted': 'an accepted solution',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -166,7 +166,15 @@ export function QuestionsPage() {
                   )}
                   {!hl && q.description && <p class="excerpt">{excerptOf(q.description)}</p>}
                   <p class="meta">
-                    <span class={q.solution_count ? 'count has' : 'count'}>{tn('list.solutions', q.solution_count)}</span>
+                    {q.has_accepted_solution ? (
+                      <span class="count has accepted" title={t('list.accepted')}>
+                        <span aria-hidden="true">✓ </span>
+                        {tn('list.solutions', q.solution_count)}
+                        <span class="visually-hidden">, {t('list.accepted')}</span>
+                      </span>
+                    ) : (
+                      <span class={q.solution_count ? 'count has' : 'count'}>{tn('list.solutions', q.solution_count)}</span>
+                    )}
                     <span>{tn('list.views', q.view_count)}</span>
                     <span>{t('list.active', { time: relativeTime(q.last_activity) })}</span>
                     {q.category && <span>{q.category.name}</span>}

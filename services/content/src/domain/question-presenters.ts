@@ -23,11 +23,25 @@ export const tagListOf = (questionId: RawBuilder<unknown>) =>
       'label', (select t.label from tags t where t.id = qt.tag_id)) order by qt.position)
     from question_tags qt where qt.question_id = ${questionId}), '[]'::json)`;
 
-/** Questions (from `source`, the table by default) that meet `condition`, each with its tags and category. */
+/** Whether the poser accepted one of the question's published solutions (a list row's solved marker). */
+const acceptedOf = (questionId: RawBuilder<unknown>) =>
+  sql<boolean>`exists (select 1 from solutions s where s.question_id = ${questionId} and s.is_published and not s.is_deleted
+    and s.accepted_by_question_poser is not null)`;
+
+/** Questions (from `source`, the table by default) that meet `condition`, each with its tags, category and accepted mark. */
 export const questionsWithRelations = (condition: RawBuilder<unknown>, source: RawBuilder<unknown> = sql`questions`) => sql`select q.*,
     ${tagListOf(sql`q.id`)} as tag_list,
-    (select to_json(c) from categories c where c.id = q.category_id) as category_row
+    (select to_json(c) from categories c where c.id = q.category_id) as category_row,
+    ${acceptedOf(sql`q.id`)} as has_accepted_solution
   from ${source} q where ${condition}`;
+
+/** The questions among these whose poser accepted a solution. */
+async function acceptedAmong(db: Executor<ContentSchema>, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await sql<{ id: number }>`
+    select q.id from unnest(${[...ids]}::int[]) as q(id) where ${acceptedOf(sql`q.id`)}`.execute(db);
+  return new Set(rows.map((r) => r.id));
+}
 
 /** The tags of these questions, by question id. */
 export async function tagsOf(db: Executor<ContentSchema>, ids: readonly number[]): Promise<Map<number, QuestionTag[]>> {
@@ -41,6 +55,7 @@ export async function tagsOf(db: Executor<ContentSchema>, ids: readonly number[]
 export type QuestionRowWithRelations = QuestionRow & {
   tag_list: QuestionTag[];
   category_row: CategoryRow | null;
+  has_accepted_solution: boolean;
 };
 
 /** The Question resources of these rows, in their order. */
@@ -51,10 +66,11 @@ export async function presentQuestions(
 ): Promise<Question[]> {
   const withRelations = rows.length > 0 && 'tag_list' in rows[0];
   const categoryIds = [...new Set(rows.map((r) => r.category_id).filter((c): c is number => c !== null))];
-  const [tags, categoryRows] = withRelations
+  const [tags, categoryRows, accepted] = withRelations
     ? [
         new Map((rows as QuestionRowWithRelations[]).map((r) => [r.id, r.tag_list])),
         (rows as QuestionRowWithRelations[]).flatMap((r) => (r.category_row ? [r.category_row] : [])),
+        new Set((rows as QuestionRowWithRelations[]).flatMap((r) => (r.has_accepted_solution ? [r.id] : []))),
       ]
     : await Promise.all([
         tagsOf(
@@ -62,6 +78,10 @@ export async function presentQuestions(
           rows.map((r) => r.id),
         ),
         categoryIds.length ? db.selectFrom('categories').selectAll().where('id', 'in', categoryIds).execute() : Promise.resolve([]),
+        acceptedAmong(
+          db,
+          rows.map((r) => r.id),
+        ),
       ]);
   const categories = new Map(categoryRows.map((c) => [c.id, presentCategory(c)]));
   return rows.map((row) => {
@@ -74,6 +94,7 @@ export async function presentQuestions(
       slug: row.slug,
       description: row.description,
       solution_count: row.solution_count,
+      has_accepted_solution: accepted.has(row.id),
       view_count: row.view_count,
       upvote_count: row.upvote_count,
       image: QUESTION_IMAGE,
