@@ -10,7 +10,7 @@ import { connectBus, ensureStream } from '@kn/bus';
 import { type EventSubject, events } from '@kn/contracts';
 import { createLogger } from '@kn/telemetry';
 import pg from 'pg';
-import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -23,14 +23,7 @@ const END = Date.parse('2026-12-01T00:00:00.000Z');
 const START = END - SPAN_MS;
 
 const space = await benchSpace();
-const env = {
-  DATABASE_URL: space.databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: '18080',
-  HOST: '127.0.0.1',
-};
+const env = serviceEnv(space, 18080);
 const bus = await connectBus({
   url: 'nats://127.0.0.1:4222',
   namespace: space.namespace,

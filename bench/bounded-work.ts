@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { docxOf, pdfOfPages } from '../test/documents.ts';
-import { bearer, benchSpace, login, pauseMeter, referenceText, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, login, pauseMeter, referenceText, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const PORT = 18093;
 const base = `http://127.0.0.1:${PORT}/api/v1`;
@@ -34,14 +34,7 @@ const textPage = (n: number) =>
 const drawing = (bytes: number) => `${fill('0 0 m 612 792 l S ', bytes - 64)} BT /F1 12 Tf 72 700 Td (one line) Tj ET`;
 
 const space = await benchSpace();
-const env = {
-  DATABASE_URL: space.databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: String(PORT),
-  HOST: '127.0.0.1',
-};
+const env = serviceEnv(space, PORT);
 const started: ChildProcess[] = [];
 try {
   started.push(await startProcess('services/users/src/main.ts', env, 'users service ready'));

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import pg from 'pg';
 import { slackSignature, slashCommand, startSlackStandIn } from '../test/slack-stand-in.ts';
-import { benchSpace, login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const N = Number(process.env.N ?? 1000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 10);
@@ -27,12 +27,7 @@ const port = await new Promise<number>((resolve) => {
   });
 });
 const env = {
-  DATABASE_URL: space.databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: String(port),
-  HOST: '127.0.0.1',
+  ...serviceEnv(space, port),
   SCRYPT_COST: '1024',
   SEARCH_INDEX_PATH: `${dir}/index.sqlite`,
   EMBEDDING_MODEL_PATH: `${dir}/no-model`,

@@ -3,21 +3,14 @@
 // gateway and the content service as separate processes, 32 connections. Run: pnpm bench:content
 import type autocannon from 'autocannon';
 import { seedContent } from './content-seed.ts';
-import { bearer, benchSpace, load, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, referenceText, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const QUESTIONS = Number(process.env.QUESTIONS ?? 100_000);
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const space = await benchSpace();
 const { databaseUrl } = space;
-const env = {
-  DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: '18090',
-  HOST: '127.0.0.1',
-};
+const env = serviceEnv({ databaseUrl, namespace: space.namespace }, 18090);
 
 const users = await startProcess('services/users/src/main.ts', env, 'users service ready');
 const content = await startProcess('services/content/src/main.ts', env, 'content service ready');

@@ -319,6 +319,19 @@ export async function benchSpace() {
   return space;
 }
 
+/**
+ * What every process of a benchmark's system starts with: the benchmark's own database and NATS
+ * namespace, the gateway on this loopback port, the administrator's password; a bench adds its own.
+ */
+export const serviceEnv = ({ databaseUrl, namespace }: { databaseUrl: string; namespace: string }, port: number) => ({
+  DATABASE_URL: databaseUrl,
+  NATS_NAMESPACE: namespace,
+  LOG_LEVEL: 'info',
+  ADMIN_PASSWORD: 'bench-admin-password',
+  PORT: String(port),
+  HOST: '127.0.0.1',
+});
+
 export const stopProcess = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve();

@@ -6,7 +6,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { bearer, benchSpace, load, login, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -17,12 +17,7 @@ const space = await benchSpace();
 const dir = `/tmp/kn-bench-mcp-${space.id}`;
 const port = 18194;
 const env = {
-  DATABASE_URL: space.databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: String(port),
-  HOST: '127.0.0.1',
+  ...serviceEnv(space, port),
   SEARCH_INDEX_PATH: `${dir}/index.sqlite`,
   EMBEDDING_MODEL_PATH: `${dir}/no-model`,
 };

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { benchSpace, login, report, startProcess, stopProcess } from './lib.ts';
+import { benchSpace, login, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const N = Number(process.env.N ?? 1000);
 const FOLLOWERS = Number(process.env.FOLLOWERS ?? 1000);
@@ -41,12 +41,7 @@ await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 
 const env = {
-  DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: '18091',
-  HOST: '127.0.0.1',
+  ...serviceEnv({ databaseUrl, namespace: space.namespace }, 18091),
   SCRYPT_COST: '1024',
   // The webhook receiver is this process, on 127.0.0.1.
   WEBHOOK_ALLOW_INTERNAL: 'true',

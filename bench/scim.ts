@@ -4,7 +4,7 @@
 // (BENCH_USERS, BENCH_GROUPS, BENCH_CONNECTIONS change the sizes).
 
 import { readFileSync } from 'node:fs';
-import { bearer, benchSpace, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, login, referenceText, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 100);
@@ -13,14 +13,7 @@ const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 const space = await benchSpace();
-const env = {
-  DATABASE_URL: space.databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: '18090',
-  HOST: '127.0.0.1',
-};
+const env = serviceEnv(space, 18090);
 
 /** The resident set of a process in MiB (Linux). */
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;

@@ -25,7 +25,19 @@ import type autocannon from 'autocannon';
 import pg from 'pg';
 import { seedContent, seedUsers, writeImportEvents } from './content-seed.ts';
 import { queryCost, withEncoder } from './encoder.ts';
-import { bearer, benchSpace, cpuMeter, load, login, profileWindow, referenceText, report, startProcess, stopProcess } from './lib.ts';
+import {
+  bearer,
+  benchSpace,
+  cpuMeter,
+  load,
+  login,
+  profileWindow,
+  referenceText,
+  report,
+  serviceEnv,
+  startProcess,
+  stopProcess,
+} from './lib.ts';
 
 const ENGINE = process.env.ENGINE ?? 'local';
 if (!['local', 'opensearch', 'both'].includes(ENGINE)) throw new Error(`ENGINE is local, opensearch or both, not ${ENGINE}`);
@@ -58,12 +70,7 @@ process.once('exit', () => {
   if (!process.env.KEEP_INDEX) rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
 });
 const env = {
-  DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: '18092',
-  HOST: '127.0.0.1',
+  ...serviceEnv({ databaseUrl, namespace: space.namespace }, 18092),
   SEARCH_INDEX_PATH: indexPath,
   // The benchmark says when the expert model is fitted (below), not the service's own schedule: an
   // hourly check fitted a million questions' model in the middle of a run that took longer (about

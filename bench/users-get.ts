@@ -6,21 +6,14 @@ import { turnBatched } from '@kn/db';
 import type autocannon from 'autocannon';
 import express from 'express';
 import pg from 'pg';
-import { bearer, benchSpace, load, login, referenceText, report, startProcess, stopProcess } from './lib.ts';
+import { bearer, benchSpace, load, login, referenceText, report, serviceEnv, startProcess, stopProcess } from './lib.ts';
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const USERS = 1000;
 const space = await benchSpace();
 const { databaseUrl } = space;
-const env = {
-  DATABASE_URL: databaseUrl,
-  NATS_NAMESPACE: space.namespace,
-  LOG_LEVEL: 'info',
-  ADMIN_PASSWORD: 'bench-admin-password',
-  PORT: '18080',
-  HOST: '127.0.0.1',
-};
+const env = serviceEnv({ databaseUrl, namespace: space.namespace }, 18080);
 
 const usersService = await startProcess('services/users/src/main.ts', env, 'users service ready');
 const gateway = await startProcess('gateway/src/main.ts', env, 'gateway listening');
