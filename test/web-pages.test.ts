@@ -350,6 +350,8 @@ describe('notifications', () => {
     const item = today.locator('ul.notifications li', { hasText: 'A question was shared with you' });
     await item.getByRole('link', { name: 'Erik Expert', exact: true }).waitFor();
     await item.getByRole('link', { name: /shared the question/ }).waitFor();
+    // The sharer's own words, under what happened.
+    expect(await item.getByRole('blockquote', { name: 'Their message' }).textContent()).toBe('Have a look');
     // Shown, so seen: the count in the navigation goes.
     await waitFor(async () => (await page.getByTestId('unseen').count()) === 0, { what: 'the unseen count gone' });
     await web.accessible(page, 'notifications');
@@ -358,7 +360,7 @@ describe('notifications', () => {
     await item.getByText('unread').waitFor({ state: 'detached' });
     const stored = await web.system.api.get(`${API}/notifications`).set(...as(dora));
     const shared = stored.body.items.find((n: { type: string }) => n.type === 'share_question');
-    expect([shared.is_read, shared.is_seen]).toEqual([true, true]);
+    expect([shared.is_read, shared.is_seen, shared.message]).toEqual([true, true, 'Have a look']);
 
     await web.speak(dora, 'de');
     try {

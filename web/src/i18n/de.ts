@@ -366,4 +366,5 @@ export const de: Catalogue = {
   'chat.channels.chat': 'Nur Chat',
   'chat.channels.none': 'Keines',
   'list.accepted': 'eine akzeptierte Lösung',
+  'notifications.message': 'Die Nachricht dazu',
 };

@@ -365,6 +365,7 @@ export const en = {
   'chat.channels.chat': 'Chat only',
   'chat.channels.none': 'Neither',
   'list.accepted': 'an accepted solution',
+  'notifications.message': 'Their message',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -84,6 +84,12 @@ export function NotificationsPage() {
                     {n.content}
                   </a>
                 </p>
+                {/* The sender's own words, as text. */}
+                {n.message && (
+                  <blockquote class="message" aria-label={t('notifications.message')}>
+                    {n.message}
+                  </blockquote>
+                )}
                 <p class="meta">
                   {n.user && <PersonLink user={n.user} />}
                   <When iso={n.created} />

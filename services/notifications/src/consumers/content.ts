@@ -207,26 +207,26 @@ export function contentHandlers(hooks: NotifyHooks): EventHandlers<'content', (t
         hooks,
       );
     },
-    'content.solution.shared.v1': async (tx, { id, occurred_at, data: { solution, question, sender_id, recipients } }) => {
+    'content.solution.shared.v1': async (tx, { id, occurred_at, data: { solution, question, sender_id, recipients, message } }) => {
       await notify(
         tx as T,
-        cause({ id, occurred_at }, sender_id, question, solutionTarget(solution)),
+        { ...cause({ id, occurred_at }, sender_id, question, solutionTarget(solution)), message },
         each(recipients, 'share_solution'),
         hooks,
       );
     },
-    'content.question.shared.v1': async (tx, { id, occurred_at, data: { question, sender_id, recipients } }) => {
+    'content.question.shared.v1': async (tx, { id, occurred_at, data: { question, sender_id, recipients, message } }) => {
       await notify(
         tx as T,
-        cause({ id, occurred_at }, sender_id, question, eventQuestionTarget(question)),
+        { ...cause({ id, occurred_at }, sender_id, question, eventQuestionTarget(question)), message },
         each(recipients, 'share_question'),
         hooks,
       );
     },
-    'content.question.forwarded.v1': async (tx, { id, occurred_at, data: { question, sender_id, recipient_id } }) => {
+    'content.question.forwarded.v1': async (tx, { id, occurred_at, data: { question, sender_id, recipient_id, message } }) => {
       await notify(
         tx as T,
-        cause({ id, occurred_at }, sender_id, question, eventQuestionTarget(question)),
+        { ...cause({ id, occurred_at }, sender_id, question, eventQuestionTarget(question)), message },
         [{ user_id: recipient_id, type: 'question_forwarded' }],
         hooks,
       );

@@ -50,6 +50,8 @@ export interface NotificationsTable {
   content: string;
   url: string;
   icon: string;
+  /** The sender's own words (forwards and shares). */
+  message: string | null;
   /** The target as the event carried it (webhook `target_object`). */
   target_object: Json<Record<string, unknown>>;
   /** The event that caused it: one notification per receiver and event. */

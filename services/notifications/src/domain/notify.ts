@@ -22,6 +22,8 @@ export interface Cause extends Target {
   /** The actor acted as the (anonymous) question poser: they are not named. */
   anonymous: boolean;
   question: { id: number; title: string; knowledge_space_id: number | null };
+  /** What the sender wrote with a forward or share. */
+  message?: string | null;
 }
 
 /** One receiver with the type they get; the first draft for a receiver wins (most specific first). */
@@ -99,6 +101,7 @@ export async function notify(tx: Tx<NotificationsSchema>, cause: Cause, drafts: 
       content: notificationText(language, draft.type, name, cause.question.title),
       url: notificationUrl({ question_id: cause.question.id, ...target }),
       icon: notificationIcon(target.target_type),
+      message: cause.message?.trim() || null,
       target_object: json(target.target_object),
       event_id: cause.eventId,
     };

@@ -24,6 +24,7 @@ export function presentNotification(row: NotificationRow, sender: User | null): 
     content: row.content,
     url: row.url,
     icon: row.icon,
+    message: row.message,
     target_id: row.target_id,
     target_type: row.target_type,
     type: row.type,
