@@ -1815,6 +1815,7 @@ export interface components {
          *       "slug": "which-hops-give-a-citrus-aroma",
          *       "description": "<p>I brew a pale ale and want more citrus.</p>",
          *       "solution_count": 1,
+         *       "has_accepted_solution": true,
          *       "view_count": 17,
          *       "upvote_count": 2,
          *       "image": "/api/v1/public/images/question-default.png",
@@ -1849,6 +1850,8 @@ export interface components {
             slug: string;
             description: string | null;
             solution_count: number;
+            /** @description the poser accepted one of its published solutions (filter accepted) */
+            has_accepted_solution: boolean;
             view_count: number;
             upvote_count: number;
             /** @description deprecated; the same default image for every question */
@@ -2071,6 +2074,8 @@ export interface components {
             slug: string;
             description: string | null;
             solution_count: number;
+            /** @description the poser accepted one of its published solutions (filter accepted) */
+            has_accepted_solution: boolean;
             view_count: number;
             upvote_count: number;
             /** @description deprecated; the same default image for every question */
@@ -2299,6 +2304,7 @@ export interface components {
          *       "content": "Jürgen Müller answered your question “Which hops give a citrus aroma?”",
          *       "url": "/questions/42#solution-7",
          *       "icon": "/api/v1/public/images/notifications/solution.png",
+         *       "message": null,
          *       "target_id": 7,
          *       "target_type": "solution",
          *       "type": "new_solution_to_your_question",
@@ -2339,6 +2345,8 @@ export interface components {
             content: string;
             url: string;
             icon: string;
+            /** @description what the sender wrote with a forward or share; null for other kinds */
+            message: string | null;
             target_id: number;
             /** @enum {string} */
             target_type: "question" | "solution" | "comment";
