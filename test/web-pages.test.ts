@@ -1,6 +1,6 @@
 import { waitFor } from '@kn/testing';
 import { API, newQuestion, publishedSolution } from './fixtures.ts';
-import { bearer } from './system.ts';
+import { ADMIN, bearer } from './system.ts';
 import { type Person, startWebApp, type WebApp } from './web-app.ts';
 
 /*
@@ -284,6 +284,64 @@ describe('asking', () => {
     expect(asked.concepts.map((c) => c.primary_label).sort()).toEqual(['lager', 'temperature']);
     const forwards = await web.system.api.get(`${API}/questions/${asked.id}/forward`).set(...as(asker));
     expect(forwards.body.items.map((f: { user: { id: number } }) => f.user.id)).toContain(erik.id);
+  });
+});
+
+describe('experts', () => {
+  test.each([390, 1280])(
+    'at %i px: from a question, find experts and forward it (or another of one’s questions) to one of them, with a message',
+    async (width) => {
+      const other = await newQuestion(web.system, asker.token, { title: `Which glass for a Märzen? (${width})`, tags: ['lager'] });
+      await web.system.searchCaughtUp();
+      const page = await web.newPage(width, 844);
+      await web.signIn(page, asker.email, `/questions/${questionId}`);
+      await page.getByRole('link', { name: 'Find experts' }).click();
+      await expect(page.getByLabel('What is it about?').inputValue()).resolves.toBe('How cold should a lager ferment?');
+      const result = page.locator('ol.experts > li', { has: page.getByRole('heading', { name: 'Erik Expert' }) });
+      await result.getByText('Forward a question to Erik Expert').click();
+      const which = result.getByLabel('Which question');
+      await expect(which.inputValue()).resolves.toBe(String(questionId));
+      await which.selectOption({ label: `Which glass for a Märzen? (${width})` });
+      await result.getByLabel('Message (optional)').fill('You know your glasses');
+      await web.accessible(page, `experts-forward-${width}`);
+      await result.getByRole('button', { name: 'Forward' }).click();
+      await result.getByRole('status').filter({ hasText: 'Forwarded to Erik Expert.' }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await web.shot(page, `experts-forward-${width}`);
+      const forwards = await web.system.api.get(`${API}/questions/${other.id}/forward`).set(...as(asker));
+      expect(forwards.body.items.map((f: { user: { id: number } }) => f.user.id)).toEqual([erik.id]);
+      await waitFor(
+        async () =>
+          (await web.system.api.get(`${API}/notifications`).set(...as(erik))).body.items.some(
+            (n: { type: string; question_id: number; message: string | null }) =>
+              n.type === 'question_forwarded' && n.question_id === other.id && n.message === 'You know your glasses',
+          ),
+        { what: 'Erik’s notification of the forward, with its message' },
+      );
+    },
+  );
+});
+
+describe('administration', () => {
+  test('on a phone: no sideways scroll; every section readable within the width', async () => {
+    const page = await web.newPage(390, 844);
+    expect((await page.context().request.post('/session', { data: ADMIN })).ok()).toBe(true);
+    await page.goto('/admin');
+    await page.getByLabel('Name of the network').waitFor();
+    await page.getByRole('heading', { name: 'Sign-in and identity-provider groups' }).waitFor();
+    await page.getByText(/^Ready: searches are answered/).waitFor();
+    // With what makes it wide: a group mapping (a row of roles and spaces) and a finished export (a long file name).
+    await page.getByRole('button', { name: 'Add a group mapping' }).click();
+    await page.getByRole('button', { name: 'Start a content export' }).click();
+    await page.locator('ul.exports li', { hasText: 'done' }).waitFor({ timeout: 120_000 });
+    // Nothing drawn past the right edge (the failure names what is).
+    const wide = await page.evaluate(
+      "[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391 && getComputedStyle(e).position !== 'absolute').map((e) => e.tagName + '.' + e.className + ' ' + (e.id || ''))",
+    );
+    expect(wide).toEqual([]);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await web.accessible(page, 'admin-390');
+    await web.shot(page, 'admin-390');
   });
 });
 

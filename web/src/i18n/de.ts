@@ -367,4 +367,9 @@ export const de: Catalogue = {
   'chat.channels.none': 'Keines',
   'list.accepted': 'eine akzeptierte Lösung',
   'notifications.message': 'Die Nachricht dazu',
+  'question.findExperts': 'Experten finden',
+  'experts.forward': 'Eine Frage an {name} weiterleiten',
+  'experts.forwardWhich': 'Welche Frage',
+  'experts.forwardPick': 'Frage auswählen',
+  'experts.forwardCurrent': 'Diese Frage: {title}',
 };

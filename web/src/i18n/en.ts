@@ -366,6 +366,11 @@ export const en = {
   'chat.channels.none': 'Neither',
   'list.accepted': 'an accepted solution',
   'notifications.message': 'Their message',
+  'question.findExperts': 'Find experts',
+  'experts.forward': 'Forward a question to {name}',
+  'experts.forwardWhich': 'Which question',
+  'experts.forwardPick': 'Choose a question',
+  'experts.forwardCurrent': 'This question: {title}',
 } as const;
 
 export type MessageKey = keyof typeof en;

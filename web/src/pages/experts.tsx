@@ -1,19 +1,30 @@
 import type { ResponseOf } from '@kn/client/http';
-import { useState } from 'preact/hooks';
-import { kn } from '../api.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { kn, type User } from '../api.ts';
 import { formatNumber, language, t } from '../i18n.ts';
-import { ErrorBox, fullName, Page, useAction } from '../ui.tsx';
+import { route } from '../router.ts';
+import { ErrorBox, fullName, Notice, Page, useAction, useLoad } from '../ui.tsx';
+
+/** The question the page was opened for (from a question's "find experts"): its id and title. */
+type Current = { id: number; title: string } | null;
 
 const formatPercent = (share: number) => new Intl.NumberFormat(language.get(), { style: 'percent' }).format(share);
 
 export function ExpertsPage() {
-  const [query, setQuery] = useState('');
+  // Opened from a question: its title is the search, and it is the first question to forward.
+  const [opened] = useState(() => route.get().query);
+  const current: Current = Number(opened.get('question')) > 0 ? { id: Number(opened.get('question')), title: opened.get('q') ?? '' } : null;
+  const [query, setQuery] = useState(opened.get('q') ?? '');
   const [result, setResult] = useState<ResponseOf<'findExperts'> | null>(null);
   const action = useAction();
+  const find = () => void action.run(async () => setResult(await kn().call('findExperts', { body: { query, limit: 10 } })));
   const submit = (event: Event) => {
     event.preventDefault();
-    void action.run(async () => setResult(await kn().call('findExperts', { body: { query, limit: 10 } })));
+    find();
   };
+  useEffect(() => {
+    if (query.trim()) find();
+  }, []);
   return (
     <Page title={t('experts.title')}>
       <form onSubmit={submit}>
@@ -54,6 +65,7 @@ export function ExpertsPage() {
                     {t('experts.ask', { name: fullName(e.user) })}
                   </a>
                 </p>
+                <ForwardTo expert={e.user} current={current} />
                 {e.details.reasons.similar_questions.length > 0 && (
                   <>
                     <p>{t('experts.answered')}</p>
@@ -72,5 +84,67 @@ export function ExpertsPage() {
         </section>
       )}
     </Page>
+  );
+}
+
+/**
+ * Forwarding a question that is already asked to this expert: the question the page was opened
+ * for, or one of the person's own (their newest, read when the form is first opened).
+ */
+function ForwardTo({ expert, current }: { expert: User; current: Current }) {
+  const [opened, setOpened] = useState(false);
+  const mine = useLoad(
+    async () =>
+      opened
+        ? (await kn().call('listQuestions', { query: { filter: ['my-questions'], sort: ['id.desc'], limit: 20 } as never })).items
+        : [],
+    [opened],
+  );
+  const [chosen, setChosen] = useState(current ? String(current.id) : '');
+  const [message, setMessage] = useState('');
+  const [notice, setNotice] = useState<string | null>(null);
+  const action = useAction();
+  const key = `forward-${expert.id}`;
+  const name = fullName(expert);
+  const send = (event: Event) => {
+    event.preventDefault();
+    setNotice(null);
+    void action.run(async () => {
+      await kn().call('forwardQuestion', {
+        params: { id: Number(chosen) },
+        body: { recipient: expert.id, ...(message.trim() ? { message } : {}) },
+      });
+      setMessage('');
+      setNotice(t('question.forwarded', { name }));
+    });
+  };
+  const own = (mine.data ?? []).filter((q) => q.id !== current?.id);
+  return (
+    <details class="forward-to" onToggle={(e) => e.currentTarget.open && setOpened(true)}>
+      <summary>{t('experts.forward', { name })}</summary>
+      {opened && (
+        <form onSubmit={send}>
+          <label for={`${key}-question`}>{t('experts.forwardWhich')}</label>
+          <select id={`${key}-question`} required value={chosen} onChange={(e) => setChosen(e.currentTarget.value)}>
+            <option value="">{mine.loading ? t('common.loading') : t('experts.forwardPick')}</option>
+            {current && <option value={current.id}>{t('experts.forwardCurrent', { title: current.title })}</option>}
+            {own.map((q) => (
+              <option key={q.id} value={q.id}>
+                {q.title}
+              </option>
+            ))}
+          </select>
+          <label for={`${key}-message`}>
+            {t('question.forwardMessage')} {t('common.optional')}
+          </label>
+          <textarea id={`${key}-message`} rows={2} maxLength={10000} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
+          <button type="submit" disabled={action.busy || !chosen}>
+            {t('question.forwardSend')}
+          </button>
+          <ErrorBox error={action.error ?? mine.error} />
+          <Notice text={notice} />
+        </form>
+      )}
+    </details>
   );
 }

@@ -107,6 +107,11 @@ export function QuestionPage({ id }: { id: number }) {
             <TagLinks concepts={q.concepts} />
             <div class="actions">
               <Follow q={q} />
+              {open && (
+                <a class="button-link secondary" href={`/experts?${new URLSearchParams({ q: q.title, question: String(id) })}`}>
+                  {t('question.findExperts')}
+                </a>
+              )}
               <Menu label={t('question.more')}>
                 <Attachments kind="question" id={id} items={q.attachments} canChange={asker || isContentAdmin()} />
                 {open && (
