@@ -6,7 +6,7 @@ import { similarityBlend } from '../src/domain/match.ts';
 import { cosine, topicVector } from '../src/domain/similarity.ts';
 import { type NeighbourFacts, stubQuestion, type UserDocument, unpacked, unpackUnit, withDerived } from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
-import { applyChanges, RecordedChanges } from '../src/elasticsearch/feed.ts';
+import { applyChanges, LastWritten, RecordedChanges } from '../src/elasticsearch/feed.ts';
 import { DocumentFrequencies, KeptUntilMoved } from '../src/elasticsearch/frequencies.ts';
 import { BM25, INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import {
@@ -248,6 +248,29 @@ describe('Elasticsearch results', () => {
     expect(rankMatches([...many, { id: 1, score: 0.1 }], { offset: 0, limit: 100 }).total).toBe(12);
   });
 
+  test('the best of the window with the counts the engine made: its total, weak matches left out before the blend', () => {
+    const best = [
+      { id: 1, score: 2 },
+      { id: 2, score: 0.2 },
+    ];
+    // Only the best two in hand; the engine counted 700 at or above the weak score.
+    const ranked = rankMatches(best, { offset: 0, limit: 10, counted: { total: 700, leaveOutWeak: true }, similarity: new Map([[2, 1]]) });
+    expect(ranked.total).toBe(700);
+    // The weak one is left out before the blend could lift it (as the local ranking does).
+    expect(ranked.items.map((i) => i.id)).toEqual([1]);
+    const all = rankMatches(best, { offset: 0, limit: 10, counted: { total: 900, leaveOutWeak: false } });
+    expect(all.total).toBe(900);
+    expect(all.items.map((i) => i.id)).toEqual([1, 2]);
+  });
+
+  test('a text match asks for the best few with their units and counts the window, weak ones left out when told', () => {
+    const stats = { documents: 100, frequencies: [{ whole: 10, stem: 10, typo: 10, prefix: 10 }], engine: new Map() };
+    const query = { terms: ['hops'], languages: ['en' as const] };
+    const body = matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50, minScore: 0.25 })!;
+    expect(body).toMatchObject({ size: 50, min_score: 0.25, track_total_hits: 1000, docvalue_fields: ['unit_packed'] });
+    expect(matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50 })).not.toHaveProperty('min_score');
+  });
+
   test('highlighting from stored texts: whole words first, the best part gives the id', () => {
     const source = {
       id: 7,
@@ -409,13 +432,12 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
               : { _id: id, found: false },
           ),
         };
-      if (kind === 'mget' && request.ids.some((id: string) => id.startsWith('tag:')))
+      // The network's tags, read once (kept until the index moves).
+      if (kind === 'search' && request.query?.term?.type === 'tag')
         return {
-          docs: request.ids.map((id: string) => {
-            const key = id.slice(4);
-            return {
-              _id: id,
-              found: true,
+          hits: {
+            hits: ['hops', 'kveik'].map((key) => ({
+              _id: `tag:${key}`,
               _source: {
                 type: 'tag',
                 key,
@@ -424,8 +446,8 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
                 links: [],
                 link_keys: key === 'hops' ? ['kveik'] : [],
               },
-            };
-          }),
+            })),
+          },
         };
       if (kind === 'search' && request.aggs?.tags?.aggs?.outside)
         return {
@@ -479,7 +501,7 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
 test('the mappings change only with the index version (an upgrade rebuilds beside the live index only when told so)', () => {
   const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
   // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
-  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 3, fingerprint: '4bce75f466c8377b' });
+  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 4, fingerprint: '337494d49e149523' });
 });
 
 test('values kept per key: those not kept are read together once, absent ones kept too, all read again after a move', async () => {
@@ -510,4 +532,18 @@ test('values kept per key: those not kept are read together once, absent ones ke
   // A failed read is not kept.
   await expect(kept.ofEach('tag', ['malt'], () => Promise.reject(new Error('gone')), 0)).rejects.toThrow('gone');
   expect(await kept.ofEach('tag', ['malt'], read, 0)).toEqual(new Map([['malt', 4]]));
+});
+
+test("the feed's last-written documents: read back from it, the least recently used dropped first", () => {
+  const written = new LastWritten<number, string>(2);
+  written.set(1, 'a');
+  written.set(2, 'b');
+  // Reading 1 makes 2 the least recently used.
+  expect(written.get(1)).toBe('a');
+  written.set(3, 'c');
+  expect(written.get(2)).toBeUndefined();
+  expect([written.get(1), written.get(3), written.size]).toEqual(['a', 'c', 2]);
+  // Written again: the newer document.
+  written.set(1, 'a2');
+  expect(written.get(1)).toBe('a2');
 });

@@ -6,7 +6,7 @@ import type { HighlightRequest, IndexStatus, SearchBackend } from '../core/backe
 import type { IndexHandlers } from '../core/events.ts';
 import { queryTerms, queryWords, textCounts } from '../core/words.ts';
 import { highlightSource } from '../domain/highlight.ts';
-import { type MatchRequest, PAGE, SIMILAR_ONLY_MIN, similarityBlend } from '../domain/match.ts';
+import { type MatchRequest, PAGE, RELEVANT_SCORE, SIMILAR_ONLY_MIN, similarityBlend, WEAK_SCORE, WINDOW } from '../domain/match.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { blendSimilar, MEANING_ONLY_MIN, type Meaning, semanticWeights } from '../domain/semantic.ts';
 import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, withFeedbackOf } from '../domain/similarity.ts';
@@ -20,8 +20,16 @@ import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
 import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, publishedCount } from './frequencies.ts';
 import { indexNames } from './mappings.ts';
-import { autocompleteQuery, countsTypos, filterClauses, matchQuery, requestedFields, similarCandidatesQuery } from './queries.ts';
-import { rankMatches, routedQuestion, scoredHits } from './results.ts';
+import {
+  autocompleteQuery,
+  countsTypos,
+  filterClauses,
+  matchQuery,
+  requestedFields,
+  similarCandidatesQuery,
+  type TermStatistics,
+} from './queries.ts';
+import { countedHits, rankMatches, routedQuestion, scoredHits } from './results.ts';
 import { topicCosine, trainWordTopics, type WordTopics } from './topics.ts';
 
 /** Units a backend keeps at most before it starts again (a few KiB each). */
@@ -274,8 +282,11 @@ export class ElasticsearchBackend implements SearchBackend {
     const fields = requestedFields(request.fields);
     if (!terms.length) return { total: 0, items: [] };
     const stats = await this.matchFrequencies.of(words, fields);
-    const query = matchQuery({ query: words, operator: request.operator, fields, filter: request.filter }, stats);
-    const hits = query ? scoredHits(await this.client.search({ index: this.names.questions, ...query })) : [];
+    const { hits, counted } = await this.textMatches(
+      { query: words, operator: request.operator, fields, filter: request.filter },
+      stats,
+      Math.min(WINDOW, Math.max(request.offset + request.limit, similarityBlend.depth)),
+    );
     const typoTerms = new Set(terms.filter((t, i) => countsTypos(t, stats.frequencies[i]!, stats.documents)));
     const meaning = await this.embeddings?.meaningOf({ text: request.query });
     let similarity: Map<number, number> | undefined;
@@ -311,7 +322,7 @@ export class ElasticsearchBackend implements SearchBackend {
       );
       similarOnly = [...(similarOnly ?? []), ...near.filter((n) => ids.has(n.id))];
     }
-    const result = rankMatches(hits, { similarity, topics, meaning, similarOnly, offset: request.offset, limit: request.limit });
+    const result = rankMatches(hits, { similarity, topics, meaning, similarOnly, offset: request.offset, limit: request.limit, counted });
     if (!request.highlight) return result;
     const highlights = await this.highlightIds(
       request,
@@ -319,6 +330,41 @@ export class ElasticsearchBackend implements SearchBackend {
       typoTerms,
     );
     return { ...result, items: result.items.map((item, i) => ({ ...item, highlighting: highlights[i] })) };
+  }
+
+  /**
+   * The best `size` text matches, their units kept (the blend reads them), and what the window
+   * counts, as the local ranking has them (local/match.ts: only the best the page and the blend read;
+   * when a page of the window is relevant, weak matches are left out and not counted). Asked first
+   * for the matches at or above WEAK_SCORE, which answers most queries in one search; again with the
+   * weak ones when fewer than a page is relevant. The whole window (WINDOW hits, then their units
+   * in a second request) cost the engine and the service more than the query itself.
+   */
+  private async textMatches(request: Parameters<typeof matchQuery>[0], stats: TermStatistics, size: number) {
+    const moves = this.moves;
+    const ask = async (minScore?: number) => {
+      const query = matchQuery(request, stats, { size, minScore });
+      if (!query) return { hits: [], total: 0 };
+      const response = await this.client.search({ index: this.names.questions, ...query });
+      const hits = scoredHits(response);
+      response.hits.hits.forEach((hit, i) => {
+        const unit = (hit.fields as { unit_packed?: string[] } | undefined)?.unit_packed?.[0];
+        this.keepUnit(hits[i]!.id, unit ? unpackUnit(unit) : {}, moves);
+      });
+      return { hits, total: Math.min(WINDOW, countedHits(response)) };
+    };
+    const strong = await ask(WEAK_SCORE);
+    if (strong.hits.length >= PAGE && strong.hits[PAGE - 1]!.score >= RELEVANT_SCORE)
+      return { hits: strong.hits, counted: { total: strong.total, leaveOutWeak: true } };
+    const all = await ask();
+    return { hits: all.hits, counted: { total: all.total, leaveOutWeak: false } };
+  }
+
+  /** Keeps a question's unit until the index moves (read before a move: not kept). */
+  private keepUnit(id: number, unit: Record<string, number>, moves: number) {
+    if (moves !== this.moves) return;
+    if (this.knownUnits.size >= MAX_UNITS && !this.knownUnits.has(id)) this.knownUnits.clear();
+    this.knownUnits.set(id, unit);
   }
 
   /** Of these questions, those the filter lets in (and that match one of `should`, when given). */
@@ -386,14 +432,12 @@ export class ElasticsearchBackend implements SearchBackend {
       docvalue_fields: ['id', 'unit_packed'],
       query: { ids: { values: missing.map(String) } },
     });
-    if (this.knownUnits.size + missing.length > MAX_UNITS) this.knownUnits.clear();
     for (const hit of response.hits.hits) {
       const fields = (hit.fields ?? {}) as { id?: number[]; unit_packed?: string[] };
       if (!fields.id?.length) continue;
       const unit = fields.unit_packed?.length ? unpackUnit(fields.unit_packed[0]!) : {};
       out.set(Number(fields.id[0]), unit);
-      // Read before the index moved: not kept (a later request reads it again).
-      if (moves === this.moves) this.knownUnits.set(Number(fields.id[0]), unit);
+      this.keepUnit(Number(fields.id[0]), unit, moves);
     }
     return out;
   }

@@ -232,16 +232,42 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       }));
   }
 
+  /**
+   * Every tag of the network by key, who links to each, and the namer over them (store.ts
+   * tagNamer), kept until the index moves: each expert search asked for the tags its text names
+   * and for those it found, with their links, three requests every time.
+   */
+  private knownTags() {
+    return this.kept.of('tags', async () => {
+      const byKey = new Map((await this.allTags()).map((t) => [t.key, t]));
+      const linkedBack = new Map<string, string[]>();
+      for (const tag of byKey.values())
+        for (const key of tag.link_keys) if (key !== tag.key) linkedBack.set(key, [...(linkedBack.get(key) ?? []), tag.key]);
+      return { byKey, linkedBack, named: tagNamer(byKey.keys()) };
+    });
+  }
+
+  /** The tag documents, read page by page in the order of their keys. */
+  private async allTags(): Promise<TagDocument[]> {
+    const tags: TagDocument[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await this.client.search<TagDocument>({
+        index: this.names.state,
+        size: PAGE,
+        query: { term: { type: 'tag' } },
+        sort: [{ key: 'asc' }],
+        ...(after === undefined ? {} : { search_after: [after] }),
+      });
+      tags.push(...page.hits.hits.map((h) => h._source!));
+      if (page.hits.hits.length < PAGE) return tags;
+      after = tags[tags.length - 1]!.key;
+    }
+  }
+
   /** Lower-case labels of the tags whose words occur in the text in a row (store.ts tagNamer). */
   async namedTags(text: string): Promise<Set<string>> {
-    const words = labelWords(text);
-    if (!words.length) return new Set();
-    const response = await this.client.search<TagDocument>({
-      index: this.names.state,
-      size: 10_000,
-      query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { first_word: [...new Set(words)] } }] } },
-    });
-    const named = tagNamer(response.hits.hits.map((h) => h._source!.key))(text);
+    if (!labelWords(text).length) return new Set();
+    const named = (await this.knownTags()).named(text);
     const hidden = await this.onlyHidden(named);
     return new Set([...named].filter((key) => !hidden.has(key)));
   }
@@ -249,19 +275,8 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   async tags(keys: readonly string[]): Promise<Map<string, TagFacts>> {
     const out = new Map<string, TagFacts>();
     if (!keys.length) return out;
-    const [{ docs }, back] = await Promise.all([
-      this.client.mget<TagDocument>({ index: this.names.state, ids: keys.map((k) => `tag:${k}`) }),
-      this.client.search<TagDocument>({
-        index: this.names.state,
-        size: 10_000,
-        query: { bool: { filter: [{ term: { type: 'tag' } }, { terms: { link_keys: [...keys] } }] } },
-      }),
-    ]);
-    const linkedBack = new Map<string, string[]>();
-    for (const hit of back.hits.hits)
-      for (const key of hit._source!.link_keys)
-        if (key !== hit._source!.key) linkedBack.set(key, [...(linkedBack.get(key) ?? []), hit._source!.key]);
-    const found = sources(docs).filter((d) => d !== undefined);
+    const { byKey, linkedBack } = await this.knownTags();
+    const found = keys.flatMap((key) => byKey.get(key) ?? []);
     const linked = new Map(
       found.map((tag) => [tag.key, [...new Set([...tag.link_keys.filter((k) => k !== tag.key), ...(linkedBack.get(tag.key) ?? [])])]]),
     );
@@ -409,9 +424,12 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
-  private async setting(name: string): Promise<number | undefined> {
-    const { docs } = await this.client.mget<SettingDocument>({ index: this.names.state, ids: [`setting:${name}`] });
-    return sources(docs)[0]?.value;
+  /** Kept until the index moves, as the closed spaces' members (every expert search reads them). */
+  private setting(name: string): Promise<number | undefined> {
+    return this.kept.of(`setting ${name}`, async () => {
+      const { docs } = await this.client.mget<SettingDocument>({ index: this.names.state, ids: [`setting:${name}`] });
+      return sources(docs)[0]?.value;
+    });
   }
 
   async minExperts() {
@@ -422,10 +440,12 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return this.setting('routings_per_expert_per_week');
   }
 
-  async closedSpaceMembers(id: number): Promise<ReadonlySet<number> | undefined> {
-    const { docs } = await this.client.mget<SpaceDocument>({ index: this.names.state, ids: [`space:${id}`] });
-    const [d] = sources(docs);
-    return d?.is_closed ? new Set(d.members) : undefined;
+  closedSpaceMembers(id: number): Promise<ReadonlySet<number> | undefined> {
+    return this.kept.of(`space ${id}`, async () => {
+      const { docs } = await this.client.mget<SpaceDocument>({ index: this.names.state, ids: [`space:${id}`] });
+      const [d] = sources(docs);
+      return d?.is_closed ? new Set(d.members) : undefined;
+    });
   }
 
   async acceptedAnswers() {
@@ -472,7 +492,12 @@ export class ElasticsearchEvidence implements ExpertEvidence {
     return out;
   }
 
-  async askerRecord(asker: number, now: number) {
+  /** Kept per asker until the index moves, as onTags: the same people ask again. */
+  askerRecord(asker: number, now: number) {
+    return this.kept.of(`asker ${this.hidden.join(',')} ${asker} ${now}`, () => this.readAskerRecord(asker, now));
+  }
+
+  private async readAskerRecord(asker: number, now: number) {
     const out = new Map<number, number>();
     const response = await this.client.search<QuestionDocument>({
       index: this.names.questions,
@@ -574,19 +599,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
   /** The network's past up to `cutoff` (domain/expert-history.ts), read page by page. */
   async history(cutoff: number): Promise<Omit<NetworkHistory, 'routings'>> {
     const pace = pacer();
-    const allTags: TagDocument[] = [];
-    for (let after: string | undefined; ; ) {
-      const page = await this.client.search<TagDocument>({
-        index: this.names.state,
-        size: PAGE,
-        query: { term: { type: 'tag' } },
-        sort: [{ key: 'asc' }],
-        ...(after === undefined ? {} : { search_after: [after] }),
-      });
-      allTags.push(...page.hits.hits.map((h) => h._source!));
-      if (page.hits.hits.length < PAGE) break;
-      after = allTags[allTags.length - 1]!.key;
-    }
+    const allTags = await this.allTags();
     const tagByKey = new Map(allTags.map((t) => [t.key, t]));
     const named = tagNamer(tagByKey.keys());
     const dictionary = new Map<string, number>();

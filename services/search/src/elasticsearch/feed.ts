@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { type Client, errors, type estypes } from '@elastic/elasticsearch';
-import { type Bus, ensureStream, eventBody, followStream } from '@kn/bus';
+import { type Bus, ensureStream, eventBody, followStream, sleeper } from '@kn/bus';
 import type { ServiceName } from '@kn/contracts';
 import { type IntervalJob, intervalJob } from '@kn/service';
 import type { JsMsg } from '@nats-io/jetstream';
@@ -34,6 +34,20 @@ import { controlIndex, INDEX_VERSION, type IndexNames, physicalIndex, questionsI
 
 /** Events applied in one bulk request during catch-up. */
 const BATCH = 500;
+/**
+ * A live batch is made searchable by the feed's own refresh, at most once in this time: while
+ * events stream in (a relay publishing an import) each batch refreshing at once made a segment a
+ * batch, and refreshes took most of a catch-up (at 10,000 questions about 1 s each under load).
+ * A lone live change still refreshes at once; one that follows within the time waits for the rest
+ * of it, and whatever came meanwhile makes the next batch.
+ */
+const REFRESH_MIN_MS = 1_000;
+/**
+ * Question documents the feed keeps of those it last wrote: a later event of the same question
+ * (its solutions, votes, comments) reads it here, not back from the engine, where a realtime read
+ * of a document not yet refreshed forces a refresh.
+ */
+const KEPT_WRITTEN = 5_000;
 /**
  * The feed merges the questions index into one segment once it has been quiet this long after
  * writing at least MERGE_MIN questions and MERGE_SHARE of all it wrote before the last merge: a
@@ -190,6 +204,32 @@ export function applyChanges(changes: readonly Change[], loaded: Loaded) {
       for (const [key, value] of Object.entries(c.settings)) state.set(stateId.setting(key), { type: 'setting', key, value });
   }
   return { questions: [...questions.values()].map(withDerived), state };
+}
+
+/** The documents a feed last wrote, the least recently used dropped first past `max`. */
+export class LastWritten<K, V> {
+  private readonly entries = new Map<K, V>();
+  private readonly max: number;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) this.set(key, value);
+    return value;
+  }
+
+  set(key: K, value: V) {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
+  get size() {
+    return this.entries.size;
+  }
 }
 
 const isStatus = (err: unknown, status: number) => err instanceof errors.ResponseError && err.statusCode === status;
@@ -519,17 +559,32 @@ export class ElasticsearchFeed {
         mergedSize += written;
         written = 0;
         // In the engine's background: a million questions take minutes, and the index answers meanwhile.
+        // The merged segment is searched once refreshed (the engine does not refresh on its own: mappings.ts).
         client.indices
           .forcemerge({ index: questionsIndexName, max_num_segments: 1, wait_for_completion: false })
-          .catch((err) => log.warn({ err: (err as Error).message }, 'search index merge not started'));
+          .then(async ({ task }) => {
+            if (task !== undefined)
+              await client.tasks.get({ task_id: String(task), wait_for_completion: true, timeout: '1h' }, { requestTimeout: 3_600_000 });
+            if (!stopped) await client.indices.refresh({ index: questionsIndexName });
+          })
+          .catch((err) => log.warn({ err: (err as Error).message }, 'search index merge not started or not refreshed'));
       }, MERGE_QUIET_MS);
       quiet.unref();
     };
 
+    // What this follower wrote to its generation (only the lease's holder writes there): read here first.
+    const writtenQuestions = new LastWritten<number, QuestionDocument>(KEPT_WRITTEN);
+    const writtenState = new Map<string, StateDocument>();
     const load = async (touched: ReturnType<RecordedChanges['touched']>): Promise<Loaded> => {
       const loaded: Loaded = { questions: new Map(), tags: new Map(), spaces: new Map(), users: new Map() };
-      if (touched.questions.size) {
-        const { docs } = await client.mget<QuestionDocument>({ index: questionsIndexName, ids: [...touched.questions].map(String) });
+      const unread: string[] = [];
+      for (const id of touched.questions) {
+        const doc = writtenQuestions.get(id);
+        if (doc) loaded.questions.set(id, doc);
+        else unread.push(String(id));
+      }
+      if (unread.length) {
+        const { docs } = await client.mget<QuestionDocument>({ index: questionsIndexName, ids: unread });
         for (const d of sources(docs)) if (d) loaded.questions.set(d.id, d);
       }
       const stateIds = [
@@ -537,15 +592,31 @@ export class ElasticsearchFeed {
         ...[...touched.spaces].map(stateId.space),
         ...[...touched.users].map(stateId.user),
       ];
-      if (stateIds.length) {
-        const { docs } = await client.mget<StateDocument>({ index: stateIndexName, ids: stateIds });
-        for (const source of sources(docs)) {
-          if (source?.type === 'tag') loaded.tags.set(source.key, source);
-          if (source?.type === 'space') loaded.spaces.set(source.space_id, source);
-          if (source?.type === 'user') loaded.users!.set(source.user_id, source);
-        }
+      const keep = (source: StateDocument | undefined) => {
+        if (source?.type === 'tag') loaded.tags.set(source.key, source);
+        if (source?.type === 'space') loaded.spaces.set(source.space_id, source);
+        if (source?.type === 'user') loaded.users!.set(source.user_id, source);
+      };
+      const unreadState = stateIds.filter((id) => {
+        const doc = writtenState.get(id);
+        keep(doc);
+        return !doc;
+      });
+      if (unreadState.length) {
+        const { docs } = await client.mget<StateDocument>({ index: stateIndexName, ids: unreadState });
+        for (const source of sources(docs)) keep(source);
       }
       return loaded;
+    };
+
+    let lastRefresh = 0;
+    const pause = sleeper();
+    /** Makes what was written searchable (REFRESH_MIN_MS). */
+    const refresh = async () => {
+      const wait = lastRefresh + REFRESH_MIN_MS - Date.now();
+      if (wait > 0) await pause.sleep(wait);
+      lastRefresh = Date.now();
+      await client.indices.refresh({ index: [questionsIndexName, stateIndexName] });
     };
 
     const apply = async (stream: ServiceName, messages: JsMsg[], live: boolean) => {
@@ -568,12 +639,15 @@ export class ElasticsearchFeed {
       for (const [id, doc] of state) operations.push({ index: { _index: stateIndexName, _id: id } }, doc);
       if (stopped || !(this.holding || this.building === generation)) throw new Error('the feed lease was lost');
       if (operations.length) {
-        // Live changes are searchable at once; catch-up refreshes with its last batch.
-        const result = await client.bulk({ operations, refresh: live });
+        const result = await client.bulk({ operations });
         if (result.errors) {
           const failed = result.items.find((i) => Object.values(i)[0]?.error);
           throw new Error(`bulk write failed: ${JSON.stringify(failed)}`);
         }
+        for (const q of questions) writtenQuestions.set(q.id, q);
+        for (const [id, doc] of state) writtenState.set(id, doc);
+        // Live changes are searchable before their position is written; a catch-up refreshes with its last batch.
+        if (live) await refresh();
       }
       const seq = messages[messages.length - 1]!.info.streamSequence;
       const position: PositionDocument = { type: 'position', key: bus.streamName(stream), seq };
@@ -600,6 +674,7 @@ export class ElasticsearchFeed {
     this.following = {
       stop: async () => {
         stopped = true;
+        pause.stop();
         clearTimeout(quiet);
         await Promise.all(followers.map((f) => f.stop()));
       },

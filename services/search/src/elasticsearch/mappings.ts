@@ -29,7 +29,7 @@ export const physicalIndex = (alias: string, generation: number) => `${alias}-g$
  * the live one and move the aliases once it has caught up (feed.ts). The test of the mappings'
  * fingerprint (services/search/test/elasticsearch.test.ts) fails when they change without it.
  */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 /**
  * The words of the searchable fields are the local backend's (words.ts `indexWords`: stop words of
@@ -48,13 +48,17 @@ export const questionsIndex = {
   settings: {
     // Term statistics (similar questions' idf) are per shard: one shard keeps them exact.
     number_of_shards: 1,
+    // Only the feed refreshes (feed.ts): its live batches, a catch-up's last batch, after a merge.
+    // The engine's own refresh every second made a segment a second all through a catch-up.
+    refresh_interval: '-1',
     similarity: { saturation: { type: 'BM25', ...BM25 } },
   },
   mappings: {
     dynamic: false,
     // The words are indexed, not kept in the stored source (documents.ts withDerived makes them
     // again at every write): reading sources (similar questions, expert search) reads 40 % less.
-    _source: { excludes: ['words', 'stems', 'unit_terms', 'unit_packed', 'neighbour_packed', 'asked_terms'] },
+    // The unit is read from its binary doc values only (unit_packed).
+    _source: { excludes: ['words', 'stems', 'unit', 'unit_terms', 'unit_packed', 'neighbour_packed', 'asked_terms'] },
     properties: {
       id: { type: 'long' },
       stub: { type: 'boolean' },
@@ -101,7 +105,7 @@ export const questionsIndex = {
 } satisfies Omit<estypes.IndicesCreateRequest, 'index'>;
 
 export const stateIndex = {
-  settings: { number_of_shards: 1 },
+  settings: { number_of_shards: 1, refresh_interval: '-1' },
   mappings: {
     dynamic: false,
     properties: {

@@ -142,6 +142,8 @@ export const countsTypos = (term: string, frequency: { whole: number }, document
 export function matchQuery(
   request: { query: QueryWords; operator: 'AND' | 'OR'; fields: readonly SearchField[]; filter: MatchFilter },
   stats: TermStatistics,
+  /** The best this many, with their units (the blend reads them); and only those scoring at least `minScore`. */
+  window: { size: number; minScore?: number } = { size: WINDOW },
 ): estypes.SearchRequest | null {
   const { query, fields } = request;
   const { terms } = query;
@@ -175,12 +177,15 @@ export function matchQuery(
   const { filter, must_not } = filterClauses(request.filter);
   const text: Query = request.operator === 'AND' ? { bool: { must: perTerm } } : { bool: { should: perTerm, minimum_should_match: 1 } };
   return {
-    size: WINDOW,
+    size: window.size,
     // The ids come from the sort values: loading each hit's stored _id took 0.2 ms a hit (a quarter
     // of a second for the window at 20,000 questions), the query itself a tenth of that.
     _source: false,
     stored_fields: '_none_',
-    track_total_hits: false,
+    docvalue_fields: ['unit_packed'],
+    // How many match, up to the window: `total` (the local ranking counts the same, local/match.ts).
+    track_total_hits: WINDOW,
+    ...(window.minScore === undefined ? {} : { min_score: window.minScore }),
     query: { bool: { must: [text], filter, must_not } },
     sort: [{ _score: { order: 'desc' } }, { id: { order: 'desc' } }],
   };

@@ -44,6 +44,9 @@ export function tagsOnlyIn(response: estypes.SearchResponse): Set<string> {
 export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number; score: number }> =>
   response.hits.hits.map((h) => ({ id: Number(h._id ?? h.sort?.[1]), score: h._score ?? 0 }));
 
+/** How many hits a search counted (its track_total_hits at most). */
+export const countedHits = (response: estypes.SearchResponse) => count(response.hits.total);
+
 /**
  * The match's window as the local ranking answers it: the best WINDOW hits, the similarity blend's
  * depth best lifted by their cosines with the query, of units and of topics, and their meaning
@@ -61,13 +64,16 @@ export function rankMatches(
     similarOnly?: ReadonlyArray<{ id: number; score: number }>;
     offset: number;
     limit: number;
+    /** Counted by the engine when `hits` are only the best of the window (textMatches); else counted here. */
+    counted?: { total: number; leaveOutWeak: boolean };
   },
 ): { total: number; items: Match[] } {
   const window = hits.slice(0, WINDOW);
-  const relevant = window.filter((h) => h.score >= RELEVANT_SCORE).length;
-  const leaveOutWeak = relevant >= PAGE;
-  let total = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length;
-  const items: Match[] = window.map((h) => ({ id: h.id, score: h.score, is_relevant: false }));
+  const leaveOutWeak = options.counted?.leaveOutWeak ?? window.filter((h) => h.score >= RELEVANT_SCORE).length >= PAGE;
+  let total = options.counted?.total ?? (leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE).length : window.length);
+  // As the local ranking: weak matches left out before the blend when a page is relevant.
+  const ranked = leaveOutWeak ? window.filter((h) => h.score >= WEAK_SCORE) : window;
+  const items: Match[] = ranked.map((h) => ({ id: h.id, score: h.score, is_relevant: false }));
   // The local blend: the cosines of the depth best, of their units and topics, and their meaning.
   const { similarity, topics, meaning } = options;
   if (similarity) {
