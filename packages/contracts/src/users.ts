@@ -144,6 +144,20 @@ export const Token = z
   .meta({ id: 'Token', examples: [{ token: 'kn_3q2J9v0mTQe8yJc1Yw7hXg', expires: '2026-12-20T09:15:02.123Z' }] });
 
 export const UserSortCriteria = ['first_seen', 'lastname', 'firstname', 'id'] as const;
+/** What the single sign-on provider said about a person (an ID token's or an access token's claims, checked by the gateway). */
+const IdentityClaims = z.object({
+  issuer: z.string().min(1).max(1000),
+  subject: z.string().min(1).max(255),
+  email: Email,
+  /** The provider said the address is the person's, and the provider is trusted to say so. */
+  email_verified: z.boolean(),
+  firstname: z.string().trim().max(191),
+  lastname: z.string().trim().max(191),
+  language: Language.nullable(),
+  /** The ID token's `groups` claim; null when it has none (the roles groups gave stay as they are). */
+  groups: z.array(z.string().max(1000)).max(1000).nullable(),
+});
+
 const UserSort = commaList(
   `(?:${UserSortCriteria.join('|')})(?:\\.(?:asc|desc))?`,
   `criteria: ${UserSortCriteria.join(', ')}, with .asc or .desc`,
@@ -638,19 +652,23 @@ export const usersOperations = {
   startIdentitySession: operation({
     service: 'users',
     summary: 'Sign in to the web app through the identity provider',
-    body: z.object({
-      issuer: z.string().min(1).max(1000),
-      subject: z.string().min(1).max(255),
-      email: Email,
-      /** The provider said the address is the person's, and the provider is trusted to say so. */
-      email_verified: z.boolean(),
-      firstname: z.string().trim().max(191),
-      lastname: z.string().trim().max(191),
-      language: Language.nullable(),
-      /** The ID token's `groups` claim; null when it has none (the roles groups gave stay as they are). */
-      groups: z.array(z.string().max(1000)).max(1000).nullable(),
-    }),
+    body: IdentityClaims,
     response: Token.extend({ user_id: Id, created: z.boolean().describe('the account was made by this sign-in') }),
+  }),
+  /**
+   * Internal: /mcp with an access token of the single sign-on provider (docs/mcp.md): the person of
+   * the token's issuer and subject. Linked: that account. Not linked: what a first sign-in does
+   * (startIdentitySession, without a session) when the token names an email address; 401 without one.
+   */
+  identityActor: operation({
+    service: 'users',
+    summary: "The person of an identity provider's access token",
+    body: IdentityClaims.extend({ email: Email.nullable() }),
+    response: z.object({
+      id: z.number().int(),
+      roles: z.array(Role),
+      created: z.boolean().describe('the account was made by this request'),
+    }),
   }),
 } as const;
 

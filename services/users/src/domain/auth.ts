@@ -10,7 +10,7 @@ import type { NetworkSettingsStore } from './settings.ts';
 const hashToken = (token: string) => hash('sha256', token);
 const canActOnBehalf = (roles: readonly string[]) => roles.includes('on_behalf_user') || roles.includes('super_admin');
 /** super_admin holds every role ("Admin ... super_admin for everything"). */
-const effectiveRoles = (roles: readonly string[]) => (roles.includes('super_admin') ? [...Roles] : [...roles]) as Actor['roles'];
+export const effectiveRoles = (roles: readonly string[]) => (roles.includes('super_admin') ? [...Roles] : [...roles]) as Actor['roles'];
 const mayUseApi = (roles: readonly string[]) => roles.includes('api_user') || roles.includes('super_admin');
 /** Roles that permit nothing beyond being a user. */
 const GRANT_NOTHING: readonly string[] = ['user', 'manager'] satisfies Role[];

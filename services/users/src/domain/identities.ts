@@ -7,6 +7,7 @@ import type { NetworkSettingsStore } from './settings.ts';
 import type { UsersDomain } from './users.ts';
 
 type Identity = z.output<typeof usersOperations.startIdentitySession.body>;
+type IdentityOfToken = z.output<typeof usersOperations.identityActor.body>;
 
 const deactivated = () => unauthorized('your account is deactivated (by the identity provider): ask an administrator');
 
@@ -19,19 +20,23 @@ export function identitiesDomain(deps: { db: Db<UsersSchema>; users: UsersDomain
    * the provider verified the address (an unverified one could be anybody's: refused, nothing
    * changed); else an account made now from the provider's claims (just in time).
    */
-  async function find(tx: Tx<UsersSchema>, identity: Identity): Promise<{ userId: number; created: boolean }> {
-    const linked = await tx
+  /** The live account linked to the identity (a deleted or deactivated one is refused), if one is. */
+  async function linkedTo(q: Db<UsersSchema> | Tx<UsersSchema>, identity: { issuer: string; subject: string }) {
+    const linked = await q
       .selectFrom('identities')
       .innerJoin('users', 'users.id', 'identities.user_id')
-      .select(['users.id', 'users.is_deleted', 'users.is_active'])
+      .select(['users.id', 'users.is_deleted', 'users.is_active', 'users.roles'])
       .where('identities.issuer', '=', identity.issuer)
       .where('identities.subject', '=', identity.subject)
       .executeTakeFirst();
-    if (linked) {
-      if (linked.is_deleted) throw unauthorized('the account of this identity was deleted: ask an administrator');
-      if (!linked.is_active) throw deactivated();
-      return { userId: linked.id, created: false };
-    }
+    if (linked?.is_deleted) throw unauthorized('the account of this identity was deleted: ask an administrator');
+    if (linked && !linked.is_active) throw deactivated();
+    return linked;
+  }
+
+  async function find(tx: Tx<UsersSchema>, identity: Identity): Promise<{ userId: number; created: boolean }> {
+    const linked = await linkedTo(tx, identity);
+    if (linked) return { userId: linked.id, created: false };
     const link = (userId: number) =>
       tx.insertInto('identities').values({ issuer: identity.issuer, subject: identity.subject, user_id: userId }).execute();
     const existing = await tx
@@ -59,22 +64,41 @@ export function identitiesDomain(deps: { db: Db<UsersSchema>; users: UsersDomain
     return { userId: row.id, created: true };
   }
 
+  /**
+   * The person's account (see find), with the roles the groups of the `groups` claim give under
+   * idp_group_mappings, as SCIM's groups do; `rolesChanged`: the gateways must forget what they
+   * cached about the person.
+   */
+  async function accountOf(identity: Identity): Promise<{ userId: number; created: boolean; rolesChanged: boolean }> {
+    return db.transaction().execute(async (tx) => {
+      // Two first sign-ins of one person at once (two tabs) make one account, not a conflict.
+      await sql`select pg_advisory_xact_lock(hashtext(${`identity\n${identity.issuer}\n${identity.subject}`}))`.execute(tx);
+      const { userId, created } = await find(tx, identity);
+      if (identity.groups === null) return { userId, created, rolesChanged: false };
+      const mappings = (await settings.get(tx)).idp_group_mappings;
+      const changed = await applyGroupRoles(tx, [userId], mappings, null, new Map([[userId, identity.groups]]));
+      return { userId, created, rolesChanged: changed.length > 0 };
+    });
+  }
+
   return {
+    accountOf,
     /**
-     * The person's account (see find), with the roles the groups of the ID token's `groups` claim
-     * give under idp_group_mappings, as SCIM's groups do; `rolesChanged`: the gateways must forget
-     * what they cached about the person.
+     * The person of an access token (/mcp, docs/mcp.md): the linked account, read without a
+     * transaction (every request of an assistant asks); unlinked, what a first sign-in does
+     * (accountOf), which needs the email address: a token without one is refused (401), nothing made.
      */
-    async accountOf(identity: Identity): Promise<{ userId: number; created: boolean; rolesChanged: boolean }> {
-      return db.transaction().execute(async (tx) => {
-        // Two first sign-ins of one person at once (two tabs) make one account, not a conflict.
-        await sql`select pg_advisory_xact_lock(hashtext(${`identity\n${identity.issuer}\n${identity.subject}`}))`.execute(tx);
-        const { userId, created } = await find(tx, identity);
-        if (identity.groups === null) return { userId, created, rolesChanged: false };
-        const mappings = (await settings.get(tx)).idp_group_mappings;
-        const changed = await applyGroupRoles(tx, [userId], mappings, null, new Map([[userId, identity.groups]]));
-        return { userId, created, rolesChanged: changed.length > 0 };
-      });
+    async actorOf(identity: IdentityOfToken) {
+      const linked = await linkedTo(db, identity);
+      if (linked) return { userId: linked.id, roles: linked.roles, created: false, rolesChanged: false };
+      const { email } = identity;
+      if (email === null)
+        throw unauthorized(
+          'no account of this network is linked to the person of this access token, and the token names no email address: sign in to the web app once with single sign-on, then connect again',
+        );
+      const account = await accountOf({ ...identity, email });
+      const { roles } = await db.selectFrom('users').select('roles').where('id', '=', account.userId).executeTakeFirstOrThrow();
+      return { ...account, roles };
     },
   };
 }

@@ -3,7 +3,7 @@ import { AUTH_REVOKED_SUBJECT, type AuthRevoked, type Handlers, type usersOperat
 import type { Db } from '@kn/db';
 import type { z } from 'zod';
 import type { UsersSchema } from '../db/schema.ts';
-import type { authDomain } from '../domain/auth.ts';
+import { type authDomain, effectiveRoles } from '../domain/auth.ts';
 import { identitiesDomain } from '../domain/identities.ts';
 import { scimDomain } from '../domain/scim/service.ts';
 import { type NetworkSettingsStore, settingsDomain } from '../domain/settings.ts';
@@ -55,6 +55,11 @@ export function createHandlers(deps: {
       const { token, expires, ended } = await auth.session(userId);
       for (const token_id of ended) announceRevoked({ token_id });
       return { token, expires, user_id: userId, created };
+    },
+    identityActor: async ({ body }) => {
+      const { userId, roles, created, rolesChanged } = await identities.actorOf(body);
+      if (rolesChanged) announceRevoked({ user_id: userId });
+      return { id: userId, roles: effectiveRoles(roles), created };
     },
     importUsers: async ({ body, actor }) => users.importMany(body.users, actor?.id ?? null),
     getWebhookSecret: async () => settings.webhookSecret(),
