@@ -43,7 +43,12 @@ export async function startOidcProvider(client: { id: string; secret: string }) 
     /** The query of every authorization request, and the form of every token request. */
     authorizations: [] as URLSearchParams[],
     tokenRequests: [] as URLSearchParams[],
+    /** The published keys (rotateKey() changes them) and how often they were fetched. */
+    jwks: [jwk] as Array<Record<string, unknown>>,
+    jwksFetches: 0,
   };
+  /** The key access tokens are signed with (accessToken()). */
+  let signing = { kid: 'k1', key: privateKey };
   let issuer = '';
 
   const server = createServer((req, res) => {
@@ -64,7 +69,10 @@ export async function startOidcProvider(client: { id: string; secret: string }) 
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       });
-    if (url.pathname === '/jwks') return send(200, { keys: [jwk] });
+    if (url.pathname === '/jwks') {
+      state.jwksFetches++;
+      return send(200, { keys: state.jwks });
+    }
     if (url.pathname === '/authorize') {
       const q = url.searchParams;
       state.authorizations.push(q);
@@ -132,6 +140,18 @@ export async function startOidcProvider(client: { id: string; secret: string }) 
   return {
     issuer,
     state,
+    /** An access token as the provider issues one for a resource (RFC 9068): `claims` as given; signed with its current key, or `with` another. */
+    accessToken: (claims: Record<string, unknown>, with_: { kid?: string; key?: 'stranger' } = {}) =>
+      new SignJWT({ iss: issuer, ...claims })
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: with_.kid ?? signing.kid })
+        .sign(with_.key === 'stranger' ? stranger.privateKey : signing.key),
+    /** Rolls the signing key over: a new key with a new kid is published and used, the old one withdrawn. */
+    async rotateKey() {
+      const next = await generateKeyPair('RS256');
+      const kid = `k${state.jwks.length + 1}-${randomBytes(4).toString('hex')}`;
+      state.jwks = [{ ...(await exportJWK(next.publicKey)), kid, alg: 'RS256', use: 'sig' }];
+      signing = { kid, key: next.privateKey };
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -26,8 +26,10 @@ import { fileRoutes } from './files.ts';
 import { securityHeaders } from './headers.ts';
 import { INTEGRATIONS_PATH, integrationRoutes } from './integrations.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
-import { resourceMetadataRoutes } from './mcp/auth.ts';
-import { authorizationServer, issuerOf } from './mcp/oauth.ts';
+import { MCP_PATH, resourceMetadataRoutes } from './mcp/auth.ts';
+import { mcpCors } from './mcp/cors.ts';
+import { authorizationServer, issuerOf, OAUTH_PATH } from './mcp/oauth.ts';
+import { providerTokens } from './mcp/provider-tokens.ts';
 import { mcpRoutes } from './mcp/server.ts';
 import { OIDC_PATH, oidcRoutes } from './oidc.ts';
 import { openApiDocument } from './openapi.ts';
@@ -145,7 +147,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     scimRoutes({ bus, logger, bodyLimit: config.BODY_LIMIT, rpcTimeoutMs: config.RPC_TIMEOUT_MS, publicUrl: config.PUBLIC_URL }),
   );
   // The MCP server for AI assistants (docs/mcp.md): the same operations, as the same caller. The
-  // gateway is its authorization server; people sign in there as on the web app (single sign-on too).
+  // gateway is an authorization server for it; people sign in there as on the web app (single sign-on too).
   const oauth = authorizationServer({
     bus,
     logger,
@@ -154,7 +156,37 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     now: () => options.clock.now().getTime(),
     trustProxy: config.TRUST_PROXY !== 'false',
   });
-  const resource = { origin: cookie.origin, authorizationServers: (req: Request) => [issuerOf(cookie.origin(req))] };
+  // With single sign-on the company's provider is an authorization server too (docs/mcp.md): its access tokens are accepted.
+  const company = config.OIDC_ISSUER;
+  const providerToken = company
+    ? providerTokens({
+        bus,
+        logger,
+        clock: options.clock,
+        issuer: company,
+        audience: config.OIDC_MCP_AUDIENCE,
+        trustVerifiedEmail: config.OIDC_LINK_VERIFIED_EMAIL === 'true',
+        timeoutMs: config.RPC_TIMEOUT_MS,
+      })
+    : undefined;
+  const resource = {
+    origin: cookie.origin,
+    authorizationServers: (req: Request) => {
+      const ours = issuerOf(cookie.origin(req));
+      if (!company) return [ours];
+      return config.OIDC_MCP_FIRST === 'provider' ? [company, ours] : [ours, company];
+    },
+  };
+  app.use(
+    [
+      MCP_PATH,
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-authorization-server',
+      `${OAUTH_PATH}/.well-known`,
+      `${OAUTH_PATH}/reg`,
+    ],
+    mcpCors,
+  );
   app.use(resourceMetadataRoutes(resource));
   app.use(oauth.router);
   app.use(
@@ -166,7 +198,8 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
       rpcTimeoutMs: config.RPC_TIMEOUT_MS,
       resource,
       authenticate,
-      accessToken: oauth.actorOf,
+      accessToken: async (req, token) =>
+        (await providerToken?.(req, token, `${cookie.origin(req)}${MCP_PATH}`)) ?? oauth.actorOf(req, token),
       count: countToken,
     }),
   );

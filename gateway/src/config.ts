@@ -84,6 +84,20 @@ export const GatewayConfig = BaseConfig.omit({ DATABASE_URL: true, DATABASE_POOL
     .describe(
       "Single sign-on: `true` trusts the provider's `email_verified: true`, so that a first sign-in with the address of an existing account signs in to that account (linked from then on). `false`: no existing account is ever linked by its email address (a person whose address is taken is refused).",
     ),
+  OIDC_MCP_AUDIENCE: z
+    .string()
+    .trim()
+    .max(1000)
+    .default('')
+    .describe(
+      "Single sign-on and AI assistants (docs/mcp.md): the audience (`aud`, or `resource`) /mcp requires in the provider's access tokens. Empty: the resource's URL, `PUBLIC_URL` (else the address of the request) + `/mcp`. Set it when the provider cannot put that URL there (Keycloak's audience mapper can; give its value here if it names something else).",
+    ),
+  OIDC_MCP_FIRST: z
+    .enum(['provider', 'gateway'])
+    .default('provider')
+    .describe(
+      "Single sign-on and AI assistants (docs/mcp.md): which authorization server /mcp's metadata names first, where most assistants go. `provider`: the company's (OIDC_ISSUER), the gateway's own after it for clients the provider cannot register; `gateway`: the other way round (a provider without dynamic client registration). Both servers' tokens are accepted either way.",
+    ),
   SAML_ENTRY_POINT: providerUrl().describe(
     "Single sign-on with SAML 2.0 (docs/sso.md): the identity provider's single sign-on URL (HTTP-Redirect binding), e.g. Keycloak's `https://login.example.com/realms/company/protocol/saml`. Unset or empty: SAML sign-in is off. The provider reads this network's metadata at `PUBLIC_URL` + `/auth/saml/metadata` and posts its answers to `PUBLIC_URL` + `/auth/saml/acs`.",
   ),
