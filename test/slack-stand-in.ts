@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type Fault, type RecordedCall, startRecordingServer } from './chat-stand-in.ts';
 
 /**
  * A local stand-in of Slack's Web API (`SLACK_API_URL`), as the chat service's Web API client
@@ -8,38 +7,22 @@ import type { AddressInfo } from 'node:net';
  * call, can answer 429 with Retry-After (or a 5xx) to the calls a test chooses, and knows the
  * profiles users.info answers with.
  */
-export interface SlackCall {
+export interface SlackCall extends RecordedCall {
   method: string;
   args: Record<string, any>;
-  /** What the stand-in answered: 200, or the failure it was told to give. */
-  status: number;
-  at: number;
   /** The body of a successful answer (a posted message's channel and ts). */
   answer?: Record<string, unknown>;
 }
 
-export type Fault = { status: number; retryAfter?: number } | null;
-
 export async function startSlackStandIn() {
-  const calls: SlackCall[] = [];
   const profiles = new Map<string, { email: string; confirmed: boolean }>();
   let ts = 1_700_000_000;
   /** Decides the answer of each Web API call: null is a normal answer. */
   let fault: (method: string, args: Record<string, any>, n: number) => Fault = () => null;
   let count = 0;
-  const waiters = new Set<() => void>();
 
-  const read = (req: IncomingMessage) =>
-    new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      req.on('error', reject);
-    });
-
-  const server = createServer(async (req, res) => {
+  const server = await startRecordingServer<SlackCall>('Slack', (req, raw, res, record) => {
     const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0]!;
-    const raw = await read(req);
     const args: Record<string, any> = {};
     const typed = (req.headers['content-type'] ?? '').startsWith('application/json');
     for (const [k, v] of typed ? Object.entries(JSON.parse(raw || '{}')) : new URLSearchParams(raw)) {
@@ -51,12 +34,7 @@ export async function startSlackStandIn() {
       }
     }
     const failure = fault(method, args, ++count);
-    // Waiters look once the call is recorded with its answer.
-    res.once('finish', () => {
-      for (const wake of [...waiters]) wake();
-    });
-    const call: SlackCall = { method, args, status: failure?.status ?? 200, at: performance.now() };
-    calls.push(call);
+    const call = record({ method, args, status: failure?.status ?? 200, at: performance.now() });
     if (failure) {
       res.writeHead(failure.status, failure.retryAfter === undefined ? {} : { 'retry-after': String(failure.retryAfter) });
       res.end(JSON.stringify({ ok: false, error: failure.status === 429 ? 'ratelimited' : 'internal_error' }));
@@ -85,37 +63,20 @@ export async function startSlackStandIn() {
         return answer({});
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}/api/`,
-    calls,
+    url: `${server.base}/api/`,
+    calls: server.calls,
     profiles,
     /** Calls of a Web API method so far (with their answers), oldest first. */
-    of: (method: string) => calls.filter((c) => c.method === method),
+    of: (method: string) => server.calls.filter((c) => c.method === method),
     /** Makes the stand-in answer with a failure whenever `decide` says so; null: every call succeeds. */
     failWhen(decide: ((method: string, args: Record<string, any>, n: number) => Fault) | null) {
       fault = decide ?? (() => null);
     },
     /** Resolves once `probe` holds of the calls, checking after each call. */
-    until(probe: (calls: SlackCall[]) => boolean, timeoutMs = 15_000) {
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!probe(calls)) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`the Slack stand-in did not see what was awaited within ${timeoutMs} ms (${calls.length} calls)`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    until: server.until,
+    close: server.close,
   };
 }
 export type SlackStandIn = Awaited<ReturnType<typeof startSlackStandIn>>;

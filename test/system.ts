@@ -151,6 +151,8 @@ export async function startSystem(
     },
     /** Waits until the chat service has turned every event so far into its messages, and sent those that are due. */
     async chatCaughtUp() {
+      // What the platforms' requests go on doing after their answer comes first: it publishes and posts.
+      await chatService.requests.settled();
       await this.routed();
       await Promise.all([contentService.runtime.relay.flush(), usersService.runtime.relay.flush()]);
       await Promise.all(Object.values(chatService.consumers).map((c) => c.caughtUp()));

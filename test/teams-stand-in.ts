@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { type Fault, type RecordedCall, startRecordingServer } from './chat-stand-in.ts';
 
 /**
  * A local stand-in of the Bot Framework as the Teams bot meets it: the OpenID metadata and signing
  * keys its tokens are checked against, the token endpoint the bot gets its own token from, and a
- * serviceUrl whose conversations record what the bot posts and edits. `token()` signs activities'
- * tokens as the Bot Framework does (RS256, issuer, audience = the bot's app id, serviceurl claim).
+ * serviceUrl whose conversations record what the bot posts and edits, and answer who a member is
+ * (their Microsoft account's e-mail). `token()` signs activities' tokens as the Bot Framework does
+ * (RS256, issuer, audience = the bot's app id, serviceurl claim).
  */
-export interface TeamsCall {
+export interface TeamsCall extends RecordedCall {
   method: string;
   conversation: string;
   activityId?: string;
   activity: Record<string, any>;
-  status: number;
-  at: number;
   /** The id the stand-in gave a posted activity. */
   id?: string;
 }
@@ -23,22 +21,17 @@ export interface TeamsCall {
 export const TEAMS_ISSUER = 'https://api.botframework.com';
 
 export async function startTeamsStandIn() {
-  const calls: TeamsCall[] = [];
   const key = await generateKeyPair('RS256');
   const kid = 'kn-test-key';
   const jwk: JWK = { ...(await exportJWK(key.publicKey)), kid, use: 'sig', alg: 'RS256' };
-  let fault: (call: TeamsCall, n: number) => { status: number; retryAfter?: number } | null = () => null;
+  let fault: (call: TeamsCall, n: number) => Fault = () => null;
   let count = 0;
-  const waiters = new Set<() => void>();
-  const read = (req: IncomingMessage) =>
-    new Promise<string>((resolve) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
-  const server = createServer(async (req, res) => {
+  /** The accounts conversation members are, by their Bot Framework id: what GET …/members/{id} answers. */
+  const members = new Map<string, { email: string; tenantId: string }>();
+  // Where the keys are, known once the server listens.
+  let base = '';
+  const server = await startRecordingServer<TeamsCall>('Bot Framework', (req, body, res, record): unknown => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    const body = await read(req);
     const send = (status: number, payload?: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(payload === undefined ? '' : JSON.stringify(payload));
@@ -48,6 +41,21 @@ export async function startTeamsStandIn() {
     if (req.method === 'GET' && url.pathname === '/keys') return send(200, { keys: [jwk] });
     if (req.method === 'POST' && url.pathname === '/token')
       return send(200, { token_type: 'Bearer', expires_in: 3600, access_token: 'bot-access-token' });
+    const member = /^\/v3\/conversations\/([^/]+)\/members\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && member) {
+      const id = decodeURIComponent(member[2]!);
+      const account = members.get(id);
+      if (req.headers.authorization !== 'Bearer bot-access-token') return send(401, { error: { code: 'Unauthorized' } });
+      if (!account) return send(404, { error: { code: 'MemberNotFoundInConversation' } });
+      return send(200, {
+        id,
+        name: id,
+        aadObjectId: randomUUID(),
+        email: account.email,
+        userPrincipalName: account.email,
+        tenantId: account.tenantId,
+      });
+    }
     const m = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(url.pathname);
     if (!m) return send(404, { error: { code: 'NotFound' } });
     const call: TeamsCall = {
@@ -59,10 +67,7 @@ export async function startTeamsStandIn() {
       at: performance.now(),
     };
     const failure = req.headers.authorization === 'Bearer bot-access-token' ? fault(call, ++count) : { status: 401 };
-    calls.push(call);
-    res.once('finish', () => {
-      for (const wake of [...waiters]) wake();
-    });
+    record(call);
     if (failure) {
       call.status = failure.status;
       return send(
@@ -74,35 +79,20 @@ export async function startTeamsStandIn() {
     call.id = call.activityId ?? `act-${randomUUID()}`;
     send(200, { id: call.id });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.base;
 
   return {
-    serviceUrl: `${base}/`,
-    openIdMetadataUrl: `${base}/openid`,
-    loginUrl: `${base}/token`,
-    calls,
+    serviceUrl: `${server.base}/`,
+    openIdMetadataUrl: `${server.base}/openid`,
+    loginUrl: `${server.base}/token`,
+    calls: server.calls,
+    members,
     /** Posts (and edits) into a conversation, with their answers. */
-    of: (conversation: string) => calls.filter((c) => c.conversation === conversation),
-    failWhen(decide: ((call: TeamsCall, n: number) => { status: number; retryAfter?: number } | null) | null) {
+    of: (conversation: string) => server.calls.filter((c) => c.conversation === conversation),
+    failWhen(decide: ((call: TeamsCall, n: number) => Fault) | null) {
       fault = decide ?? (() => null);
     },
-    until(probe: (calls: TeamsCall[]) => boolean, timeoutMs = 15_000) {
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!probe(calls)) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`the Bot Framework stand-in did not see what was awaited within ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
+    until: server.until,
     /** A token as the Bot Framework signs one for an activity; `spoil` changes one thing about it. */
     async token(appId: string, serviceUrl: string, spoil: { audience?: string; issuer?: string; key?: 'other' | 'unknown-kid' } = {}) {
       const signing = spoil.key ? (await generateKeyPair('RS256')).privateKey : key.privateKey;
@@ -115,7 +105,7 @@ export async function startTeamsStandIn() {
         .setExpirationTime('5m')
         .sign(signing);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: server.close,
   };
 }
 export type TeamsStandIn = Awaited<ReturnType<typeof startTeamsStandIn>>;

@@ -11,7 +11,7 @@ export type Tx<S> = Transaction<S>;
 /** Domain code takes either, so the same function runs inside and outside a transaction. */
 export type Executor<S> = Kysely<S> | Transaction<S>;
 export { turnBatched } from './batch.ts';
-export { deadlineLeft, QUERY_CANCELED, withDeadline } from './deadline.ts';
+export { deadlineLeft, QUERY_CANCELED, withDeadline, withoutDeadline } from './deadline.ts';
 export { afterCommit, transaction, whenLockFree } from './transaction.ts';
 export type { Migration };
 export { sql };

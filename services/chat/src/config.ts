@@ -33,6 +33,12 @@ export const ChatConfig = BaseConfig.extend({
       'The Microsoft app id of the Teams bot: the audience Bot Framework tokens must name. Empty: Teams is off (every request 401).',
     ),
   TEAMS_APP_PASSWORD: z.string().default('').describe("The bot's client secret, for the tokens of its proactive messages."),
+  TEAMS_TRUST_EMAIL_TENANTS: z
+    .string()
+    .default('')
+    .describe(
+      "Microsoft Entra tenant ids (comma-separated) whose accounts' e-mail addresses the network trusts: a Teams user of one of them is linked at once to the one network user with the address their account has (as SLACK_TRUST_EMAIL does for Slack). Name only the organization's own tenants: in any other, an address is whatever its administrators typed. Empty: every Teams user links by signing in to the web app once.",
+    ),
   TEAMS_OPENID_METADATA_URL: z
     .string()
     .url()

@@ -11,12 +11,13 @@ import { chatFlows } from './domain/flows.ts';
 import { networkCaller } from './domain/network.ts';
 import { chatNotifier } from './domain/notify.ts';
 import { outbox } from './domain/outbox.ts';
+import { afterAnswer } from './domain/platform.ts';
 import { slackApp } from './domain/slack/app.ts';
 import { slackRenderer } from './domain/slack/render.ts';
 import { sendSlack, slackClient } from './domain/slack/web-api.ts';
 import { teamsApp } from './domain/teams/app.ts';
 import { teamsRenderer } from './domain/teams/cards.ts';
-import { TeamsCredentials, teamsSender } from './domain/teams/connector.ts';
+import { TeamsCredentials, teamsConnector } from './domain/teams/connector.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startForgetRequestsJob } from './jobs/forget-requests.ts';
 import { startOutbox } from './jobs/outbox.ts';
@@ -33,7 +34,7 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
     const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
     const slack = slackClient({ token: config.SLACK_BOT_TOKEN, apiUrl: config.SLACK_API_URL });
     const teamsCredentials = new TeamsCredentials(config);
-    const sendTeams = teamsSender(teamsCredentials);
+    const teamsCalls = teamsConnector(teamsCredentials);
     const serviceUrlOf = async (installationId: number) =>
       (await db.selectFrom('installations').select('service_url').where('id', '=', installationId).executeTakeFirstOrThrow()).service_url ??
       '';
@@ -44,7 +45,7 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
         logger,
         send: async (platform, row, original) => {
           if (platform === 'slack') return sendSlack(slack, row, original);
-          return sendTeams(await serviceUrlOf(row.installation_id), row, original);
+          return teamsCalls.send(await serviceUrlOf(row.installation_id), row, original);
         },
       }),
     );
@@ -61,8 +62,11 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
     const users = parts.add(await startUsersConsumer({ bus, db }));
     const content = parts.add(await startContentConsumer({ bus, db, notify }));
     const search = parts.add(await startSearchConsumer({ bus, db, notify }));
-    const app = slackApp({ db, config, clock, logger, flows, outbox: box, client: slack });
-    const teams = teamsApp({ db, config, clock, logger, flows, outbox: box, credentials: teamsCredentials });
+    // Stopped before the outbox and the consumers: what a request goes on doing still writes messages.
+    const background = parts.add(afterAnswer(logger));
+    const platform = { db, config, clock, logger, flows, outbox: box, background };
+    const app = slackApp({ ...platform, client: slack });
+    const teams = teamsApp({ ...platform, credentials: teamsCredentials, connector: teamsCalls });
     parts.add(
       serveOperations({
         bus,
@@ -73,6 +77,13 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
       }),
     );
     logger.info('chat service ready');
-    return { runtime, outbox: sender, consumers: { users, content, search }, stop: parts.stop };
+    return {
+      runtime,
+      outbox: sender,
+      consumers: { users, content, search },
+      /** The platforms' requests still being handled after their answer (tests wait for them first). */
+      requests: background,
+      stop: parts.stop,
+    };
   });
 }

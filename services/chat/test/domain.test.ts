@@ -1,8 +1,9 @@
 import { webApi } from '@slack/bolt';
 import { channelsOf, chatChoices, joinChannel, splitChannel } from '../src/domain/channels.ts';
-import { descriptionOf, titleOf } from '../src/domain/flows.ts';
+import { descriptionOf, questionIdOf, titleOf } from '../src/domain/flows.ts';
+import { stateLine } from '../src/domain/notify.ts';
 import { RetryLater } from '../src/domain/outbox.ts';
-import { mrkdwn } from '../src/domain/slack/blocks.ts';
+import { colleagueOption, mrkdwn } from '../src/domain/slack/blocks.ts';
 import { slackFailure } from '../src/domain/slack/web-api.ts';
 
 describe('channels', () => {
@@ -61,4 +62,29 @@ describe('Slack', () => {
       RetryLater,
     );
   });
+});
+
+describe('links to questions', () => {
+  test('a link of the network names its question; the whole origin and the path below PUBLIC_URL must match', () => {
+    expect(questionIdOf('https://kn.example.com', 'https://kn.example.com/questions/42')).toBe(42);
+    expect(questionIdOf('https://kn.example.com/', 'https://kn.example.com/questions/42/edit?x=1#a')).toBe(42);
+    expect(questionIdOf('https://corp.example/kn', 'https://corp.example/kn/questions/7')).toBe(7);
+    expect(questionIdOf('https://corp.example/kn', 'https://corp.example/questions/7')).toBeNull();
+    expect(questionIdOf('https://kn.example.com', 'https://kn.example.com.evil.test/questions/42')).toBeNull();
+    expect(questionIdOf('https://kn.example.com', 'http://kn.example.com/questions/42')).toBeNull();
+    expect(questionIdOf('https://kn.example.com', 'https://kn.example.com/questions/42abc')).toBeNull();
+    expect(questionIdOf('https://kn.example.com', 'not a link')).toBeNull();
+  });
+
+  test('its state line: deleted, answered or open, and the solutions counted', () => {
+    expect(stateLine({ is_deleted: false, solution_count: 0 })).toBe('open · 0 solutions');
+    expect(stateLine({ is_deleted: false, solution_count: 1 })).toBe('answered · 1 solution');
+    expect(stateLine({ is_deleted: true, solution_count: 2 })).toBe('deleted · 2 solutions');
+  });
+});
+
+test('a colleague option of the Slack dialog holds at most 75 characters and carries the network user id', () => {
+  const option = colleagueOption({ id: 12, name: `Maximiliane ${'Mustermann-'.repeat(10)}` });
+  expect(option.text.text).toHaveLength(75);
+  expect(option.value).toBe('12');
 });

@@ -1,5 +1,5 @@
 import { type Bus, type EventHandlers, startConsumer } from '@kn/bus';
-import { subjectsExcept } from '@kn/contracts';
+import { type ChatNotificationType, type EventPayload, subjectsExcept } from '@kn/contracts';
 import type { Db, Tx } from '@kn/db';
 import type { ChatSchema } from '../db/schema.ts';
 import { type ChatNotifier, excerpt, recordAsked } from '../domain/notify.ts';
@@ -14,8 +14,23 @@ const handled = [
 const ignored = subjectsExcept('content', handled);
 type T = Tx<ChatSchema>;
 
+type Handlers = EventHandlers<'content', (typeof ignored)[number]>;
+
 /** Forwards, shares, new solutions for the asker (with an accept button) and expired solutions for their authors. */
-export function contentHandlers(notify: ChatNotifier): EventHandlers<'content', (typeof ignored)[number]> {
+export function contentHandlers(notify: ChatNotifier): Handlers {
+  /** An event whose message is a link to its question, saying what happened, to `recipients` of it. */
+  const notice =
+    <S extends keyof Handlers>(type: ChatNotificationType, what: string, recipients: (data: EventPayload<S>) => number[]) =>
+    async (tx: Tx<unknown>, { id, data }: { id: string; data: EventPayload<S> }) => {
+      const { question } = data as EventPayload<S> & { question: { id: number; title: string } };
+      await notify(tx as T, {
+        eventId: id,
+        type,
+        recipients: recipients(data),
+        question,
+        render: (r) => r.questionNotice(question, what),
+      });
+    };
   return {
     'content.question.forwarded.v1': async (tx, { id, data }) => {
       await recordAsked(tx as T, data.question.id, [data.recipient_id]);
@@ -27,24 +42,16 @@ export function contentHandlers(notify: ChatNotifier): EventHandlers<'content', 
         render: (r) => r.expertAsked(data.question, 'forwarded', data.message),
       });
     },
-    'content.question.shared.v1': async (tx, { id, data }) => {
-      await notify(tx as T, {
-        eventId: id,
-        type: 'share_question',
-        recipients: data.recipients,
-        question: data.question,
-        render: (r) => r.questionNotice(data.question, 'A question was shared with you'),
-      });
-    },
-    'content.solution.shared.v1': async (tx, { id, data }) => {
-      await notify(tx as T, {
-        eventId: id,
-        type: 'share_solution',
-        recipients: data.recipients,
-        question: data.question,
-        render: (r) => r.questionNotice(data.question, 'A solution was shared with you'),
-      });
-    },
+    'content.question.shared.v1': notice<'content.question.shared.v1'>(
+      'share_question',
+      'A question was shared with you',
+      (d) => d.recipients,
+    ),
+    'content.solution.shared.v1': notice<'content.solution.shared.v1'>(
+      'share_solution',
+      'A solution was shared with you',
+      (d) => d.recipients,
+    ),
     'content.solution.published.v1': async (tx, { id, data }) => {
       const { question, solution } = data;
       if (solution.author_id === question.author_id) return;
@@ -56,15 +63,11 @@ export function contentHandlers(notify: ChatNotifier): EventHandlers<'content', 
         render: (r) => r.newSolution(question, { id: solution.id, excerpt: excerpt(solution.text) }),
       });
     },
-    'content.solution.expired.v1': async (tx, { id, data }) => {
-      await notify(tx as T, {
-        eventId: id,
-        type: 'validation_request',
-        recipients: [data.solution.author_id],
-        question: data.question,
-        render: (r) => r.questionNotice(data.question, 'Your solution has expired: please check whether it is still valid'),
-      });
-    },
+    'content.solution.expired.v1': notice<'content.solution.expired.v1'>(
+      'validation_request',
+      'Your solution has expired: please check whether it is still valid',
+      (d) => [d.solution.author_id],
+    ),
   };
 }
 

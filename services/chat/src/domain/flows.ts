@@ -25,6 +25,25 @@ export function descriptionOf(text: string, source?: { url: string; label: strin
   return paragraphs.join('');
 }
 
+/**
+ * The question a link points to when it is one of the network's (`PUBLIC_URL/questions/<id>…`):
+ * its id, else null. The whole origin must match, so `kn.example.com.evil.test` is not ours.
+ */
+export function questionIdOf(publicUrl: string, link: string): number | null {
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(link);
+    base = new URL(publicUrl);
+  } catch {
+    return null;
+  }
+  if (url.origin !== base.origin) return null;
+  const prefix = base.pathname.replace(/\/$/, '');
+  const match = /^\/questions\/(\d{1,9})(?:\/|$)/.exec(url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : '');
+  return match ? Number(match[1]) : null;
+}
+
 /** What a chat user can do in the network, always as their linked network user, through the services' own operations. */
 export function chatFlows(deps: { db: Db<ChatSchema>; call: NetworkCaller }) {
   const { db, call } = deps;
@@ -68,6 +87,12 @@ export function chatFlows(deps: { db: Db<ChatSchema>; call: NetworkCaller }) {
       return call('getQuestion', actor, { params: { id } });
     },
 
+    /** The question a pasted link points to, as this person may see it; null for any other link or a question they may not see. */
+    linked(actor: Actor, publicUrl: string, link: string) {
+      const id = questionIdOf(publicUrl, link);
+      return id === null ? Promise.resolve(null) : call('getQuestion', actor, { params: { id } }).catch(() => null);
+    },
+
     /** Posts a solution from the answer dialog: a draft, then published, as the web app does. */
     async answer(actor: Actor, questionId: number, text: string) {
       const draft = await call('createSolution', actor, { params: { id: questionId }, body: { description: descriptionOf(text) } });
@@ -78,10 +103,14 @@ export function chatFlows(deps: { db: Db<ChatSchema>; call: NetworkCaller }) {
     /**
      * "Not me": the question moves on to the best expert it has not been put to yet (the search
      * service's ranking of the question's experts, the asker among the "asked"), as a forward from
-     * the person who declined.
+     * the person who declined. The decline itself is the content service's (the routing figures
+     * count it); a question of one's own, or one no longer open, is still passed on.
      * Answers that expert's id, or null when nobody is left.
      */
     async notMe(actor: Actor, questionId: number) {
+      await call('declineQuestion', actor, { params: { id: questionId } }).catch((err: unknown) => {
+        if (!(err instanceof AppError && err.status === 409)) throw err;
+      });
       await db
         .insertInto('routings')
         .values({ question_id: questionId, user_id: actor.id })
@@ -98,6 +127,19 @@ export function chatFlows(deps: { db: Db<ChatSchema>; call: NetworkCaller }) {
         body: { recipient: next.user.id, message: 'Not for me: the knowledge network passes it on to you.' },
       });
       return next.user;
+    },
+
+    /**
+     * Network people a question may be forwarded to, by name or e-mail, as the caller may see them
+     * (the users service decides which addresses it shows): linked to a chat platform or not.
+     */
+    async colleagues(actor: Actor, query: string) {
+      const text = query.trim().slice(0, 200);
+      if (!text) return [];
+      const page = await call('listUsers', actor, { query: { query: text, limit: 15 } });
+      return page.items
+        .filter((u) => !u.is_deleted && !u.is_system && u.is_active !== false && u.id !== actor.id)
+        .map((u) => ({ id: u.id, name: `${u.firstname} ${u.lastname}`.trim() + (u.email ? ` (${u.email})` : '') }));
     },
 
     forward(actor: Actor, questionId: number, recipient: number, message: string | null) {

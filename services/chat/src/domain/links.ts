@@ -158,3 +158,17 @@ export async function userByEmail(db: Executor<ChatSchema>, email: string) {
   // Two accounts with one address: nobody is picked, the person signs in instead.
   return row.length === 1 ? row[0]!.id : null;
 }
+
+/**
+ * Links a chat user to the one network user with the address their platform vouches for (when
+ * the network trusts that platform's addresses); their actor, or null when nobody has it.
+ */
+export async function linkByEmail(
+  db: Executor<ChatSchema>,
+  values: { installationId: number; chatUserId: string; conversationId: string | null; email: string | null | undefined },
+) {
+  const userId = values.email ? await userByEmail(db, values.email) : null;
+  if (userId === null) return null;
+  await link(db, { installationId: values.installationId, chatUserId: values.chatUserId, userId, conversationId: values.conversationId });
+  return actorOf(db, values.installationId, values.chatUserId);
+}

@@ -20,6 +20,12 @@ export function excerpt(text: string, max = 500) {
   return plain.length <= max ? plain : `${plain.slice(0, max - 1).trimEnd()}…`;
 }
 
+/** What a link to a question shows beside its title: its state and how many solutions it has. */
+export function stateLine(question: { is_deleted: boolean; solution_count: number }) {
+  const state = question.is_deleted ? 'deleted' : question.solution_count ? 'answered' : 'open';
+  return `${state} · ${question.solution_count} ${question.solution_count === 1 ? 'solution' : 'solutions'}`;
+}
+
 /**
  * Puts one notification of an event into the outbox for every linked chat account of the
  * recipients who want this type in chat. The key (event and link) makes a redelivered event, or

@@ -4,7 +4,7 @@ import { type Db, sql } from '@kn/db';
 import type { Logger } from '@kn/telemetry';
 import { App, isValidSlackRequest, LogLevel, type Receiver } from '@slack/bolt';
 import type { ChatSchema } from '../../db/schema.ts';
-import { actorOf, createLinkCode, installationOf, link, userByEmail } from '../links.ts';
+import { actorOf, createLinkCode, installationOf, linkByEmail } from '../links.ts';
 import type { PlatformDeps } from '../platform.ts';
 import { sayWhy } from '../refusal.ts';
 import * as blocks from './blocks.ts';
@@ -76,11 +76,9 @@ export function slackApp(deps: SlackDeps) {
     try {
       const info = await client.users.info({ user: userId });
       const user = info.user as { is_email_confirmed?: boolean; profile?: { email?: string } } | undefined;
-      const networkUser = user?.is_email_confirmed && user.profile?.email ? await userByEmail(db, user.profile.email) : null;
-      if (networkUser !== null) {
-        await link(db, { installationId: installation.id, chatUserId: userId, userId: networkUser, conversationId: null });
-        return { installation, actor: await actorOf(db, installation.id, userId) };
-      }
+      const email = user?.is_email_confirmed ? user.profile?.email : null;
+      const linked = await linkByEmail(db, { installationId: installation.id, chatUserId: userId, conversationId: null, email });
+      if (linked) return { installation, actor: linked };
     } catch (err) {
       deps.logger.warn({ err }, 'Slack users.info failed; the person links by signing in');
     }
@@ -296,14 +294,23 @@ export function slackApp(deps: SlackDeps) {
       await edit(installation.id, posted, body.user.id, 'answered', blocks.expertDone(publicUrl, question, 'you answered it. Thank you!'));
   });
 
+  // The forward dialog's colleague: any network person, found as the caller sees them (name or e-mail).
+  app.options('colleague', async ({ body, ack }) => {
+    const b = body as { team?: { id: string } | null; user: { id: string }; value?: string };
+    const { actor } = await who(b.team?.id ?? '', b.user.id);
+    if (!actor) return ack({ options: [] });
+    const people = await flows.colleagues(actor, b.value ?? '').catch(() => []);
+    return ack({ options: people.map((p) => blocks.colleagueOption(p)) });
+  });
+
   app.view('forward_modal', async ({ ack, body, view }) => {
-    const { installation, actor } = await who(body.team?.id ?? '', body.user.id);
+    const { actor } = await who(body.team?.id ?? '', body.user.id);
     if (!actor) return ack({ response_action: 'errors', errors: { recipient: 'Link your account first (/kn).' } });
-    const chosen = view.state.values.recipient?.user?.selected_user ?? '';
-    const recipient = chosen ? await actorOf(db, installation.id, chosen) : null;
-    if (!recipient) return ack({ response_action: 'errors', errors: { recipient: 'This colleague has not linked their account yet.' } });
+    const recipient = Number(view.state.values.recipient?.colleague?.selected_option?.value);
+    if (!Number.isSafeInteger(recipient) || recipient <= 0)
+      return ack({ response_action: 'errors', errors: { recipient: 'Choose a colleague from the list.' } });
     try {
-      await flows.forward(actor, Number(view.private_metadata), recipient.id, view.state.values.message?.text?.value ?? null);
+      await flows.forward(actor, Number(view.private_metadata), recipient, view.state.values.message?.text?.value ?? null);
     } catch (err) {
       return ack({ response_action: 'errors', errors: { recipient: sayWhy(err) } });
     }
@@ -317,9 +324,7 @@ export function slackApp(deps: SlackDeps) {
     if (!actor) return;
     const unfurls: Record<string, unknown> = {};
     for (const { url } of event.links) {
-      const match = /\/questions\/(\d+)(?:[/?#]|$)/.exec(url);
-      if (!match || !url.startsWith(publicUrl)) continue;
-      const question = await flows.question(actor, Number(match[1])).catch(() => null);
+      const question = await flows.linked(actor, publicUrl, url);
       if (question) unfurls[url] = blocks.unfurl(question);
     }
     if (Object.keys(unfurls).length)
@@ -361,23 +366,28 @@ export function slackApp(deps: SlackDeps) {
     const body = parseBody(request.body, request.headers['content-type'] ?? '');
     if (body === null) return answer(400, { code: 'ValidationError', message: 'the body is neither JSON nor a form' });
     if (body.type === 'url_verification') return answer(200, { challenge: body.challenge });
-    let acked: { body: unknown } | undefined;
+    // Bolt's listeners acknowledge first and go on (a modal's errors are the acknowledgement itself):
+    // Slack is answered with the acknowledgement as soon as there is one, and the rest runs on.
+    let acknowledge = (_body: { body: unknown }) => {};
+    const acknowledged = new Promise<{ body: unknown }>((resolve) => {
+      acknowledge = resolve;
+    });
     const event = {
       body,
       retryNum: Number(request.headers['x-slack-retry-num']) || undefined,
       retryReason: request.headers['x-slack-retry-reason'],
-      ack: async (response?: unknown) => {
-        acked = { body: response };
-      },
+      ack: async (response?: unknown) => acknowledge({ body: response }),
     };
-    try {
-      await bolt!.processEvent(event as never);
-    } catch (err) {
-      deps.logger.error({ err }, 'a Slack listener failed');
-      if (!acked) return answer(500, { code: 'InternalError', message: 'the app failed on this request' });
-    }
-    if (!acked) return answer(200);
-    const response = acked.body;
+    const listening = deps.background
+      .run(() => bolt!.processEvent(event as never))
+      .then(
+        () => null,
+        () => answer(500, { code: 'InternalError', message: 'the app failed on this request' }),
+      );
+    const first = await Promise.race([acknowledged, listening]);
+    if (first === null) return answer(200);
+    if ('status' in first) return first;
+    const response = first.body;
     return response === undefined || response === '' ? answer(200) : answer(200, response);
   }
 

@@ -1,3 +1,5 @@
+import { stateLine } from '../notify.ts';
+
 /** Slack's mrkdwn needs only &, < and > escaped (https://api.slack.com/reference/surfaces/formatting). */
 export const mrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -142,7 +144,13 @@ export function forwardModal(question: { id: number; title: string }) {
         type: 'input',
         block_id: 'recipient',
         label: { type: 'plain_text', text: 'Colleague' },
-        element: { type: 'users_select', action_id: 'user' },
+        // Anyone in the network, linked to Slack or not: the options come from the network's users.
+        element: {
+          type: 'external_select',
+          action_id: 'colleague',
+          min_query_length: 2,
+          placeholder: { type: 'plain_text', text: 'Name or e-mail' },
+        },
       },
       {
         type: 'input',
@@ -155,10 +163,15 @@ export function forwardModal(question: { id: number; title: string }) {
   };
 }
 
+/** Slack shows at most 75 characters of an option. */
+const OPTION_TEXT_MAX = 75;
+
+/** A network person as an option of the forward dialog's colleague field. */
+export function colleagueOption(person: { id: number; name: string }) {
+  const text = person.name.length > OPTION_TEXT_MAX ? `${person.name.slice(0, OPTION_TEXT_MAX - 1)}…` : person.name;
+  return { text: { type: 'plain_text' as const, text }, value: String(person.id) };
+}
+
 export function unfurl(question: { title: string; is_deleted: boolean; solution_count: number }) {
-  const state = question.is_deleted ? 'deleted' : question.solution_count ? 'answered' : 'open';
-  return {
-    title: question.title,
-    text: `${state} · ${question.solution_count} ${question.solution_count === 1 ? 'solution' : 'solutions'}`,
-  };
+  return { title: question.title, text: stateLine(question) };
 }

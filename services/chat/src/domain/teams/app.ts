@@ -1,10 +1,10 @@
 import type { PlatformAnswer } from '@kn/contracts';
 import { AuthenticationConfiguration, BotFrameworkAuthenticationFactory } from 'botframework-connector';
-import { actorOf, createLinkCode, installationOf } from '../links.ts';
+import { actorOf, createLinkCode, installationOf, linkByEmail } from '../links.ts';
 import type { PlatformDeps } from '../platform.ts';
 import { sayWhy } from '../refusal.ts';
 import * as cards from './cards.ts';
-import type { TeamsCredentials } from './connector.ts';
+import type { TeamsConnector, TeamsCredentials } from './connector.ts';
 
 const json = (status: number, body?: unknown): PlatformAnswer =>
   body === undefined
@@ -21,7 +21,7 @@ interface Activity {
   serviceUrl: string;
   channelId?: string;
   from: { id: string; aadObjectId?: string };
-  conversation: { id: string; tenantId?: string };
+  conversation: { id: string; tenantId?: string; conversationType?: string };
   channelData?: { tenant?: { id?: string } };
 }
 
@@ -30,9 +30,31 @@ interface Activity {
  * the OpenID metadata, issuer, audience = the app id, the serviceUrl claim); then the activity is
  * handled as the linked network user. Replies and cards go through the outbox.
  */
-export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials }) {
+export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials; connector: TeamsConnector }) {
   const { db, config, flows, outbox } = deps;
   const publicUrl = config.PUBLIC_URL.replace(/\/$/, '');
+  const trustedTenants = new Set(
+    config.TEAMS_TRUST_EMAIL_TENANTS.split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  );
+
+  /**
+   * A Teams user of a tenant the network trusts, linked by their Microsoft account's e-mail (as
+   * Teams answers it for the conversation's member); null when that is not possible.
+   */
+  async function linkedByEmail(activity: Activity, installationId: number, tenant: string, personal: string | null) {
+    if (!trustedTenants.has(tenant)) return null;
+    try {
+      const member = await deps.connector.member(activity.serviceUrl, activity.conversation.id, activity.from.id);
+      // The address is its tenant's word: only that of an account of the trusted tenant itself.
+      if (member.tenantId && member.tenantId !== tenant) return null;
+      return await linkByEmail(db, { installationId, chatUserId: activity.from.id, conversationId: personal, email: member.email });
+    } catch (err) {
+      deps.logger.warn({ err }, 'the Teams member could not be read; the person links by signing in');
+      return null;
+    }
+  }
   const auth = BotFrameworkAuthenticationFactory.create(
     '',
     true,
@@ -66,7 +88,12 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials })
     }
     const tenant = activity.conversation.tenantId ?? activity.channelData?.tenant?.id ?? 'default';
     const installation = await installationOf(db, 'teams', tenant, activity.serviceUrl);
-    const actor = await actorOf(db, installation.id, activity.from.id);
+    // The personal chat with the bot is where its messages to the person go.
+    const personal = activity.conversation.conversationType === 'personal' ? activity.conversation.id : null;
+    const actor =
+      (await actorOf(db, installation.id, activity.from.id)) ?? (await linkedByEmail(activity, installation.id, tenant, personal));
+    if (actor && personal && actor.link.conversation_id !== personal)
+      await db.updateTable('links').set({ conversation_id: personal }).where('id', '=', actor.link.id).execute();
     const reply = (message: cards.TeamsMessage, step = 'reply') =>
       outbox.enqueue(db, [
         {
@@ -92,31 +119,40 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials })
       if (!actor) return json(200, { composeExtension: { type: 'message', text: (await linkPrompt()).text } });
       const query = String((activity.value?.parameters as Array<{ value?: string }> | undefined)?.[0]?.value ?? '').trim();
       const items = query ? await flows.search(actor, query) : [];
+      return json(200, cards.composeResult(items.map((q) => cards.searchResult(publicUrl, q))));
+    }
+    // A link pasted into a message: unfurled with the rights of the person who pasted it, never for someone not linked.
+    if (activity.type === 'invoke' && activity.name === 'composeExtension/queryLink') {
+      const question = actor ? await flows.linked(actor, publicUrl, String(activity.value?.url ?? '')) : null;
+      return json(200, cards.composeResult(question ? [cards.unfurl(publicUrl, question)] : []));
+    }
+    // The expert card's colleague field, as the person types: the network's people they may see.
+    if (activity.type === 'invoke' && activity.name === 'application/search') {
+      const wanted = activity.value?.dataset === cards.COLLEAGUES_DATASET && actor;
+      const people = wanted ? await flows.colleagues(actor, String(activity.value?.queryText ?? '')).catch(() => []) : [];
       return json(200, {
-        composeExtension: { type: 'result', attachmentLayout: 'list', attachments: items.map((q) => cards.searchResult(publicUrl, q)) },
+        type: 'application/vnd.microsoft.search.searchResponse',
+        value: { results: people.map((p) => ({ title: p.name, value: String(p.id) })) },
       });
     }
     if (activity.type !== 'message') return json(200);
-    if (!actor) {
-      await reply(await linkPrompt());
-      return json(200);
-    }
-    const value = activity.value;
-    if (value && typeof value.action === 'string') {
-      await reply(await act(actor, value, activity, installation.id));
-      return json(200);
-    }
-    // "@Knowledge Network ask …" in a channel arrives with the mention in the text.
-    const text = (activity.text ?? '').replace(/<at>[^<]*<\/at>/g, '').trim();
-    const [verb, ...rest] = text.split(/\s+/);
-    const what = rest.join(' ').trim();
-    try {
-      if (verb?.toLowerCase() === 'ask' && what) await reply(cards.similarFirst(publicUrl, what, await flows.similar(actor, what)));
-      else if (verb?.toLowerCase() === 'search' && what) await reply(cards.searchResults(publicUrl, what, await flows.search(actor, what)));
-      else await reply(cards.notice('Write “ask <your question>” or “search <text>”.'));
-    } catch (err) {
-      await reply(cards.notice(`Not done: ${sayWhy(err)}`));
-    }
+    // Answered at once: whatever the message asks for comes as a reply, through the outbox.
+    deps.background.run(async () => {
+      if (!actor) return reply(await linkPrompt());
+      const value = activity.value;
+      if (value && typeof value.action === 'string') return reply(await act(actor, value, activity, installation.id));
+      // "@Knowledge Network ask …" in a channel arrives with the mention in the text.
+      const text = (activity.text ?? '').replace(/<at>[^<]*<\/at>/g, '').trim();
+      const [verb, ...rest] = text.split(/\s+/);
+      const what = rest.join(' ').trim();
+      try {
+        if (verb?.toLowerCase() === 'ask' && what) return reply(cards.similarFirst(publicUrl, what, await flows.similar(actor, what)));
+        if (verb?.toLowerCase() === 'search' && what) return reply(cards.searchResults(publicUrl, what, await flows.search(actor, what)));
+        return reply(cards.notice('Write “ask <your question>” or “search <text>”.'));
+      } catch (err) {
+        return reply(cards.notice(`Not done: ${sayWhy(err)}`));
+      }
+    });
     return json(200);
   }
 
@@ -170,6 +206,13 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials })
           const what = next ? `Passed on to ${next.firstname} ${next.lastname}.` : 'Noted; nobody else is left to ask.';
           await edit('not_me', cards.notice(what));
           return cards.notice(what);
+        }
+        case 'forward': {
+          const recipient = Number(value.colleague);
+          if (!Number.isSafeInteger(recipient) || recipient <= 0) return cards.notice('Choose a colleague in the card first.');
+          await flows.forward(actor, Number(value.question), recipient, String(value.note ?? '').trim() || null);
+          await edit('forward', cards.notice('You forwarded this question to a colleague. Thank you!'));
+          return cards.notice('Forwarded.');
         }
         case 'accept': {
           await flows.accept(actor, Number(value.solution));

@@ -1,4 +1,4 @@
-import type { Renderer } from '../notify.ts';
+import { type Renderer, stateLine } from '../notify.ts';
 
 /** Adaptive Cards (https://adaptivecards.io, version 1.4 as Teams renders it) of the Teams app. */
 const card = (body: unknown[], actions: unknown[] = []) => ({
@@ -49,6 +49,9 @@ export function asked(publicUrl: string, question: { id: number; title: string }
   };
 }
 
+/** The dataset of the expert card's colleague field: the network's people (`application/search` invokes). */
+export const COLLEAGUES_DATASET = 'kn.colleagues';
+
 /** Teams cards as notifications: the expert's card holds the answer field, so answering needs no dialog. */
 export function teamsRenderer(publicUrl: string): Renderer {
   const REASON = {
@@ -66,8 +69,22 @@ export function teamsRenderer(publicUrl: string): Renderer {
             text(`[${question.title}](${questionUrl(publicUrl, question.id)})`),
             ...(note ? [text(note, { isSubtle: true })] : []),
             { type: 'Input.Text', id: 'solution', isMultiline: true, placeholder: 'Your solution' },
+            // Anyone in the network, in Teams or not: Teams asks the bot for the choices as the person types.
+            {
+              type: 'Input.ChoiceSet',
+              id: 'colleague',
+              style: 'filtered',
+              placeholder: 'Or forward it to a colleague: name or e-mail',
+              choices: [],
+              'choices.data': { type: 'Data.Query', dataset: COLLEAGUES_DATASET },
+            },
+            { type: 'Input.Text', id: 'note', placeholder: 'A note for your colleague (optional)', maxLength: 500 },
           ],
-          [submit('Answer', { action: 'answer', question: question.id }), submit('Not me', { action: 'not_me', question: question.id })],
+          [
+            submit('Answer', { action: 'answer', question: question.id }),
+            submit('Not me', { action: 'not_me', question: question.id }),
+            submit('Forward', { action: 'forward', question: question.id }),
+          ],
         ),
       ],
     }),
@@ -87,13 +104,19 @@ export function teamsRenderer(publicUrl: string): Renderer {
   };
 }
 
-/** A message-extension result: one question as a card in the compose box's list. */
-export function searchResult(publicUrl: string, q: Q) {
+/** A question as a card of the compose box: a search result, or a pasted link unfurled. */
+function composeCard(publicUrl: string, q: { id: number; title: string }, line: string) {
   return {
-    ...card([text(q.title, { weight: 'Bolder' }), text(`${q.solution_count} solutions`), text(questionUrl(publicUrl, q.id))]),
-    preview: {
-      contentType: 'application/vnd.microsoft.card.thumbnail',
-      content: { title: q.title, text: `${q.solution_count} solutions` },
-    },
+    ...card([text(q.title, { weight: 'Bolder' }), text(line, { isSubtle: true })], [open('Open', questionUrl(publicUrl, q.id))]),
+    preview: { contentType: 'application/vnd.microsoft.card.thumbnail', content: { title: q.title, text: line } },
   };
 }
+
+/** A message-extension result: one question as a card in the compose box's list. */
+export const searchResult = (publicUrl: string, q: Q) => composeCard(publicUrl, q, `${q.solution_count} solutions`);
+
+/** A link to a question, pasted into a message: its title, state and number of solutions. */
+export const unfurl = (publicUrl: string, q: Q & { is_deleted: boolean }) => composeCard(publicUrl, q, stateLine(q));
+
+/** A compose-box answer of the message extension: these cards (none: nothing to show). */
+export const composeResult = (attachments: unknown[]) => ({ composeExtension: { type: 'result', attachmentLayout: 'list', attachments } });

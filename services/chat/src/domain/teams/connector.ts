@@ -73,8 +73,11 @@ export function teamsFailure(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-/** Sends an outbox message into its Teams conversation (a post, or an edit of a posted one). */
-export function teamsSender(credentials: TeamsCredentials) {
+/**
+ * The bot's calls to a conversation's serviceUrl: sending an outbox message (a post, or an edit of
+ * a posted one), and reading a member's account (its e-mail, for linking by a trusted address).
+ */
+export function teamsConnector(credentials: TeamsCredentials) {
   const clients = new Map<string, ConnectorClient>();
   const clientOf = async (serviceUrl: string) => {
     let client = clients.get(serviceUrl);
@@ -84,20 +87,29 @@ export function teamsSender(credentials: TeamsCredentials) {
     }
     return client;
   };
-  return async (serviceUrl: string, row: MessageRow, original: { channel: string | null; ts: string | null } | null) => {
-    const payload = row.payload as { text: string; attachments?: unknown[] };
-    const activity = { type: 'message', text: payload.text, attachments: payload.attachments as never };
-    try {
-      const client = await clientOf(serviceUrl);
-      if (row.kind === 'update') {
-        if (!original?.ts) throw new RetryLater('the message to edit is not posted yet', null, null);
-        await client.conversations.updateActivity(original.channel!, original.ts, { ...activity, id: original.ts } as never);
-        return original;
+  return {
+    async send(serviceUrl: string, row: MessageRow, original: { channel: string | null; ts: string | null } | null) {
+      const payload = row.payload as { text: string; attachments?: unknown[] };
+      const activity = { type: 'message', text: payload.text, attachments: payload.attachments as never };
+      try {
+        const client = await clientOf(serviceUrl);
+        if (row.kind === 'update') {
+          if (!original?.ts) throw new RetryLater('the message to edit is not posted yet', null, null);
+          await client.conversations.updateActivity(original.channel!, original.ts, { ...activity, id: original.ts } as never);
+          return original;
+        }
+        const sent = await client.conversations.sendToConversation(row.recipient, activity as never);
+        return { channel: row.recipient, ts: sent.id ?? null };
+      } catch (err) {
+        throw err instanceof RetryLater ? err : teamsFailure(err);
       }
-      const sent = await client.conversations.sendToConversation(row.recipient, activity as never);
-      return { channel: row.recipient, ts: sent.id ?? null };
-    } catch (err) {
-      throw err instanceof RetryLater ? err : teamsFailure(err);
-    }
+    },
+    /** The Teams account of a conversation's member (Teams answers its e-mail and tenant beside the channel account). */
+    async member(serviceUrl: string, conversationId: string, userId: string) {
+      const client = await clientOf(serviceUrl);
+      const account = await client.conversations.getConversationMember(conversationId, userId);
+      return account as unknown as { email?: string; tenantId?: string };
+    },
   };
 }
+export type TeamsConnector = ReturnType<typeof teamsConnector>;
