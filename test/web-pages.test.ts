@@ -523,9 +523,37 @@ describe('states and people', () => {
       await page.getByText('Brews lagers since 2004.').waitFor();
       expect(await page.locator('.about b').count()).toBe(0);
       expect(new URL(page.url()).pathname).toBe(`/users/${erik.id}`);
+      // What he is known for (the tags he answers), and expert search's reasons on them.
+      const known = page.getByRole('region', { name: 'Known for' });
+      await known.getByRole('link', { name: 'lager', exact: true }).waitFor();
+      await known.getByText(/^Why: lager \(/).waitFor();
+      await known.getByText(/solutions?, average rating/).waitFor();
+      const solved = page.getByRole('region', { name: /^Answered \d+ questions?$/ });
+      await solved.getByRole('link', { name: 'How cold should a lager ferment?' }).waitFor();
+      await page.getByText('Questions are asked anonymously: nobody’s profile lists them but their own.').waitFor();
+      await page.getByRole('link', { name: 'Ask Erik Expert' }).waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       await web.accessible(page, `profile-${width}`);
       await web.shot(page, `profile-${width}`);
     }
+    // One's own profile lists one's questions.
+    const own = await web.newPage(390, 844);
+    await web.signIn(own, asker.email, `/users/${asker.id}`);
+    await own.getByRole('region', { name: 'Questions' }).getByRole('link', { name: 'How cold should a lager ferment?' }).waitFor();
+    await web.accessible(own, 'profile-own-390');
+  });
+
+  test('the questions a person answered: solution_author, also in a search; refused when not an id', async () => {
+    await web.system.searchCaughtUp();
+    const ids = async (query: string) => {
+      const res = await web.system.api.get(`${API}/questions?${query}`).set(...as(dora));
+      expect(res.status).toBe(200);
+      return res.body.items.map((q: { id: number }) => q.id);
+    };
+    await expect(ids(`solution_author=${carl.id}`)).resolves.toEqual([questionId]);
+    await expect(ids(`solution_author=${carl.id}&query=lager`)).resolves.toEqual([questionId]);
+    await expect(ids(`solution_author=${asker.id}`)).resolves.toEqual([]);
+    const bad = await web.system.api.get(`${API}/questions?solution_author=carl`).set(...as(dora));
+    expect([bad.status, bad.body.code]).toEqual([400, 'ValidationError']);
   });
 });

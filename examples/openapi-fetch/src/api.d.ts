@@ -5499,6 +5499,8 @@ export interface operations {
                 language_id?: string;
                 knowledge_space?: number;
                 translations?: string;
+                /** @description only questions with a published solution by this user (a profile's solutions) */
+                solution_author?: number;
             };
             header?: {
                 /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */

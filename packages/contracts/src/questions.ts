@@ -217,6 +217,7 @@ export const questionsOperations = {
       language_id: LanguageList.optional(),
       knowledge_space: Id.optional(),
       translations: LanguageList.optional(),
+      solution_author: Id.optional().describe("only questions with a published solution by this user (a profile's solutions)"),
     }),
     response: Page(Question).extend({
       search_query_id: z.number().int().optional().describe('only when log_query_type is set, offset is 0 and query is given'),

@@ -131,7 +131,7 @@ export const en = {
   'experts.search': 'Find experts',
   'experts.tags': 'Tags used: {tags}',
   'experts.none': 'No experts found for this text.',
-  'experts.details': '{solutions} solutions, average rating {rating}, {forwards} recommendations',
+  'experts.details': '{solutions}, average rating {rating}, {forwards}',
   'experts.why': 'Why: {tags}',
   'experts.answered': 'Answered similar questions:',
   'notifications.title': 'Notifications',
@@ -371,6 +371,18 @@ export const en = {
   'experts.forwardWhich': 'Which question',
   'experts.forwardPick': 'Choose a question',
   'experts.forwardCurrent': 'This question: {title}',
+  'profile.known': 'Known for',
+  'experts.solutions.one': '{count} solution',
+  'experts.solutions.other': '{count} solutions',
+  'experts.forwards.one': '{count} recommendation',
+  'experts.forwards.other': '{count} recommendations',
+  'profile.solvedTitle': 'Solutions',
+  'profile.solved.one': 'Answered {count} question',
+  'profile.solved.other': 'Answered {count} questions',
+  'profile.noSolutions': 'No solutions yet.',
+  'profile.asked': 'Questions',
+  'profile.noQuestions': 'You have not asked a question yet.',
+  'profile.anonymous': 'Questions are asked anonymously: nobody’s profile lists them but their own.',
 } as const;
 
 export type MessageKey = keyof typeof en;

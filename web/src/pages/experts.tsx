@@ -1,7 +1,7 @@
 import type { ResponseOf } from '@kn/client/http';
 import { useEffect, useState } from 'preact/hooks';
 import { kn, type User } from '../api.ts';
-import { formatNumber, language, t } from '../i18n.ts';
+import { formatNumber, language, t, tn } from '../i18n.ts';
 import { route } from '../router.ts';
 import { ErrorBox, fullName, Notice, Page, useAction, useLoad } from '../ui.tsx';
 
@@ -46,38 +46,14 @@ export function ExpertsPage() {
                     {fullName(e.user)}
                   </a>
                 </h3>
-                <p class="meta">
-                  {t('experts.details', {
-                    solutions: e.details.solution_count,
-                    rating: e.details.average_rating === null ? '–' : formatNumber(e.details.average_rating, 1),
-                    forwards: e.details.recommendation_count,
-                  })}
-                </p>
-                {e.details.reasons.tags.length > 0 && (
-                  <p>
-                    {t('experts.why', {
-                      tags: e.details.reasons.tags.map((tag) => `${tag.label} (${formatPercent(tag.weight)})`).join(', '),
-                    })}
-                  </p>
-                )}
+                <ExpertFacts details={e.details} />
                 <p>
                   <a class="button-link" href={`/ask?to=${e.user.id}`}>
                     {t('experts.ask', { name: fullName(e.user) })}
                   </a>
                 </p>
                 <ForwardTo expert={e.user} current={current} />
-                {e.details.reasons.similar_questions.length > 0 && (
-                  <>
-                    <p>{t('experts.answered')}</p>
-                    <ul>
-                      {e.details.reasons.similar_questions.map((q) => (
-                        <li key={q.id}>
-                          <a href={`/questions/${q.id}`}>{q.title}</a>
-                        </li>
-                      ))}
-                    </ul>
-                  </>
-                )}
+                <SimilarAnswered details={e.details} />
               </li>
             ))}
           </ol>
@@ -146,5 +122,46 @@ function ForwardTo({ expert, current }: { expert: User; current: Current }) {
         </form>
       )}
     </details>
+  );
+}
+
+type Details = ResponseOf<'findExperts'>['experts'][number]['details'];
+
+/** What expert search says of a person: solutions, rating, recommendations, and the tags that made them an expert. */
+export function ExpertFacts({ details }: { details: Details }) {
+  return (
+    <>
+      <p class="meta">
+        {t('experts.details', {
+          solutions: tn('experts.solutions', details.solution_count),
+          rating: details.average_rating === null ? '–' : formatNumber(details.average_rating, 1),
+          forwards: tn('experts.forwards', details.recommendation_count),
+        })}
+      </p>
+      {details.reasons.tags.length > 0 && (
+        <p>
+          {t('experts.why', {
+            tags: details.reasons.tags.map((tag) => `${tag.label} (${formatPercent(tag.weight)})`).join(', '),
+          })}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The similar questions the person answered, as expert search gives them. */
+export function SimilarAnswered({ details }: { details: Details }) {
+  if (!details.reasons.similar_questions.length) return null;
+  return (
+    <>
+      <p>{t('experts.answered')}</p>
+      <ul>
+        {details.reasons.similar_questions.map((q) => (
+          <li key={q.id}>
+            <a href={`/questions/${q.id}`}>{q.title}</a>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

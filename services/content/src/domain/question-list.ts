@@ -25,6 +25,7 @@ export interface ListQuestionsQuery {
   language_id?: string[];
   knowledge_space?: number;
   translations?: string[];
+  solution_author?: number;
 }
 
 /**
@@ -123,7 +124,8 @@ async function listQuestions(
     !query.tags?.length &&
     !query.categories?.length &&
     query.category === undefined &&
-    !query.include_uncategorized;
+    !query.include_uncategorized &&
+    query.solution_author === undefined;
 
   const me = actor.id;
   const published = sql`s.is_published and not s.is_deleted`;
@@ -144,6 +146,11 @@ async function listQuestions(
         sql`exists (select 1 from solutions s where s.question_id = q.id and ${published} and s.validity_period is not null and (s.expires is null or s.expires > now()))`,
       );
   }
+
+  if (query.solution_author !== undefined)
+    where.push(
+      sql`exists (select 1 from solutions s where s.question_id = q.id and s.author_id = ${query.solution_author} and ${published})`,
+    );
 
   const labels = [...new Set((query.tags ?? []).map((t) => t.toLowerCase()))];
   if (labels.length) {
@@ -181,7 +188,7 @@ async function listQuestions(
   const searchText = query.query?.trim() ? query.query : undefined;
   const fields = searchFields(query.query_fields);
   const stopLanguages = languages ?? ['en'];
-  const paged = filters.size === 0 && !query.sort?.length;
+  const paged = filters.size === 0 && !query.sort?.length && query.solution_author === undefined;
   let ranking: Awaited<ReturnType<SearchClient['match']>> | undefined;
   if (searchText !== undefined) {
     ranking = await search.match(
