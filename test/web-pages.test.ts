@@ -388,6 +388,48 @@ describe('the editor', () => {
   });
 });
 
+describe('mentions', () => {
+  test.each([390, 1280])(
+    'at %i px: @ and a name offers people; the one chosen is mentioned, notified, and linked to their profile',
+    async (width) => {
+      const page = await web.newPage(width, 844);
+      await web.signIn(page, asker.email, '/ask');
+      const title = `Who knows decoction mashing? (${width})`;
+      await page.getByLabel('Title').fill(title);
+      const description = page.getByRole('textbox', { name: 'Description' });
+      await description.pressSequentially('Maybe @Carl Coll');
+      const offered = page.getByRole('list', { name: 'People to mention' });
+      await offered.getByRole('button', { name: 'Mention Carl Colleague' }).waitFor();
+      await web.accessible(page, `mention-offered-${width}`);
+      await web.shot(page, `mention-offered-${width}`);
+      await description.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await expect(description.inputValue()).resolves.toBe(`Maybe @[Carl Colleague](mention:${carl.id}) `);
+      await offered.waitFor({ state: 'detached' });
+      await description.pressSequentially('knows.');
+      await page.getByRole('button', { name: 'Publish' }).click();
+      await page.getByTestId('experts-asked').waitFor();
+      const mine = await web.system.api.get(`${API}/questions?filter=my-questions&sort=id.desc&limit=1`).set(...as(asker));
+      const asked = mine.body.items[0] as { id: number; title: string };
+      expect(asked.title).toBe(title);
+      const stored = (await web.system.api.get(`${API}/questions/${asked.id}`).set(...as(asker))).body.description as string;
+      expect(stored).toContain(`<span data-mention-user-id="${carl.id}">@Carl Colleague</span>`);
+      await waitFor(
+        async () =>
+          (await web.system.api.get(`${API}/notifications`).set(...as(carl))).body.items.some(
+            (n: { type: string; question_id: number }) => n.type === 'mention_in_question' && n.question_id === asked.id,
+          ),
+        { what: 'Carl’s mention notification' },
+      );
+      await page.getByRole('link', { name: 'Open your question' }).click();
+      const link = page.locator('#question-body').getByRole('link', { name: '@Carl Colleague' });
+      await link.click();
+      await page.getByRole('heading', { name: 'Carl Colleague' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/users/${carl.id}`);
+    },
+  );
+});
+
 describe('notifications', () => {
   test('by day, each with what happened and who did it; one "mark as read"; the count goes once they are shown; in German on a phone', async () => {
     const share = await web.system.api

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { kn, sessionLost, type User } from './api.ts';
 import { errorLines, language, relativeTime, t } from './i18n.ts';
 import { useSignal } from './signal.ts';
@@ -35,7 +35,18 @@ export function Notice({ text }: { text: string | null }) {
  * API encodes everything but its allowed tags); never HTML made here from anyone's text.
  */
 export function SanitisedHtml({ html, class: className }: { html: string; class?: string }) {
-  return <div class={className ?? 'content'} dangerouslySetInnerHTML={{ __html: html }} />;
+  const box = useRef<HTMLDivElement>(null);
+  // A mention (`<span data-mention-user-id>`) leads to the person's profile.
+  useEffect(() => {
+    for (const span of box.current?.querySelectorAll('span[data-mention-user-id]') ?? []) {
+      const link = document.createElement('a');
+      link.className = 'mention';
+      link.href = `/users/${Number(span.getAttribute('data-mention-user-id'))}`;
+      link.append(...span.childNodes);
+      span.replaceWith(link);
+    }
+  }, [html]);
+  return <div ref={box} class={className ?? 'content'} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 /** What HTML says as plain text (parsed inert, never drawn as HTML): excerpts, and profiles whose text may hold markup. */
