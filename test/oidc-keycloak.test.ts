@@ -30,6 +30,8 @@ const contexts: BrowserContext[] = [];
       OIDC_CLIENT_ID: CLIENT.id,
       OIDC_CLIENT_SECRET: CLIENT.secret,
       OIDC_NAME: 'Example Corp',
+      // The audience Keycloak's audience mapper puts in the mcp-assistant client's access tokens (docs/mcp.md).
+      OIDC_MCP_AUDIENCE: 'knowledge-network-mcp',
     });
     browser = await launchChromium();
   }, 120_000);
@@ -128,5 +130,44 @@ const contexts: BrowserContext[] = [];
       .where('user_id', '=', existing.body.id)
       .execute();
     expect(linked).toEqual([]);
+  });
+
+  test("Keycloak's own access token for /mcp calls a tool as the person; its ID token (another audience) is refused", async () => {
+    const metadata = await system.api.get('/.well-known/oauth-protected-resource/mcp');
+    expect(metadata.body.authorization_servers[0]).toBe(ISSUER);
+    // The resource owner password grant of the test client stands in for an assistant's sign-in on Keycloak's page.
+    const grant = await fetch(`${ISSUER}/protocol/openid-connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'password',
+        client_id: 'mcp-assistant',
+        username: ADA.username,
+        password: ADA.password,
+        scope: 'openid',
+      }),
+    });
+    expect(grant.status).toBe(200);
+    const { access_token, id_token } = (await grant.json()) as { access_token: string; id_token: string };
+    const mcp = (token: string) =>
+      system.api
+        .post('/mcp')
+        .set('authorization', `Bearer ${token}`)
+        .set('accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_notifications', arguments: {} } });
+    const called = await mcp(access_token);
+    expect(called.status).toBe(200);
+    expect(called.body.result.isError).toBeFalsy();
+    const [ada] = await usersWithEmail(ADA.email);
+    const sub = JSON.parse(Buffer.from(access_token.split('.')[1]!, 'base64url').toString()).sub as string;
+    const link = await system.services.users.runtime.db
+      .selectFrom('identities')
+      .select('user_id')
+      .where('issuer', '=', ISSUER!)
+      .where('subject', '=', sub)
+      .executeTakeFirst();
+    expect(link?.user_id).toBe(ada!.id);
+    const refused = await mcp(id_token);
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/not for this resource/);
   });
 });
