@@ -53,6 +53,7 @@ const vectorOf = (i: number, size: number) => {
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const rss = () => process.memoryUsage().rss / 2 ** 20;
+const balance = (sizes: Int32Array) => (sizes.length ? `${percentile([...sizes], 0.5)} / ${Math.max(...sizes)}` : '-');
 const ms = (xs: number[]) => `${percentile(xs, 0.5).toFixed(2)} / ${percentile(xs, 0.99).toFixed(2)}`;
 
 for (const size of SIZES) {
@@ -71,14 +72,18 @@ for (const size of SIZES) {
   const queries = Array.from({ length: QUERIES }, (_, i) => vectorOf(size + i, size));
   const cosines: number[] = [];
   const nearest: number[] = [];
+  const nearestCpu: number[] = [];
   let found = 0;
   for (const q of queries) {
     started = performance.now();
     for (let k = 0; k < 50; k++) index.cosine((k * 7919) % size, q);
     cosines.push(performance.now() - started);
     started = performance.now();
+    const cpu = process.cpuUsage();
     const got = new Set(index.nearest(q, 10).map((n) => n.id));
     nearest.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    nearestCpu.push((used.user + used.system) / 1000);
     const exact = new Float32Array(size);
     for (let id = 0; id < size; id++) exact[id] = index.cosine(id, q)!;
     const tenth = [...exact].sort((a, b) => b - a)[9]!;
@@ -88,10 +93,12 @@ for (const size of SIZES) {
     { what: 'vectors in memory (MiB, RSS growth)', value: memory.toFixed(0) },
     { what: 'vectors loaded a second', value: Math.round(size / loadSeconds) },
     { what: 'partition: lists (0: every sketch scanned)', value: index.partitionLists },
+    { what: 'partition: vectors a list, median / largest', value: balance(index.listSizes()) },
     { what: 'partition: build, s (in 5 ms slices in the service)', value: buildSeconds.toFixed(1) },
     { what: 'vectors and partition in memory (MiB, RSS growth)', value: partitioned.toFixed(0) },
     { what: 'cosine of 50 best text matches, ms p50 / p99', value: ms(cosines) },
     { what: 'nearest 10 by meaning, ms p50 / p99', value: ms(nearest) },
+    { what: 'nearest 10 by meaning, CPU ms p50 / p99', value: ms(nearestCpu) },
     { what: 'nearest 10: recall@10 against an exact scan', value: (found / (10 * queries.length)).toFixed(3) },
   ]);
 }

@@ -134,3 +134,18 @@ test('the partition trained again as the index grows keeps every vector findable
   expect(index.partitionLists).not.toBe(first);
   for (let id = 0; id < 1300; id += 37) expect(index.nearest(index.vectorOf(id)!, 1)[0]!.id).toBe(id);
 });
+
+test('lists hold about as many vectors where questions are dense as where they are sparse', () => {
+  // Topics of very different sizes, as a network's are: topic t holds about 1/(t + 1) of the questions.
+  const vectorOf = generator(11);
+  const index = new VectorIndex(DIMENSIONS, { exactBelow: 1000 });
+  let id = 0;
+  for (let t = 0; t < 20; t++) for (let i = 0; i < Math.round(2000 / (t + 1)); i++) index.put(id++, quantize(vectorOf(t)), 'h');
+  index.buildPartition();
+  const sizes = [...index.listSizes()].sort((a, b) => a - b);
+  const median = sizes[sizes.length >> 1]!;
+  // One list a coarse centroid's share of `fan` made the densest topic's lists about 8× the median.
+  expect(sizes.at(-1)!).toBeLessThanOrEqual(3 * median);
+  // Found as well as before: the nearest of a vector put is itself.
+  for (let q = 0; q < id; q += 997) expect(index.nearest(index.vectorOf(q)!, 1)[0]!.id).toBe(q);
+});

@@ -15,11 +15,13 @@ const RESCORED = 200;
 const EXACT_BELOW = 50_000;
 /** The partition is trained again once the index has grown this many times since it was trained. */
 const REGROWTH = 2;
-/** Lists of the partition a query scans first (more while too few of their vectors are accepted). */
+/** A query scans the nearest lists until they hold this many average lists' vectors (more while too few are accepted). */
 const PROBES = 32;
 /** Sampled vectors a list that k-means trains on. */
 const SAMPLE_PER_LIST = 16;
 const ITERATIONS = 5;
+/** A k-means cluster holds at most this many times the average of its training sample (kmeans). */
+const BALANCE = 1.5;
 /** A background build of the partition works for this long between two turns of the event loop. */
 const SLICE_MS = 5;
 
@@ -30,9 +32,10 @@ const SLICE_MS = 5;
  * ±1/√SKETCH. Nearest neighbours scan the sketches, then compare the best few whole.
  *
  * From EXACT_BELOW vectors on, the vectors are partitioned into about √n lists (an inverted file:
- * two-level k-means, so that a vector finds its list in 2·n^¼ comparisons rather than √n), and a
- * query scans the sketches of the PROBES lists whose centroids are nearest it: about 32·√n rather
- * than n. The partition is built in the background, SLICE_MS at a time, and again once the index
+ * two-level k-means with clusters of bounded size, so that a vector finds its list in about 2·n^¼
+ * comparisons rather than √n), and a query scans the sketches of the lists whose centroids are
+ * nearest it until they hold PROBES average lists' worth: about 32·√n rather than n, whatever the
+ * sizes of the lists near it. The partition is built in the background, SLICE_MS at a time, and again once the index
  * has grown REGROWTH times; until then vectors put join their nearest list at once. Once it is
  * built, each list holds its members' sketches in list order (a probe reads sequential memory, not
  * one cache miss a member) and the array of sketches by slot is let go, so they are kept once.
@@ -107,6 +110,11 @@ export class VectorIndex {
     return this.partition?.lists ?? 0;
   }
 
+  /** How many vectors each list of the partition holds (empty while every sketch is scanned): its balance. */
+  listSizes(): Int32Array {
+    return this.partition ? this.partition.counts.slice() : new Int32Array(0);
+  }
+
   /**
    * Builds the partition now, or works on the build under way: at least one step, then until `ms`
    * have passed (benchmarks, tests; the index builds it by itself in slices).
@@ -168,8 +176,12 @@ export class VectorIndex {
     for (const [c, group] of groups.entries()) {
       const points = new Float32Array(group.length * d);
       for (const [j, i] of group.entries()) points.set(sample.subarray(i * d, (i + 1) * d), j * d);
+      // Lists in proportion to the coarse centroid's share of the sample, so that lists hold about
+      // as many vectors everywhere: `fan` each made a dense region's lists several times the
+      // median (8× at a million clustered vectors), and a query near one scanned that many more.
+      const lists = Math.min(group.length, Math.max(1, Math.round((fan * fan * group.length) / sampled)));
       // A coarse centroid that drew no sample keeps itself as its one list.
-      fine.push(group.length ? yield* kmeans(points, d, Math.min(fan, group.length)) : coarse.slice(c * d, (c + 1) * d));
+      fine.push(group.length ? yield* kmeans(points, d, lists) : coarse.slice(c * d, (c + 1) * d));
     }
     const partition = new Partition(d, coarse, fine, n, this.ids.length);
     const building = this.building!;
@@ -234,7 +246,15 @@ export class VectorIndex {
     const { partition } = this;
     const closeness = partition?.closeness(query);
     for (let probes = PROBES; ; probes *= 2) {
-      const pooled = partition ? this.scanLists(q, partition, partition.nearestLists(closeness!, probes)) : this.scanAll(q, n);
+      // A budget of vectors rather than a number of lists: the nearest lists, nearest first, until
+      // they hold as many as `probes` lists of average size; a query near large lists scans fewer of them.
+      const pooled = partition
+        ? this.scanLists(
+            q,
+            partition,
+            partition.nearestLists(closeness!, Math.min(partition.lists, 4 * probes), (probes * n) / partition.lists),
+          )
+        : this.scanAll(q, n);
       const found = this.rescore(query, pooled, wanted, accept);
       if (found.length >= wanted || !partition || probes >= partition.lists)
         return found.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, k);
@@ -454,15 +474,24 @@ class Partition {
     return scores;
   }
 
-  /** The `probes` lists of greatest closeness, in no order (a selection: sorting them all would cost more than the rest). */
-  nearestLists(closeness: Float32Array, probes: number): Int32Array {
-    if (probes >= this.lists) return Int32Array.from({ length: this.lists }, (_, i) => i);
-    const floor = kthLargest(closeness.slice(), probes);
-    const out = new Int32Array(probes);
-    let at = 0;
-    for (let list = 0; list < this.lists && at < probes; list++) if (closeness[list]! > floor) out[at++] = list;
-    for (let list = 0; list < this.lists && at < probes; list++) if (closeness[list] === floor) out[at++] = list;
-    return out;
+  /**
+   * Of the `candidates` lists of greatest closeness (a selection, then only those sorted), the
+   * nearest first until they hold `budget` vectors; at least one.
+   */
+  nearestLists(closeness: Float32Array, candidates: number, budget: number): Int32Array {
+    let chosen: Int32Array;
+    if (candidates >= this.lists) chosen = Int32Array.from({ length: this.lists }, (_, i) => i);
+    else {
+      const floor = kthLargest(closeness.slice(), candidates);
+      chosen = new Int32Array(candidates);
+      let at = 0;
+      for (let list = 0; list < this.lists && at < candidates; list++) if (closeness[list]! > floor) chosen[at++] = list;
+      for (let list = 0; list < this.lists && at < candidates; list++) if (closeness[list] === floor) chosen[at++] = list;
+    }
+    chosen.sort((a, b) => closeness[b]! - closeness[a]!);
+    let taken = 0;
+    for (let held = 0; taken < chosen.length && (taken === 0 || held < budget); taken++) held += this.counts[chosen[taken]!]!;
+    return chosen.subarray(0, taken);
   }
 }
 
@@ -490,7 +519,7 @@ function dot(a: Float32Array, ao: number, b: Float32Array | Int8Array, bo: numbe
   return s0 + s1;
 }
 
-/** The centroid from … to − 1 of `centroids` nearest (greatest dot product) the vector at `o` of `vectors`. */
+/** The centroid from … to − 1 of `centroids` (of those `open` lets in) nearest (greatest dot product) the vector at `o` of `vectors`. */
 function nearestCentroid(
   centroids: Float32Array,
   from: number,
@@ -498,10 +527,12 @@ function nearestCentroid(
   vectors: Float32Array | Int8Array,
   o: number,
   d: number,
+  open?: (c: number) => boolean,
 ): number {
   let best = from;
   let bestScore = Number.NEGATIVE_INFINITY;
   for (let c = from; c < to; c++) {
+    if (open && !open(c)) continue;
     const score = dot(centroids, c * d, vectors, o, d);
     if (score > bestScore) {
       bestScore = score;
@@ -513,16 +544,24 @@ function nearestCentroid(
 
 /**
  * Spherical k-means (unit centroids, nearest by dot product) of vectors of `d` dimensions in random
- * order, started from the first `clusters` of them; a centroid left without points stays where it was.
+ * order, started from the first `clusters` of them, with clusters of at most BALANCE times the
+ * average: a point goes to the nearest centroid with room. Left free, a centroid that drew a point
+ * of a dense region early becomes its mean and takes the whole region (a seed's own noise along the
+ * region's direction decides which, not the points' places), so that a few lists held most vectors
+ * and a query near them scanned many times the average. A centroid left without points stays where it was.
  */
 function* kmeans(points: Float32Array, d: number, clusters: number): Generator<void, Float32Array> {
   const count = points.length / d;
   const centroids = points.slice(0, clusters * d);
   const sums = new Float64Array(clusters * d);
+  const sizes = new Int32Array(clusters);
+  const room = Math.ceil((BALANCE * count) / clusters);
   for (let iteration = 0; iteration < ITERATIONS; iteration++) {
     sums.fill(0);
+    sizes.fill(0);
     for (let i = 0; i < count; i++) {
-      const c = nearestCentroid(centroids, 0, clusters, points, i * d, d);
+      const c = nearestCentroid(centroids, 0, clusters, points, i * d, d, (c) => sizes[c]! < room);
+      sizes[c]!++;
       for (let j = 0; j < d; j++) sums[c * d + j] = sums[c * d + j]! + points[i * d + j]!;
       if (i % 64 === 63) yield;
     }
