@@ -884,6 +884,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/questions/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Not me: the caller will not answer this question (routing passes it on); once per person and question */
+        post: operations["declineQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/questions/{id}/share": {
         parameters: {
             query?: never;
@@ -1493,6 +1510,50 @@ export interface paths {
          */
         get: operations["getAnalyticsGaps"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/reuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reuse per period: views of solved questions, drafts left unpublished after similar questions were shown
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        get: operations["getAnalyticsReuse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/settings/communication/analytics-digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's weekly analytics digest e-mail setting (off by default)
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        get: operations["getAnalyticsDigestSetting"];
+        /**
+         * Ask for the weekly analytics digest e-mail, or stop it
+         * @description Roles: manager or content_admin or super_admin (super_admin has every role).
+         */
+        put: operations["updateAnalyticsDigestSetting"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2506,6 +2567,28 @@ export interface components {
             growing_faster_than_answers: boolean | null;
             /** @description one person, or nobody, has answered the tag */
             single_expert: boolean | null;
+        };
+        AnalyticsReuseRow: {
+            /** @description start of the period, YYYY-MM-DD (UTC) */
+            period: string;
+            /** @description views of published questions counted in the period (once per person, question and day) */
+            views: number;
+            /** @description of those, views of questions that had a published solution then */
+            solved_views: number;
+            /** @description distinct questions behind solved_views */
+            solved_questions_viewed: number;
+            /** @description drafts first shown similar questions in the period; null when withheld (fewer than five authors) */
+            drafts_shown_similar: number | null;
+            /** @description of those, published since */
+            drafts_published: number | null;
+            /** @description of those, still a draft or deleted: the similar questions may have answered them */
+            drafts_not_published: number | null;
+            /** @description the draft figures are over fewer than five authors: withheld (null) */
+            suppressed: boolean;
+        };
+        AnalyticsDigestSetting: {
+            /** @description a weekly e-mail with the figures of the week (managers and administrators) */
+            weekly_digest: boolean;
         };
         NotificationChannels: {
             /** @enum {string} */
@@ -12902,6 +12985,138 @@ export interface operations {
             };
         };
     };
+    declineQuestion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters. The first request with a key runs; a repeat with the same body answers what it answered (with Idempotent-Replayed: true) and changes nothing, kept 24 hours; the same key with another body is a 409. Send one key for all attempts of one change. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done, no body */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError); a malformed Idempotency-Key (ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the Idempotency-Key was used for another request, or its first request still runs (Conflict; then with Retry-After); the question is not published, or deleted, or it is the caller’s own */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     shareQuestion: {
         parameters: {
             query?: never;
@@ -13505,6 +13720,8 @@ export interface operations {
                 limit?: number;
                 offset?: number;
                 query: string;
+                /** @description the caller's draft being written: the first answer with results for it is recorded (content.question.similar-shown.v1), for the reuse figures */
+                draft?: number;
             };
             header?: {
                 /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
@@ -13582,7 +13799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            /** @description the user named by an act-on-behalf header does not exist (NotFound); draft is not a question of the caller */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17753,8 +17970,8 @@ export interface operations {
                         expert_response_p90_s: number | null;
                         /** @description forwards of questions published in the range */
                         forwards: number;
-                        /** @description no event says that an expert declined: not measured */
-                        declines: null;
+                        /** @description "not me" of routed experts (content.question.declined.v1), once per person and question */
+                        declines: number;
                         /** @description share of all routings that went to the busiest tenth of the experts (concentration) */
                         top_decile_share: number | null;
                         /** @description load per expert, busiest first; administrators only (null for others) */
@@ -17964,6 +18181,436 @@ export interface operations {
             };
             /** @description the user named by an act-on-behalf header does not exist (NotFound) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalyticsReuse: {
+        parameters: {
+            query: {
+                /** @description start of the range (inclusive), UTC */
+                from: string;
+                /** @description end of the range (exclusive), UTC */
+                to: string;
+                /** @description the length of each period: day, week (from Monday) or month */
+                granularity?: "day" | "week" | "month";
+            };
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
+                        to: string;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        rows: components["schemas"]["AnalyticsReuseRow"][];
+                    };
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalyticsDigestSetting: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsDigestSetting"];
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAnalyticsDigestSetting: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalyticsDigestSetting"];
+            };
+        };
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsDigestSetting"];
+                };
+            };
+            /** @description a parameter or the body fails validation (ValidationError); the body is not JSON (InvalidJson); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller has none of the roles manager, content_admin, super_admin, or may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT, or its change too large for the bus (PayloadTooLarge) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not JSON in UTF-8/16/32 (UnsupportedMediaType) */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -298,6 +298,10 @@ export const routes: Record<OperationName, Route> = {
     method: 'POST',
     path: '/questions/:id/forward',
   },
+  declineQuestion: {
+    method: 'POST',
+    path: '/questions/:id/decline',
+  },
   listQuestionForwards: {
     method: 'GET',
     path: '/questions/:id/forward',
@@ -449,6 +453,18 @@ export const routes: Record<OperationName, Route> = {
   getAnalyticsGaps: {
     method: 'GET',
     path: '/analytics/gaps',
+  },
+  getAnalyticsReuse: {
+    method: 'GET',
+    path: '/analytics/reuse',
+  },
+  getAnalyticsDigestSetting: {
+    method: 'GET',
+    path: '/users/me/settings/communication/analytics-digest',
+  },
+  updateAnalyticsDigestSetting: {
+    method: 'PUT',
+    path: '/users/me/settings/communication/analytics-digest',
   },
   rebuildAnalytics: {
     method: 'POST',

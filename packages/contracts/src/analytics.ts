@@ -150,7 +150,7 @@ export const RoutingReport = z.object({
   expert_response_p50_s: Seconds.describe('seconds from routing to the first solution of a routed expert, median'),
   expert_response_p90_s: Seconds,
   forwards: z.number().int().describe('forwards of questions published in the range'),
-  declines: z.null().describe('no event says that an expert declined: not measured'),
+  declines: z.number().int().describe('"not me" of routed experts (content.question.declined.v1), once per person and question'),
   top_decile_share: Share.describe('share of all routings that went to the busiest tenth of the experts (concentration)'),
   experts: z
     .array(z.object({ user_id: z.number().int(), asked: z.number().int(), answered: z.number().int() }))
@@ -171,6 +171,56 @@ export const GapRow = z
     single_expert: z.boolean().nullable().describe('one person, or nobody, has answered the tag'),
   })
   .meta({ id: 'AnalyticsGapRow' });
+
+export const ReuseRow = z
+  .object({
+    period: z.string().describe('start of the period, YYYY-MM-DD (UTC)'),
+    views: z.number().int().describe('views of published questions counted in the period (once per person, question and day)'),
+    solved_views: z.number().int().describe('of those, views of questions that had a published solution then'),
+    solved_questions_viewed: z.number().int().describe('distinct questions behind solved_views'),
+    drafts_shown_similar: z
+      .number()
+      .int()
+      .nullable()
+      .describe('drafts first shown similar questions in the period; null when withheld (fewer than five authors)'),
+    drafts_published: z.number().int().nullable().describe('of those, published since'),
+    drafts_not_published: z
+      .number()
+      .int()
+      .nullable()
+      .describe('of those, still a draft or deleted: the similar questions may have answered them'),
+    suppressed: z.boolean().describe('the draft figures are over fewer than five authors: withheld (null)'),
+  })
+  .meta({ id: 'AnalyticsReuseRow' });
+
+/** The setting of the weekly digest e-mail (per person, off until they ask for it). */
+export const AnalyticsDigestSetting = z
+  .object({ weekly_digest: z.boolean().describe('a weekly e-mail with the figures of the week (managers and administrators)') })
+  .meta({ id: 'AnalyticsDigestSetting' });
+
+/** What the weekly digest e-mail says: the week's figures as the person may see them. */
+export const AnalyticsDigest = z.object({
+  week: z.string().describe('the Monday the week starts on, YYYY-MM-DD (UTC)'),
+  flow: z.object({
+    asked: z.number().int().nullable(),
+    answered: z.number().int().nullable(),
+    accepted: z.number().int().nullable(),
+    first_solution_p50_s: Seconds,
+    unanswered: z.number().int().nullable().describe('backlog at the end of the week'),
+    suppressed: z.boolean(),
+  }),
+  health: z.object({
+    expiring: z.number().int(),
+    expired: z.number().int(),
+    validation_requested: z.number().int(),
+    unaccepted: z.number().int(),
+  }),
+  gaps: z
+    .array(z.object({ tag: z.string(), asked: z.number().int(), answered: z.number().int(), experts: z.number().int() }))
+    .max(5)
+    .describe('tags growing faster than their answers, or with a single expert, most asked first'),
+});
+export type AnalyticsDigest = z.infer<typeof AnalyticsDigest>;
 
 const tag = 'Analytics' as const;
 const roles = ANALYTICS_ROLES;
@@ -254,6 +304,26 @@ export const analyticsOperations = {
       })
       .superRefine(checkRange),
     response: z.object({ from: Timestamp, to: Timestamp, items: z.array(GapRow) }),
+  }),
+  getAnalyticsReuse: operation({
+    service: 'analytics',
+    summary: 'Reuse per period: views of solved questions, drafts left unpublished after similar questions were shown',
+    http: { method: 'GET', path: '/analytics/reuse', auth: 'user', roles, tag },
+    query: z.object({ ...rangeQuery }).superRefine(checkRange),
+    response: z.object({ from: Timestamp, to: Timestamp, granularity: Granularity, rows: z.array(ReuseRow) }),
+  }),
+  getAnalyticsDigestSetting: operation({
+    service: 'analytics',
+    summary: "The caller's weekly analytics digest e-mail setting (off by default)",
+    http: { method: 'GET', path: '/users/me/settings/communication/analytics-digest', auth: 'user', roles, tag: 'User settings' },
+    response: AnalyticsDigestSetting,
+  }),
+  updateAnalyticsDigestSetting: operation({
+    service: 'analytics',
+    summary: 'Ask for the weekly analytics digest e-mail, or stop it',
+    http: { method: 'PUT', path: '/users/me/settings/communication/analytics-digest', auth: 'user', roles, tag: 'User settings' },
+    body: AnalyticsDigestSetting,
+    response: AnalyticsDigestSetting,
   }),
   rebuildAnalytics: operation({
     service: 'analytics',

@@ -9,6 +9,7 @@ import { importEvents } from './imports.ts';
 import { knowledgeSpacesEvents } from './knowledge-spaces.ts';
 import { notificationsEvents } from './notifications.ts';
 import { questionsEvents } from './questions.ts';
+import { reuseEvents } from './reuse.ts';
 import { searchEvents } from './search.ts';
 import { sharingEvents } from './sharing.ts';
 import { solutionsEvents } from './solutions.ts';
@@ -32,6 +33,7 @@ export const eventAreas = {
   comments: commentsEvents,
   attachments: attachmentsEvents,
   sharing: sharingEvents,
+  reuse: reuseEvents,
   imports: importEvents,
   notifications: notificationsEvents,
   search: searchEvents,
@@ -49,6 +51,7 @@ export const events = {
   ...commentsEvents,
   ...attachmentsEvents,
   ...sharingEvents,
+  ...reuseEvents,
   ...importEvents,
   ...notificationsEvents,
   ...searchEvents,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AnalyticsDigest } from './analytics.ts';
 import { Id, Limit, Offset, Page, QueryBoolean, Timestamp } from './common.ts';
 import { operation } from './endpoint.ts';
 import { User, UserExample } from './users.ts';
@@ -166,6 +167,17 @@ export const notificationsOperations = {
       offset: Offset,
     }),
     response: Page(WebhookDelivery),
+  }),
+  /**
+   * Internal: the analytics service's weekly digest for one person, sent through the email outbox
+   * if the person takes email (email_enabled, network delivery, a deliverable address). Once per
+   * person and week: a second call for the same week changes nothing (`queued` false).
+   */
+  queueAnalyticsDigest: operation({
+    service: 'notifications',
+    summary: 'Queue the weekly analytics digest e-mail of a person',
+    body: z.object({ user_id: Id, digest: AnalyticsDigest }),
+    response: z.object({ queued: z.boolean().describe('a new mail was queued (false: sent before, or the person takes no email)') }),
   }),
 } as const;
 

@@ -270,8 +270,19 @@ export const similarOperations = {
   similarToText: operation({
     service: 'content',
     summary: "Questions similar to a text (question search's ranking of it, score s / (1 + s))",
-    http: { method: 'GET', path: '/search/questions-similar', auth: 'user', tag },
-    query: SimilarQuery.extend({ query: trimmedText({ min: 1, max: 10000 }) }),
+    http: {
+      method: 'GET',
+      path: '/search/questions-similar',
+      auth: 'user',
+      tag,
+      answers: { 404: 'draft is not a question of the caller' },
+    },
+    query: SimilarQuery.extend({
+      query: trimmedText({ min: 1, max: 10000 }),
+      draft: Id.optional().describe(
+        "the caller's draft being written: the first answer with results for it is recorded (content.question.similar-shown.v1), for the reuse figures",
+      ),
+    }),
     response: SimilarPage,
   }),
   getQuestionExperts: operation({

@@ -39,6 +39,19 @@ export const sharingOperations = {
       // What the refine says, for the OpenAPI document.
       .meta({ anyOf: [{ required: ['recipient'] }, { required: ['user_id'] }] }),
   }),
+  declineQuestion: operation({
+    service: 'content',
+    summary: 'Not me: the caller will not answer this question (routing passes it on); once per person and question',
+    http: {
+      method: 'POST',
+      path: '/questions/:id/decline',
+      status: 204,
+      auth: 'user',
+      tag,
+      answers: { 409: 'the question is not published, or deleted, or it is the caller’s own' },
+    },
+    params: IdParams,
+  }),
   listQuestionForwards: operation({
     service: 'content',
     summary: 'Users a question was forwarded to, with how often',
@@ -84,6 +97,9 @@ export const sharingEvents = {
   'content.question.forwarded.v1': z
     .object({ question: QuestionSummary, sender_id: UserId, recipient_id: UserId, message: SentMessage })
     .describe('POST /questions/:id/forward: notify recipient_id (question_forwarded)'),
+  'content.question.declined.v1': z
+    .object({ question: QuestionSummary, user_id: UserId.describe('who declined') })
+    .describe('POST /questions/:id/decline ("not me", also from chat): the first decline of the question by user_id; notifies nobody'),
   'content.question.shared.v1': z
     .object({
       question: QuestionSummary,

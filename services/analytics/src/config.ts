@@ -17,6 +17,14 @@ export const AnalyticsConfig = BaseConfig.extend({
     .describe(
       'How long (ms) an answer of the figures is reused for the same question by the same caller (0: never); the figures are at most this old.',
     ),
+  ANALYTICS_DIGEST_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(3_600_000)
+    .describe(
+      'How often the weekly digest job looks for digests due (ms): each person who asked gets the last whole week once; one instance works per round.',
+    ),
 });
 export type AnalyticsConfig = z.infer<typeof AnalyticsConfig>;
 

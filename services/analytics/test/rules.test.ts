@@ -1,4 +1,5 @@
 import { analyticsOperations } from '@kn/contracts';
+import { lastWeek } from '../src/domain/digest.ts';
 import { topDecileShare } from '../src/domain/routing.ts';
 
 const flowQuery = analyticsOperations.getAnalyticsFlow.query;
@@ -27,4 +28,15 @@ test('a range: from before to, at most five years by day, longer by week or mont
   expect(parse({ from: '2026-02-30', to: '2026-03-01' }).success).toBe(false);
   expect(parse({ from: '2026-01-01T10:00Z', to: '2026-01-02T00:00:00.000Z', granularity: 'day' }).success).toBe(true);
   expect(parse({ from: '2026-01-01', to: '2026-02-01', dimension: 'colour' }).success).toBe(false);
+});
+
+test('the digest is about the last whole week, Monday to Monday (UTC)', () => {
+  const week = (iso: string) => lastWeek(new Date(iso)).toISOString();
+  // Sunday 6 December 2026: the week before began on Monday 23 November.
+  expect(week('2026-12-06T23:59:59.999Z')).toBe('2026-11-23T00:00:00.000Z');
+  // From Monday on, the week that just ended.
+  expect(week('2026-12-07T00:00:00.000Z')).toBe('2026-11-30T00:00:00.000Z');
+  expect(week('2026-12-09T12:00:00.000Z')).toBe('2026-11-30T00:00:00.000Z');
+  // Across a year's end.
+  expect(week('2027-01-04T08:00:00.000Z')).toBe('2026-12-28T00:00:00.000Z');
 });

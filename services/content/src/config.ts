@@ -64,6 +64,14 @@ export const ContentConfig = BaseConfig.extend({
     .positive()
     .default(60_000)
     .describe('How often the solution-expiry job looks for expired solutions (ms); one instance works per round.'),
+  CONTENT_VIEW_EVENTS_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60_000)
+    .describe(
+      'How often the views counted since the last round are sent as one content.question.views-counted.v1 per 1,000 questions (ms); one instance works per round.',
+    ),
 });
 export type ContentConfig = z.infer<typeof ContentConfig>;
 

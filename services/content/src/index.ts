@@ -9,6 +9,7 @@ import { searchClient } from './domain/search.ts';
 import { startTextWork } from './domain/text-work.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startSolutionExpiry } from './jobs/solution-expiry.ts';
+import { startViewEvents } from './jobs/view-events.ts';
 
 export { ContentConfig, loadConfig } from './config.ts';
 
@@ -22,6 +23,7 @@ export async function start(config: ContentConfig) {
     const deps = { db, bus, config, logger, search: searchClient(bus, logger), text };
     const usersConsumer = parts.add(await startUsersConsumer({ bus, db }));
     const solutionExpiry = parts.add(startSolutionExpiry(deps, { intervalMs: config.SOLUTION_EXPIRY_INTERVAL_MS }));
+    const viewEvents = parts.add(startViewEvents(deps, { intervalMs: config.CONTENT_VIEW_EVENTS_MS }));
     parts.add(
       serveOperations({
         bus,
@@ -36,6 +38,8 @@ export async function start(config: ContentConfig) {
       runtime,
       /** The solution-expiry job (tests run a round with runOnce). */
       solutionExpiry,
+      /** The job that sends counted views (tests run a round with runOnce). */
+      viewEvents,
       /** Event consumers, so tests can wait until a projection has caught up. */
       consumers: { users: usersConsumer },
       stop: parts.stop,

@@ -39,7 +39,7 @@ export async function start(config: NotificationsConfig) {
         requestKeys: runtime.requestKeys,
         service: 'notifications',
         operations: notificationsOperations,
-        handlers: createHandlers({ db }),
+        handlers: createHandlers({ db, onEmailQueued: () => email.wake() }),
       }),
     );
     logger.info('notifications service ready');

@@ -60,6 +60,9 @@ export const contentHandlers: BatchHandlers<'content', (typeof contentIgnored)[n
   'content.solution.expired.v1': (b, e) => b.solution(e.data.solution),
   'content.comment.converted.v1': (b, e) => b.solution(e.data.solution),
   'content.solution.accepted.v1': (b, e) => b.accepted(e.data.solution),
+  'content.question.declined.v1': (b, e) => b.decline(e.data.question.id, e.data.user_id, at(e)),
+  'content.question.views-counted.v1': (b, e) => b.viewsCounted(new Date(e.data.until), e.data.questions),
+  'content.question.similar-shown.v1': (b, e) => b.similarShown(e.data.question, at(e)),
 };
 
 export const usersIgnored = ['users.settings.updated.v1', 'users.network-settings.updated.v1'] as const;

@@ -73,6 +73,43 @@ export interface PeopleTable {
   location: string | null;
   space_ids: number[];
   is_deleted: boolean;
+  roles: string[];
+}
+
+/** "Not me": who declined which question. */
+export interface DeclinesTable {
+  question_id: number;
+  user_id: number;
+  declined_at: Date;
+}
+
+/** Views of a question counted on a day (UTC), and of those while it had a solution. */
+export interface QuestionViewsTable {
+  day: string | Date;
+  question_id: number;
+  views: number;
+  solved_views: number;
+}
+
+/** A draft that was shown similar questions; it is published when `questions` has it. */
+export interface DraftsShownTable {
+  question_id: number;
+  author_id: number;
+  knowledge_space_id: number | null;
+  shown_at: Date;
+}
+
+/** Who asked for the weekly digest (not rebuilt from the streams: it is the person's setting). */
+export interface DigestSettingsTable {
+  user_id: number;
+  weekly: boolean;
+}
+
+/** The weeks each person's digest was handed to the notifications service. */
+export interface DigestsSentTable {
+  user_id: number;
+  week: string | Date;
+  sent_at: Date;
 }
 
 export interface AnalyticsSchema extends BusTables {
@@ -84,4 +121,9 @@ export interface AnalyticsSchema extends BusTables {
   forwards: ForwardsTable;
   spaces: SpacesTable;
   people: PeopleTable;
+  declines: DeclinesTable;
+  question_views: QuestionViewsTable;
+  drafts_shown: DraftsShownTable;
+  digest_settings: DigestSettingsTable;
+  digests_sent: DigestsSentTable;
 }

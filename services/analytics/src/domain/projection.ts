@@ -33,6 +33,10 @@ export function projectionBatch() {
   const spaces = new Map<number, { name: string; is_closed: boolean; member_ids: number[] }>();
   const people = new Map<number, Insertable<PeopleTable>>();
   const personDeleted = new Set<number>();
+  const declines = new Map<string, { question_id: number; user_id: number; declined_at: Date }>();
+  /** Views per day and question, added to what is stored (several events may count the same day). */
+  const views = new Map<string, { day: string; question_id: number; views: number; solved_views: number }>();
+  const drafts = new Map<number, { author_id: number; knowledge_space_id: number | null; shown_at: Date }>();
   /** Category changes the question snapshots do not repeat; applied after the questions. */
   const categories: Array<{ id: number; name: string | null }> = [];
 
@@ -106,6 +110,7 @@ export function projectionBatch() {
         // Events from before identity-provider groups could give memberships lack it.
         space_ids: (user as { group_knowledge_spaces?: number[] }).group_knowledge_spaces ?? [],
         is_deleted: user.is_deleted,
+        roles: user.roles,
       });
       personDeleted.delete(user.id);
     },
@@ -113,6 +118,26 @@ export function projectionBatch() {
       const known = people.get(id);
       if (known) known.is_deleted = true;
       else personDeleted.add(id);
+    },
+    decline(questionId: number, userId: number, at: Date) {
+      const key = `${questionId} ${userId}`;
+      if (!declines.has(key)) declines.set(key, { question_id: questionId, user_id: userId, declined_at: at });
+    },
+    /** Views counted up to `until`: they count on its day (the job sends them every minute or so). */
+    viewsCounted(until: Date, counted: Array<{ question_id: number; views: number; solved_views: number }>) {
+      const day = until.toISOString().slice(0, 10);
+      for (const c of counted) {
+        const key = `${day} ${c.question_id}`;
+        const known = views.get(key);
+        if (known) {
+          known.views += c.views;
+          known.solved_views += c.solved_views;
+        } else views.set(key, { day, question_id: c.question_id, views: c.views, solved_views: c.solved_views });
+      }
+    },
+    similarShown(draft: { id: number; author_id: number; knowledge_space_id: number | null }, at: Date) {
+      if (!drafts.has(draft.id))
+        drafts.set(draft.id, { author_id: draft.author_id, knowledge_space_id: draft.knowledge_space_id, shown_at: at });
     },
     /** A renamed category (name), or a deleted one (null: its questions become uncategorized). */
     category(id: number, name: string | null) {
@@ -177,7 +202,26 @@ export function projectionBatch() {
         'id',
         ['name', 'is_closed', 'member_ids'],
       );
-      await upsert(tx, 'people', [...people.values()], 'id', ['department', 'location', 'space_ids', 'is_deleted']);
+      await upsert(tx, 'people', [...people.values()], 'id', ['department', 'location', 'space_ids', 'is_deleted', 'roles']);
+      await upsert(tx, 'declines', [...declines.values()], ['question_id', 'user_id'], []);
+      await upsert(
+        tx,
+        'drafts_shown',
+        [...drafts].map(([question_id, d]) => ({ question_id, ...d })),
+        'question_id',
+        [],
+      );
+      const viewRows = [...views.values()];
+      for (let i = 0; i < viewRows.length; i += CHUNK) {
+        const chunk = viewRows.slice(i, i + CHUNK);
+        await sql`insert into question_views (day, question_id, views, solved_views)
+                  select * from unnest(${chunk.map((v) => v.day)}::date[], ${chunk.map((v) => v.question_id)}::int[],
+                                       ${chunk.map((v) => v.views)}::int[], ${chunk.map((v) => v.solved_views)}::int[])
+                  on conflict (day, question_id) do update
+                    set views = question_views.views + excluded.views, solved_views = question_views.solved_views + excluded.solved_views`.execute(
+          tx,
+        );
+      }
       if (personDeleted.size)
         await tx
           .updateTable('people')
@@ -204,7 +248,8 @@ export function projectionBatch() {
 export type ProjectionBatch = ReturnType<typeof projectionBatch>;
 
 /** Inserts rows, or updates `columns` of the row with the same key (none: the first one stays). */
-async function upsert<T extends keyof AnalyticsSchema>(tx: Tx, table: T, rows: object[], key: string, columns: string[]) {
+async function upsert<T extends keyof AnalyticsSchema>(tx: Tx, table: T, rows: object[], key: string | string[], columns: string[]) {
+  const keys = typeof key === 'string' ? [key] : key;
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     await (tx as Transaction<any>)
@@ -212,8 +257,8 @@ async function upsert<T extends keyof AnalyticsSchema>(tx: Tx, table: T, rows: o
       .values(chunk)
       .onConflict((c) =>
         columns.length
-          ? c.column(key).doUpdateSet(Object.fromEntries(columns.map((col) => [col, sql.ref(`excluded.${col}`)])) as never)
-          : c.column(key).doNothing(),
+          ? c.columns(keys).doUpdateSet(Object.fromEntries(columns.map((col) => [col, sql.ref(`excluded.${col}`)])) as never)
+          : c.columns(keys).doNothing(),
       )
       .execute();
   }

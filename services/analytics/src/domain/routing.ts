@@ -32,7 +32,8 @@ export async function routingReport(db: Db, viewer: Viewer, range: { from: Date;
            (select count(*) from answered) as answered,
            (select percentile_disc(0.5) within group (order by extract(epoch from response)::float8) from answered) as p50,
            (select percentile_disc(0.9) within group (order by extract(epoch from response)::float8) from answered) as p90,
-           (select count(*) from forwards f join q on q.id = f.question_id) as forwards`.execute(db);
+           (select count(*) from forwards f join q on q.id = f.question_id) as forwards,
+           (select count(*) from declines d join q on q.id = d.question_id) as declines`.execute(db);
   const loads = (
     await sql<{ user_id: number; asked: string; answered: string }>`
       with q as (
@@ -59,7 +60,7 @@ export async function routingReport(db: Db, viewer: Viewer, range: { from: Date;
     expert_response_p50_s: n(r.p50),
     expert_response_p90_s: n(r.p90),
     forwards: Number(r.forwards),
-    declines: null,
+    declines: Number(r.declines),
     top_decile_share: topDecileShare(loads.map((l) => l.asked)),
     // Per-person figures are the administrators' only.
     experts: viewer.admin ? loads : null,

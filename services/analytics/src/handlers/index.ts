@@ -5,9 +5,11 @@ import type { Clock } from '@kn/service';
 import type { AnalyticsSchema } from '../db/schema.ts';
 import { viewer } from '../domain/access.ts';
 import { answerCache } from '../domain/answers.ts';
+import { setDigest, wantsDigest } from '../domain/digest.ts';
 import { flowReport } from '../domain/flow.ts';
 import { gapsReport } from '../domain/gaps.ts';
 import { healthReport, reviewQueue } from '../domain/health.ts';
+import { reuseReport } from '../domain/reuse.ts';
 import { routingReport } from '../domain/routing.ts';
 import type { AnalyticsFeed } from '../jobs/feed.ts';
 
@@ -48,6 +50,13 @@ export function createHandlers(deps: {
         url,
       });
       return undefined;
+    },
+    getAnalyticsReuse: async ({ actor, query }) =>
+      cached(key('reuse', actor, query), () => reuseReport(db, viewer(actor), { ...range(query), granularity: query.granularity })),
+    getAnalyticsDigestSetting: async ({ actor }) => ({ weekly_digest: await wantsDigest(db, actor.id) }),
+    updateAnalyticsDigestSetting: async ({ actor, body }) => {
+      await setDigest(db, actor.id, body.weekly_digest);
+      return { weekly_digest: body.weekly_digest };
     },
     rebuildAnalytics: async () => {
       await feed.rebuild();

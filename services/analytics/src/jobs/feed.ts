@@ -15,7 +15,18 @@ const feeds: Array<{ stream: ServiceName; handlers: object; ignored: readonly st
   { stream: 'search', handlers: searchHandlers, ignored: [] },
 ];
 /** Everything the feed builds; a rebuild empties it and reads the streams again. */
-const PROJECTION = ['questions', 'solutions', 'validation_requests', 'routings', 'forwards', 'spaces', 'people'] as const;
+const PROJECTION = [
+  'questions',
+  'solutions',
+  'validation_requests',
+  'routings',
+  'forwards',
+  'spaces',
+  'people',
+  'declines',
+  'question_views',
+  'drafts_shown',
+] as const;
 
 export interface AnalyticsFeed {
   /** Resolves once every event in the streams at call time has been applied. */

@@ -128,7 +128,30 @@ export interface QuestionViewsTable {
   user_id: number;
 }
 
+/** Views counted since the last views event (jobs/view-events.ts sends and removes them). */
+export interface QuestionViewTalliesTable {
+  question_id: number;
+  views: number;
+  solved_views: number;
+}
+
+/** Drafts that were shown similar questions (the first time only). */
+export interface DraftSimilarShownTable {
+  question_id: number;
+  shown_at: Date;
+}
+
+/** "Not me": who will not answer which question. */
+export interface QuestionDeclinesTable {
+  question_id: number;
+  user_id: number;
+  declined_at: Date;
+}
+
 export type QuestionTables = {
+  question_view_tallies: QuestionViewTalliesTable;
+  draft_similar_shown: DraftSimilarShownTable;
+  question_declines: QuestionDeclinesTable;
   questions: QuestionsTable;
   categories: CategoriesTable;
   tags: TagsTable;

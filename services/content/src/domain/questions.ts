@@ -134,10 +134,11 @@ export function questionsDomain(deps: ContentDeps) {
 
     /**
      * GET /questions/:id: counts a view of a published question, once per person and day (UTC);
-     * no event per view (docs/content.md). One statement: the count moves only when the day's
-     * row is new. Each read also removes a few rows of past days (they no longer decide
-     * anything): every counted view comes with a read, so they go at least as fast as they come,
-     * and SKIP LOCKED keeps concurrent reads from waiting on each other's removals.
+     * no event per view (docs/content.md): the counted view is added to the question's tally,
+     * which jobs/view-events.ts sends as one event for many questions. One statement: the count
+     * moves only when the day's row is new. Each read also removes a few rows of past days (they
+     * no longer decide anything): every counted view comes with a read, so they go at least as
+     * fast as they come, and SKIP LOCKED keeps concurrent reads from waiting on each other's removals.
      */
     async view(id: number, actor: Actor): Promise<Question> {
       let row = await visibleQuestionWithRelations(db, id, actor);
@@ -150,8 +151,16 @@ export function questionsDomain(deps: ContentDeps) {
           ), first_today as (
             insert into question_views (day, question_id, user_id) values (${today}, ${id}, ${actor.id})
             on conflict do nothing returning question_id
+          ), counted as (
+            update questions set view_count = view_count + 1 where id = (select question_id from first_today)
+            returning id, view_count, solution_count
+          ), tallied as (
+            insert into question_view_tallies (question_id, views, solved_views)
+            select id, 1, (solution_count > 0)::int from counted
+            on conflict (question_id) do update
+              set views = question_view_tallies.views + 1, solved_views = question_view_tallies.solved_views + excluded.solved_views
           )
-          update questions set view_count = view_count + 1 where id = (select question_id from first_today) returning view_count`
+          select view_count from counted`
           .execute(db)
           .then((r) => r.rows[0]);
         if (counted) row = { ...row, view_count: counted.view_count };

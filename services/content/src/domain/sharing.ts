@@ -1,5 +1,5 @@
 import { writeEvent } from '@kn/bus';
-import type { Actor } from '@kn/contracts';
+import { type Actor, conflict } from '@kn/contracts';
 import type { Executor, Tx } from '@kn/db';
 import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentSchema } from '../db/schema.ts';
@@ -58,6 +58,30 @@ export function sharingDomain(deps: ContentDeps) {
           { question: await questionSummary(tx, question), sender_id: actor.id, recipient_id: recipient, message: message ?? null },
           { actorId: actor.id },
         );
+      });
+    },
+
+    /**
+     * "Not me": the caller will not answer the question. Recorded once per person and question, and
+     * announced then (a second decline changes nothing); the poser cannot decline their own question.
+     */
+    async decline(actor: Actor, questionId: number) {
+      await db.transaction().execute(async (tx) => {
+        const question = await openQuestion(actor, questionId)(tx, { lock: true });
+        if (question.author_id === actor.id) throw conflict('this is your own question');
+        const recorded = await tx
+          .insertInto('question_declines')
+          .values({ question_id: questionId, user_id: actor.id, declined_at: new Date() })
+          .onConflict((c) => c.doNothing())
+          .returning('user_id')
+          .executeTakeFirst();
+        if (recorded)
+          await writeEvent(
+            tx,
+            'content.question.declined.v1',
+            { question: await questionSummary(tx, question), user_id: actor.id },
+            { actorId: actor.id },
+          );
       });
     },
 

@@ -1,4 +1,6 @@
+import { writeEvent } from '@kn/bus';
 import { type Actor, notFound } from '@kn/contracts';
+import type { QuestionRow } from '../db/questions-tables.ts';
 import type { ContentDeps } from '../handlers/deps.ts';
 import { visibleQuestion } from './access.ts';
 import { questionListDomain } from './question-list.ts';
@@ -21,6 +23,22 @@ export function similarDomain(deps: ContentDeps) {
     return row;
   }
 
+  /** Once per draft: the first similar questions it was shown, for the reuse figures. */
+  async function recordShown(draft: QuestionRow, shown: Array<{ id: number }>) {
+    await db.transaction().execute(async (tx) => {
+      const first = await tx
+        .insertInto('draft_similar_shown')
+        .values({ question_id: draft.id, shown_at: new Date() })
+        .onConflict((c) => c.doNothing())
+        .returning('question_id')
+        .executeTakeFirst();
+      if (!first) return;
+      const question = { id: draft.id, author_id: draft.author_id, knowledge_space_id: draft.knowledge_space_id };
+      const similar = shown.slice(0, 100).map((q) => q.id);
+      await writeEvent(tx, 'content.question.similar-shown.v1', { question, similar }, { actorId: draft.author_id });
+    });
+  }
+
   return {
     async toQuestion(id: number, page: Page, actor: Actor, requestId: string) {
       await publishedQuestion(id, actor);
@@ -28,9 +46,14 @@ export function similarDomain(deps: ContentDeps) {
       return lists.ranked(actor, items, page);
     },
 
-    async toText(text: string, page: Page, actor: Actor, requestId: string) {
+    /** `draft`: the caller's question being written; the first answer with results for it is recorded. */
+    async toText(text: string, page: Page & { draft?: number }, actor: Actor, requestId: string) {
+      const draft = page.draft === undefined ? null : await visibleQuestion(db, page.draft, actor);
+      if (draft && draft.author_id !== actor.id) throw notFound('draft');
       const { items } = await search.similar({ text, limit: RANKED }, actor, requestId);
-      return lists.ranked(actor, items, page);
+      const answer = await lists.ranked(actor, items, page);
+      if (draft && !draft.is_published && !draft.is_deleted && answer.items.length) await recordShown(draft, answer.items);
+      return answer;
     },
 
     async experts(id: number, limit: number, actor: Actor, requestId: string) {

@@ -65,6 +65,10 @@ export function solutionHandlers(
       await sharing.forward(actor, params.id, (body.recipient ?? body.user_id) as number, body.message, requestId);
       return undefined;
     },
+    declineQuestion: async ({ actor, params }) => {
+      await sharing.decline(actor, params.id);
+      return undefined;
+    },
     listQuestionForwards: async ({ actor, params, requestId }) => sharing.listForwards(actor, params.id, requestId),
     shareQuestion: async ({ actor, params, body, requestId }) => {
       await sharing.shareQuestion(actor, params.id, body, requestId);

@@ -82,7 +82,8 @@ async function rememberSolution(tx: T, s: EventSolution) {
 
 /**
  * Content events that notify nobody: drafts, deletions, flags, follows, categories, tags,
- * acceptance and upvotes, comment deletions, attachments, and imports (bulk imports notify nobody).
+ * acceptance and upvotes, comment deletions, attachments, imports (bulk imports notify nobody),
+ * and what only the figures count (declines, views, similar questions shown to drafts).
  */
 const ignored = [
   'content.question.created.v1',
@@ -105,6 +106,9 @@ const ignored = [
   'content.attachment.added.v1',
   'content.attachment.deleted.v1',
   'content.question.imported.v1',
+  'content.question.declined.v1',
+  'content.question.views-counted.v1',
+  'content.question.similar-shown.v1',
 ] as const;
 
 /** Turns content events into notifications (see docs/notifications.md for the table of who gets what). */

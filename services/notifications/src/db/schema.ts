@@ -64,10 +64,12 @@ export interface NotificationsTable {
 export interface EmailOutboxTable {
   id: Generated<number>;
   user_id: number;
-  kind: 'notification' | 'digest';
+  kind: 'notification' | 'digest' | 'analytics_digest';
   notification_id: number | null;
-  /** Digest: `YYYY-MM` of the month it covers. */
+  /** Digest: `YYYY-MM` of the month it covers; analytics digest: the Monday of its week. */
   period: string | null;
+  /** Analytics digest: its figures (AnalyticsDigest). */
+  content: Json<unknown> | null;
   status: Generated<'pending' | 'sent' | 'failed' | 'skipped'>;
   attempts: Generated<number>;
   next_attempt: Generated<Date>;

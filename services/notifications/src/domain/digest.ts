@@ -1,4 +1,5 @@
-import type { Tx } from '@kn/db';
+import type { AnalyticsDigest } from '@kn/contracts';
+import { type Db, json, type Tx } from '@kn/db';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { monthRange } from './email.ts';
 import { deliverable, emailSettingsOf, getNetwork } from './settings.ts';
@@ -51,4 +52,37 @@ export async function queueDigests(tx: Tx<NotificationsSchema>, now: Date): Prom
     .returning('id')
     .execute();
   return { period, queued: inserted.length };
+}
+
+/**
+ * The weekly analytics digest of a person (its figures computed by the analytics service), queued
+ * if they take email: network delivery on, email_enabled, a deliverable address. One per person
+ * and week (a unique index): a second hand-over of the same week queues nothing. A person this
+ * service has not projected yet is an error, so that the analytics service tries again later.
+ */
+export async function queueAnalyticsDigest(db: Db<NotificationsSchema>, userId: number, digest: AnalyticsDigest): Promise<boolean> {
+  const user = await db
+    .selectFrom('user_projection')
+    .select(['email', 'email_settings', 'is_deleted'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (!user) throw new Error(`user ${userId} is not known here yet`);
+  if (!(await getNetwork(db)).email_delivery_enabled) return false;
+  if (user.is_deleted || !deliverable(user.email) || !emailSettingsOf(user).email_enabled) return false;
+  const inserted = await db
+    .insertInto('email_outbox')
+    .values({
+      user_id: userId,
+      kind: 'analytics_digest',
+      notification_id: null,
+      period: digest.week,
+      content: json(digest),
+      locked_until: null,
+      last_error: null,
+      sent: null,
+    })
+    .onConflict((c) => c.columns(['user_id', 'period']).where('kind', '=', 'analytics_digest').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }

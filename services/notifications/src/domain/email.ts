@@ -1,8 +1,9 @@
+import type { AnalyticsDigest } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { NotificationsConfig } from '../config.ts';
 import type { NotificationsSchema } from '../db/schema.ts';
 import { deliverable, getNetwork, languageOf } from './settings.ts';
-import { digestMail, lang, type Mail, notificationMail } from './templates.ts';
+import { analyticsDigestMail, digestMail, lang, type Mail, notificationMail } from './templates.ts';
 
 /** Start and end (exclusive) of a `YYYY-MM` month in UTC. */
 export function monthRange(period: string) {
@@ -18,7 +19,7 @@ export function monthRange(period: string) {
 export async function renderEmail(
   db: Db<NotificationsSchema>,
   config: NotificationsConfig,
-  row: { user_id: number; kind: string; notification_id: number | null; period: string | null },
+  row: { user_id: number; kind: string; notification_id: number | null; period: string | null; content?: unknown },
 ) {
   const user = await db.selectFrom('user_projection').selectAll().where('id', '=', row.user_id).executeTakeFirst();
   // The users consumer may not have caught up yet: retry later.
@@ -31,6 +32,8 @@ export async function renderEmail(
   if (row.kind === 'notification' && row.notification_id !== null) {
     const n = await db.selectFrom('notifications').selectAll().where('id', '=', row.notification_id).executeTakeFirst();
     if (n) mail = notificationMail(language, network.network_name, n.content, link(n.url));
+  } else if (row.kind === 'analytics_digest' && row.content) {
+    mail = analyticsDigestMail(language, network.network_name, row.content as AnalyticsDigest, link('/analytics'));
   } else if (row.kind === 'digest' && row.period) {
     const { from, to } = monthRange(row.period);
     const items = await db

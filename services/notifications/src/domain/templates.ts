@@ -1,4 +1,4 @@
-import type { NotificationType } from '@kn/contracts';
+import type { AnalyticsDigest, NotificationType } from '@kn/contracts';
 import { escapeHtml } from '@kn/service';
 
 type Texts = Record<NotificationType, (actor: string, title: string) => string>;
@@ -128,5 +128,91 @@ export function digestMail(language: Lang, network: string, month: string, items
       `<!doctype html><html lang="${language}"><body><p>${escapeHtml(w.digestIntro(items.length))}</p><ul>` +
       items.map((i) => `<li><a href="${escapeHtml(i.link)}">${escapeHtml(i.content)}</a></li>`).join('') +
       `</ul><hr><p style="color:#666;font-size:12px">${escapeHtml(w.why)}</p></body></html>`,
+  };
+}
+
+const digestWords = {
+  en: {
+    subject: (network: string, week: string) => `${network}: the week from ${week} in figures`,
+    flow: 'Questions',
+    asked: 'asked',
+    answered: 'answered',
+    accepted: 'accepted',
+    median: 'median time to the first solution',
+    unanswered: 'without a solution now',
+    withheld: 'Some figures are withheld: they would be over fewer than five people.',
+    health: 'Content health',
+    expiring: 'solutions expiring within 30 days',
+    expired: 'solutions expired',
+    validation: 'validation requests waiting',
+    unaccepted: 'questions without an accepted solution after 14 days',
+    gaps: 'Tags to look at',
+    gap: (g: AnalyticsDigest['gaps'][number]) => `${g.tag}: ${g.asked} asked, ${g.answered} answered, ${g.experts} expert(s)`,
+    open: 'Open the analytics',
+    why: 'You receive this email because you asked for the weekly analytics digest. Turn it off in your settings.',
+  },
+  de: {
+    subject: (network: string, week: string) => `${network}: die Woche ab ${week} in Zahlen`,
+    flow: 'Fragen',
+    asked: 'gestellt',
+    answered: 'beantwortet',
+    accepted: 'akzeptiert',
+    median: 'Median bis zur ersten Lösung',
+    unanswered: 'jetzt ohne Lösung',
+    withheld: 'Einige Zahlen werden nicht gezeigt: sie beträfen weniger als fünf Personen.',
+    health: 'Aktualität der Inhalte',
+    expiring: 'Lösungen, die in 30 Tagen ablaufen',
+    expired: 'abgelaufene Lösungen',
+    validation: 'offene Validierungsanfragen',
+    unaccepted: 'Fragen ohne akzeptierte Lösung nach 14 Tagen',
+    gaps: 'Schlagwörter mit Lücken',
+    gap: (g: AnalyticsDigest['gaps'][number]) => `${g.tag}: ${g.asked} gestellt, ${g.answered} beantwortet, ${g.experts} Experte(n)`,
+    open: 'Zur Analyse',
+    why: 'Sie erhalten diese E-Mail, weil Sie die wöchentliche Zusammenfassung der Analyse bestellt haben. Sie können sie in Ihren Einstellungen abbestellen.',
+  },
+};
+
+/** A duration in seconds as people read it: minutes, hours or days. */
+function duration(seconds: number | null) {
+  if (seconds === null) return '–';
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 2 * 86_400) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} d`;
+}
+
+/** The weekly analytics digest: the week's flow, content health and gaps as the manager may see them. */
+export function analyticsDigestMail(language: Lang, network: string, digest: AnalyticsDigest, link: string): Mail {
+  const w = digestWords[language];
+  const n = (v: number | null) => (v === null ? '–' : String(v));
+  const sections: Array<[string, string[]]> = [
+    [
+      w.flow,
+      [
+        `${n(digest.flow.asked)} ${w.asked}, ${n(digest.flow.answered)} ${w.answered}, ${n(digest.flow.accepted)} ${w.accepted}`,
+        `${w.median}: ${duration(digest.flow.first_solution_p50_s)}`,
+        `${n(digest.flow.unanswered)} ${w.unanswered}`,
+        ...(digest.flow.suppressed ? [w.withheld] : []),
+      ],
+    ],
+    [
+      w.health,
+      [
+        `${digest.health.expiring} ${w.expiring}`,
+        `${digest.health.expired} ${w.expired}`,
+        `${digest.health.validation_requested} ${w.validation}`,
+        `${digest.health.unaccepted} ${w.unaccepted}`,
+      ],
+    ],
+    ...(digest.gaps.length ? [[w.gaps, digest.gaps.map(w.gap)] as [string, string[]]] : []),
+  ];
+  return {
+    subject: w.subject(network, digest.week),
+    text: `${sections.map(([title, lines]) => `${title}\n${lines.map((l) => `- ${l}`).join('\n')}`).join('\n\n')}\n\n${w.open}: ${link}\n\n--\n${w.why}\n`,
+    html:
+      `<!doctype html><html lang="${language}"><body>` +
+      sections
+        .map(([title, lines]) => `<h2>${escapeHtml(title)}</h2><ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`)
+        .join('') +
+      `<p><a href="${escapeHtml(link)}">${escapeHtml(w.open)}</a></p><hr><p style="color:#666;font-size:12px">${escapeHtml(w.why)}</p></body></html>`,
   };
 }

@@ -1,10 +1,11 @@
 import { type Actor, forbidden, type Handlers, notFound, type notificationsOperations } from '@kn/contracts';
 import type { Db } from '@kn/db';
 import type { NotificationRow, NotificationsSchema } from '../db/schema.ts';
+import { queueAnalyticsDigest } from '../domain/digest.ts';
 import { presentNotification, presentUser, senderId } from '../domain/present.ts';
 import { getNetwork } from '../domain/settings.ts';
 
-export function createHandlers(deps: { db: Db<NotificationsSchema> }): Handlers<typeof notificationsOperations> {
+export function createHandlers(deps: { db: Db<NotificationsSchema>; onEmailQueued(): void }): Handlers<typeof notificationsOperations> {
   const { db } = deps;
 
   /** Whose notifications: the caller's, or with role on_behalf_user those of `user_id`. */
@@ -50,6 +51,11 @@ export function createHandlers(deps: { db: Db<NotificationsSchema> }): Handlers<
   };
 
   return {
+    queueAnalyticsDigest: async ({ body }) => {
+      const queued = await queueAnalyticsDigest(db, body.user_id, body.digest);
+      if (queued) deps.onEmailQueued();
+      return { queued };
+    },
     countUnreadNotifications: async ({ actor, query }) => count(owner(actor, query), 'is_read'),
     countUnseenNotifications: async ({ actor, query }) => count(owner(actor, query), 'is_seen'),
     listNotifications: async ({ actor, query, url }) => {

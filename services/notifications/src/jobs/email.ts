@@ -26,6 +26,7 @@ export function startEmailWorker(deps: { db: Db<NotificationsSchema>; config: No
     kind: string;
     notification_id: number | null;
     period: string | null;
+    content: unknown;
     attempts: number;
   }) {
     try {
@@ -74,6 +75,7 @@ export function startEmailWorker(deps: { db: Db<NotificationsSchema>; config: No
         'kind',
         'notification_id',
         'period',
+        'content',
         'attempts',
       ]);
       await Promise.all(claimed.map(send));
