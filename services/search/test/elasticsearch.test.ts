@@ -498,6 +498,50 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
   });
 });
 
+test("expert search's tags, settings, spaces and askers are read once until the index moves", async () => {
+  const requests: string[] = [];
+  const tag = (key: string, link_keys: string[] = []) => ({
+    _source: { type: 'tag', key, label: key, first_word: key, excluded_from_suggestions: false, links: link_keys, link_keys },
+  });
+  const client = {
+    search: async (request: any) => {
+      requests.push(request.query?.term?.type === 'tag' ? 'tags' : 'questions');
+      if (request.query?.term?.type === 'tag') return { hits: { hits: [tag('hops', ['kveik']), tag('kveik')] } };
+      return { hits: { total: { value: 0 }, hits: [] }, aggregations: {} };
+    },
+    mget: async (request: any) => {
+      requests.push(`mget ${request.ids.join(',')}`);
+      return {
+        docs: request.ids.map((id: string) =>
+          id === 'setting:min_experts'
+            ? { _id: id, found: true, _source: { type: 'setting', key: 'min_experts', value: 4 } }
+            : { _id: id, found: false },
+        ),
+      };
+    },
+  } as unknown as Client;
+  const kept = new KeptUntilMoved();
+  const evidence = new ElasticsearchEvidence(
+    client,
+    indexNames('kn'),
+    new DocumentFrequencies(client, 'kn-questions', 'asked_terms'),
+    [],
+    kept,
+  );
+  for (let round = 0; round < 2; round++) {
+    expect([...(await evidence.namedTags('kveik or hops?'))].sort()).toEqual(['hops', 'kveik']);
+    // A link counts both ways.
+    expect((await evidence.tags(['kveik'])).get('kveik')!.linked).toEqual(['hops']);
+    expect(await evidence.minExperts()).toBe(4);
+    expect(await evidence.closedSpaceMembers(3)).toBeUndefined();
+    await evidence.askerRecord(7, 1_000);
+  }
+  expect(requests).toEqual(['tags', 'mget setting:min_experts', 'mget space:3', 'questions']);
+  kept.moved();
+  await evidence.minExperts();
+  expect(requests.at(-1)).toBe('mget setting:min_experts');
+});
+
 test('the mappings change only with the index version (an upgrade rebuilds beside the live index only when told so)', () => {
   const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
   // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
