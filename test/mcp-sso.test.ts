@@ -134,6 +134,13 @@ describe("the company's provider as /mcp's authorization server", () => {
     await expectRefused(`${head}.${payload}.${mac}`, /algorithm HS256 is not accepted/);
   });
 
+  test('a long token (a provider that lists many groups in it) is taken whole, up to 8 KiB', async () => {
+    const groups = Array.from({ length: 200 }, (_, i) => `engineering-team-${i}`);
+    const token = await provider.accessToken(claims('p-linked', { groups }));
+    expect(token.length).toBeGreaterThan(5000);
+    expect((await mcp(token)).status).toBe(200);
+  });
+
   test('the API token still works beside them', async () => {
     expect((await mcp(linked.token)).status).toBe(200);
   });

@@ -37,9 +37,10 @@ export function mcpRoutes(options: {
 }) {
   const { logger, accessToken } = options;
   const router = Router();
-  // An access token issued for /mcp, else the API's own bearer token; either counts against the caller's limit.
+  // An access token issued for /mcp (by the single sign-on provider, or by the gateway), else the API's own
+  // bearer token; each counts against the caller's limit. 8 KiB: a provider's JWT with many groups in it is long.
   const authenticate = async (req: Request, requestId: string) => {
-    const token = /^Bearer\s+(\S{1,4096})\s*$/i.exec(req.get('authorization') ?? '')?.[1];
+    const token = /^Bearer\s+(\S{1,8192})\s*$/i.exec(req.get('authorization') ?? '')?.[1];
     const actor = token && accessToken ? await accessToken(req, token) : undefined;
     if (!actor) return options.authenticate(req, requestId);
     await options.count(req.res!, actor);
