@@ -6,6 +6,7 @@ import { ErrorBox, Loading, Page, useLoad } from '../ui.tsx';
 
 type Flow = ResponseOf<'getAnalyticsFlow'>;
 type Row = Flow['rows'][number];
+const REUSE_COLUMNS = ['period', 'views', 'solvedViews', 'solvedQuestions', 'draftsShown', 'draftsPublished', 'draftsLeft'] as const;
 const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const hours = (s: number | null) => (s === null ? '–' : formatNumber(s / 3600, 1));
@@ -91,6 +92,9 @@ export function AnalyticsPage() {
     [JSON.stringify(filters)],
   );
   const health = useLoad(() => kn().call('getContentHealth', { query: {} }), []);
+  const range = { from: filters.from, to: filters.to, granularity: filters.granularity };
+  const reuse = useLoad(() => kn().call('getAnalyticsReuse', { query: range }), [JSON.stringify(range)]);
+  const routing = useLoad(() => kn().call('getRoutingAnalytics', { query: range }), [JSON.stringify(range)]);
   const field = (name: keyof typeof draft) => ({
     id: `analytics-${name}`,
     value: draft[name],
@@ -178,6 +182,60 @@ export function AnalyticsPage() {
                           <td key={i}>{c}</td>
                         ),
                       )
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+      {routing.data && (
+        <section aria-labelledby="routing-heading">
+          <h2 id="routing-heading">{t('analytics.routing')}</h2>
+          <ul>
+            <li>
+              {t('analytics.routed')}: {formatNumber(routing.data.questions_routed)}
+            </li>
+            <li>
+              {t('analytics.forwards')}: {formatNumber(routing.data.forwards)}
+            </li>
+            <li>
+              {t('analytics.declines')}: {formatNumber(routing.data.declines)}
+            </li>
+          </ul>
+        </section>
+      )}
+      {reuse.data && (
+        <section aria-labelledby="reuse-heading">
+          <h2 id="reuse-heading">{t('analytics.reuse')}</h2>
+          <div class="table-scroll">
+            <table>
+              <caption>{t('analytics.reuseCaption')}</caption>
+              <thead>
+                <tr>
+                  {REUSE_COLUMNS.map((c) => (
+                    <th key={c} scope="col">
+                      {t(`analytics.col.${c}`)}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {reuse.data.rows.map((r) => (
+                  <tr key={r.period}>
+                    <th scope="row">{r.period}</th>
+                    <td>{formatNumber(r.views)}</td>
+                    <td>{formatNumber(r.solved_views)}</td>
+                    <td>{formatNumber(r.solved_questions_viewed)}</td>
+                    {r.suppressed ? (
+                      <td colSpan={3}>{t('analytics.withheld')}</td>
+                    ) : (
+                      <>
+                        <td>{formatNumber(r.drafts_shown_similar ?? 0)}</td>
+                        <td>{formatNumber(r.drafts_published ?? 0)}</td>
+                        <td>{formatNumber(r.drafts_not_published ?? 0)}</td>
+                      </>
                     )}
                   </tr>
                 ))}

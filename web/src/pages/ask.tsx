@@ -44,9 +44,13 @@ export function AskPage() {
   const action = useAction();
   const categories = useLoad(() => kn().call('listCategories'), []);
   const typed = useSettled(`${title}\n${description}`.trim(), 400);
+  // With the draft once there is one: the similar questions it was shown count in the reuse figures.
   const similar = useLoad(
-    async () => (typed.length < 8 ? null : kn().call('similarToText', { query: { query: typed.slice(0, 1000), limit: 5 } })),
-    [typed],
+    async () =>
+      typed.length < 8
+        ? null
+        : kn().call('similarToText', { query: { query: typed.slice(0, 1000), limit: 5, draft: draftId ?? undefined } }),
+    [typed, draftId],
   );
 
   const body = async () => ({

@@ -1,6 +1,6 @@
 import type { ResponseOf } from '@kn/client/http';
 import { useEffect, useState } from 'preact/hooks';
-import { kn } from '../api.ts';
+import { hasRole, kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
 import { setLanguage, t, UI_LANGUAGES } from '../i18n.ts';
 import { ErrorBox, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx';
@@ -22,6 +22,10 @@ function groupOf(type: string): (typeof EMAIL_GROUPS)[number] {
 
 export function SettingsPage() {
   const loaded = useLoad(() => Promise.all([kn().call('getLanguageSettings'), kn().call('getEmailSettings')]), []);
+  // The weekly analytics digest is for managers and administrators of content.
+  const manager = hasRole('manager', 'content_admin', 'super_admin');
+  const digest = useLoad(async () => (manager ? kn().call('getAnalyticsDigestSetting') : null), [manager]);
+  const [weekly, setWeekly] = useState<boolean | null>(null);
   const [lang, setLang] = useState('');
   const [email, setEmail] = useState<EmailSettings | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -38,6 +42,7 @@ export function SettingsPage() {
     void action.run(async () => {
       const settings = await kn().call('updateLanguageSettings', { body: { interface_language: lang as never } });
       await kn().call('updateEmailSettings', { body: email as never });
+      if (weekly !== null) await kn().call('updateAnalyticsDigestSetting', { body: { weekly_digest: weekly } });
       setLanguage(settings.interface_language);
       setNotice(t('common.saved'));
     });
@@ -85,6 +90,17 @@ export function SettingsPage() {
             )}
             {flag('digest_email_enabled', t('settings.digest'))}
             {flag('announcement_email_enabled', t('settings.announcements'))}
+            {digest.data && (
+              <div class="check">
+                <input
+                  id="email-analytics-digest"
+                  type="checkbox"
+                  checked={weekly ?? digest.data.weekly_digest}
+                  onChange={(e) => setWeekly(e.currentTarget.checked)}
+                />
+                <label for="email-analytics-digest">{t('settings.analyticsDigest')}</label>
+              </div>
+            )}
             {EMAIL_GROUPS.map((group) => {
               const keys = types.filter((key) => groupOf(key) === group);
               if (!keys.length) return null;
