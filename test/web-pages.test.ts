@@ -10,6 +10,9 @@ import { type Person, startWebApp, type WebApp } from './web-app.ts';
  * profiles linked from names. Screenshots: the folder this file prints.
  */
 
+// Each test drives Chromium through several pages, often at both widths: minutes on a loaded machine.
+jest.setTimeout(240_000);
+
 let web: WebApp;
 let asker: Person;
 let erik: Person;
@@ -334,6 +337,10 @@ describe('administration', () => {
     await page.getByRole('button', { name: 'Add a group mapping' }).click();
     await page.getByRole('button', { name: 'Start a content export' }).click();
     await page.locator('ul.exports li', { hasText: 'done' }).waitFor({ timeout: 120_000 });
+    // Counts in the language's plural forms ("1 question", not "1 questions").
+    const exported = (await page.locator('ul.exports li span', { hasText: / bytes?$/ }).textContent()) ?? '';
+    const [, n, word] = /^(\d+) (questions?),/.exec(exported) ?? [];
+    expect(word).toBe(n === '1' ? 'question' : 'questions');
     // Nothing drawn past the right edge (the failure names what is).
     const wide = await page.evaluate(
       "[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391 && getComputedStyle(e).position !== 'absolute').map((e) => e.tagName + '.' + e.className + ' ' + (e.id || ''))",

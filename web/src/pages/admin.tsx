@@ -2,7 +2,7 @@ import type { ResponseOf } from '@kn/client/http';
 import { useEffect, useState } from 'preact/hooks';
 import { hasRole, kn } from '../api.ts';
 import type { MessageKey } from '../i18n/en.ts';
-import { language, t } from '../i18n.ts';
+import { language, t, tn } from '../i18n.ts';
 import { useSignal } from '../signal.ts';
 import { ErrorBox, formatDate, Loading, Page, SaveRow, useAction, useLoad } from '../ui.tsx';
 import { SignInSettings } from './sign-in-settings.tsx';
@@ -138,7 +138,9 @@ function Exports() {
               <span>{formatDate(e.start_date, lang)}</span> <strong>{t(`status.${e.status}` as MessageKey)}</strong>{' '}
               {e.status === 'success' && (
                 <>
-                  <span>{t('admin.exportCount', { count: e.count ?? 0, size: e.file_size ?? 0 })}</span>{' '}
+                  <span>
+                    {t('admin.exportCount', { questions: tn('admin.questions', e.count ?? 0), size: tn('admin.bytes', e.file_size ?? 0) })}
+                  </span>{' '}
                   <button type="button" class="link" onClick={() => void download(e.export_id)}>
                     {t('admin.download')} {e.filename}
                   </button>
@@ -169,7 +171,7 @@ function SearchState() {
       <h2 id="search-title">{t('admin.search')}</h2>
       <ErrorBox error={probe.error ?? model.error} />
       {probe.data !== undefined && <p>{probe.data ? t('admin.searchReady') : t('admin.searchLoading')}</p>}
-      {model.data && <p>{t('admin.model', { status: model.data.status, questions: model.data.questions })}</p>}
+      {model.data && <p>{t('admin.model', { status: model.data.status, questions: tn('admin.questions', model.data.questions) })}</p>}
     </section>
   );
 }
