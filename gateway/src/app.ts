@@ -26,7 +26,7 @@ import { fileRoutes } from './files.ts';
 import { securityHeaders } from './headers.ts';
 import { INTEGRATIONS_PATH, integrationRoutes } from './integrations.ts';
 import { clientAddress, idempotency, loginThrottle, networkLimits, rateLimiter, rateLimitHeaders } from './limits.ts';
-import { MCP_PATH, resourceMetadataRoutes } from './mcp/auth.ts';
+import { authorizationServersOf, MCP_PATH, resourceMetadataRoutes } from './mcp/auth.ts';
 import { mcpCors } from './mcp/cors.ts';
 import { authorizationServer, issuerOf, OAUTH_PATH } from './mcp/oauth.ts';
 import { providerTokens } from './mcp/provider-tokens.ts';
@@ -171,11 +171,7 @@ export function createApp(options: { bus: Bus; config: GatewayConfig; logger: Lo
     : undefined;
   const resource = {
     origin: cookie.origin,
-    authorizationServers: (req: Request) => {
-      const ours = issuerOf(cookie.origin(req));
-      if (!company) return [ours];
-      return config.OIDC_MCP_FIRST === 'provider' ? [company, ours] : [ours, company];
-    },
+    authorizationServers: (req: Request) => authorizationServersOf(issuerOf(cookie.origin(req)), company, config.OIDC_MCP_FIRST),
   };
   app.use(
     [

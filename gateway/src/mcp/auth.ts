@@ -14,6 +14,17 @@ export interface ResourceOptions {
 }
 
 /**
+ * The issuers /mcp's metadata names, the first the one most clients use: the gateway's own alone
+ * without single sign-on; with it, the company's provider first (people sign in and consent where
+ * they always do) and ours after it, for clients the provider cannot register, unless `first` says
+ * the other way round (OIDC_MCP_FIRST).
+ */
+export function authorizationServersOf(ours: string, company: string | undefined, first: 'provider' | 'gateway'): string[] {
+  if (!company) return [ours];
+  return first === 'provider' ? [company, ours] : [ours, company];
+}
+
+/**
  * /mcp is an OAuth 2.1 protected resource (RFC 9728, as the MCP specification asks): its metadata
  * names the authorization servers, and a request without a good token is told where to find it.
  */
