@@ -253,6 +253,17 @@ describe('the MCP server', () => {
     expect(forwards.items).toEqual([expect.objectContaining({ user_id: outsider.user.id, count: 1 })]);
   });
 
+  test('get_question says how many comments its bound left out, and where all of them are', async () => {
+    // All the outsider's own, so that nobody else is notified (the notifications test counts the others').
+    const { id } = await newQuestion(system, outsider.token, { title: 'Which quokka feed lasts the winter?', tags: ['quokka-feed'] });
+    for (let i = 0; i < 22; i++)
+      await rest(outsider.token, (api) => api.post(`${API}/questions/${id}/comments`).send({ description: `<p>Remark ${i}</p>` }), 201);
+    const got = await call(await connect(outsider.token), 'get_question', { id });
+    expect(got.structuredContent.comments).toHaveLength(20);
+    expect(got.structuredContent).toMatchObject({ comments_total: 22, solutions_total: 0 });
+    expect(textOf(got)).toContain('## Comments (20 of 22: the first; all at the link)');
+  });
+
   test('list_notifications and mark_notifications_read answer and change what the REST API does', async () => {
     await system.routed();
     await system.services.notifications.runtime.relay.flush();

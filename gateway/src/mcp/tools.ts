@@ -406,13 +406,15 @@ export function registerTools(server: McpServer, ctx: ToolContext) {
 
   /** A question as text: what get_question answers and the question resource holds. */
   function questionText(q: Awaited<ReturnType<typeof fetchQuestion>>) {
-    const solutions = best(q.solutions)
-      .slice(0, LIMITS.solutions)
-      .map((s) => solutionOf(s, LIMITS.solution));
-    const comments = q.comments
-      .filter((c) => !c.is_deleted)
+    const published = best(q.solutions);
+    const live = q.comments.filter((c) => !c.is_deleted);
+    const solutions = published.slice(0, LIMITS.solutions).map((s) => solutionOf(s, LIMITS.solution));
+    const comments = live
       .slice(0, LIMITS.comments)
       .map((c) => ({ id: c.id, solution_id: c.solution_id, text: clip(plainText(c.description), LIMITS.comment) }));
+    // The model is told what the bound left out, and where the rest is, rather than taking a part for the whole.
+    const counted = (shown: number, all: number, which: string) =>
+      shown < all ? `${shown} of ${all}: ${which}; all at the link` : `${shown}`;
     const facts = {
       id: q.id,
       title: q.title,
@@ -423,16 +425,18 @@ export function registerTools(server: McpServer, ctx: ToolContext) {
       description: clip(plainText(q.description), LIMITS.description),
       solution_count: q.solution_count,
       solutions,
+      solutions_total: published.length,
       comments,
+      comments_total: live.length,
     };
     const text = [
       `# ${q.title}`,
       facts.link,
       facts.tags.length ? `Tags: ${facts.tags.join(', ')}` : '',
       facts.description,
-      `## Solutions (${solutions.length})`,
+      `## Solutions (${counted(solutions.length, published.length, 'the best')})`,
       ...solutions.map(solutionLine),
-      comments.length ? `## Comments (${comments.length})` : '',
+      comments.length ? `## Comments (${counted(comments.length, live.length, 'the first')})` : '',
       ...comments.map((c) => `Comment #${c.id}${c.solution_id ? ` on solution #${c.solution_id}` : ''}: ${c.text}`),
     ];
     return { text: text.filter(Boolean).join('\n\n'), facts };
