@@ -51,6 +51,12 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
    * names them here, so that the rest never travels to it: a bulk import is a million events.
    */
   filter?: string;
+  /**
+   * Events handled at once, each in its own transaction (1 by default: in stream order). Only for
+   * a consumer whose events are independent of each other's order (each a decision of its own):
+   * under load an event waits mostly for its round trips to Postgres, which then overlap.
+   */
+  concurrency?: number;
 }): Promise<Consumer> {
   const { bus } = options;
   // What the types say, checked once more for callers that cast.
@@ -175,11 +181,11 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
     // Small pulls: the instances sharing the durable take turns (a large pull would hold every
     // event of a quiet stream for one instance), and a stopped instance leaves few messages to
     // redeliver.
-    pull: 10,
-    batch: 1,
-    apply: async ([msg]) => {
-      await handle(msg!);
-      lastHandledSeq = Math.max(lastHandledSeq, msg!.info.streamSequence);
+    pull: Math.max(10, 2 * (options.concurrency ?? 1)),
+    batch: options.concurrency ?? 1,
+    apply: async (msgs) => {
+      await Promise.all(msgs.map(handle));
+      for (const msg of msgs) lastHandledSeq = Math.max(lastHandledSeq, msg.info.streamSequence);
       settle();
     },
     what: 'consumer',

@@ -28,6 +28,8 @@ export function startSearchConsumer(options: { bus: Bus; db: Db<ChatSchema>; not
     durable: 'chat-search',
     stream: 'search',
     ignore: [],
+    // Each routing decision is a message of its own: a burst of them is written side by side.
+    concurrency: 8,
     handlers: searchHandlers(options.notify),
   });
 }

@@ -32,9 +32,3 @@ export async function storedChoices(db: Executor<ChatSchema>, userIds: number[])
   const rows = await db.selectFrom('chat_settings').select(['user_id', 'chat']).where('user_id', 'in', userIds).execute();
   return new Map(rows.map((r) => [r.user_id, r.chat as Record<string, boolean>]));
 }
-
-/** Of these users, those who get this notification type in chat. */
-export async function wantingChat(db: Executor<ChatSchema>, userIds: number[], type: ChatNotificationType, chatByDefault: boolean) {
-  const stored = await storedChoices(db, userIds);
-  return new Set(userIds.filter((id) => chatChoices(stored.get(id), chatByDefault)[type]));
-}

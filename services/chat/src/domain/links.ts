@@ -41,13 +41,17 @@ export async function actorOf(
   return { id: link.user_id, roles: roles as Role[], token_id: null, link };
 }
 
-/** Every chat account of a network user (where its notifications go). */
+/**
+ * Every chat account of these network users (where their notifications go), each with its
+ * person's stored chat choices: one round trip for an event's recipients.
+ */
 export function linksOfUsers(db: Executor<ChatSchema>, userIds: number[]) {
   if (userIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('links')
     .innerJoin('installations as i', 'i.id', 'links.installation_id')
-    .select(['links.user_id', 'links.chat_user_id', 'links.installation_id', 'links.conversation_id', 'i.platform'])
+    .leftJoin('chat_settings as s', 's.user_id', 'links.user_id')
+    .select(['links.user_id', 'links.chat_user_id', 'links.installation_id', 'links.conversation_id', 'i.platform', 's.chat'])
     .where('links.user_id', 'in', userIds)
     .execute();
 }

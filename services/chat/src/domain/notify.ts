@@ -1,7 +1,7 @@
 import type { ChatNotificationType } from '@kn/contracts';
 import type { Executor } from '@kn/db';
 import type { ChatSchema } from '../db/schema.ts';
-import { wantingChat } from './channels.ts';
+import { chatChoices } from './channels.ts';
 import { linksOfUsers, type Platform } from './links.ts';
 import type { Outbox } from './outbox.ts';
 
@@ -42,8 +42,9 @@ export function chatNotifier(deps: { outbox: Outbox; renderers: Record<Platform,
       render: (r: Renderer) => Record<string, unknown>;
     },
   ) => {
-    const wanting = await wantingChat(tx, [...new Set(notification.recipients)], notification.type, deps.chatByDefault);
-    const links = await linksOfUsers(tx, [...wanting]);
+    const links = (await linksOfUsers(tx, [...new Set(notification.recipients)])).filter(
+      (l) => chatChoices((l.chat ?? undefined) as Record<string, boolean> | undefined, deps.chatByDefault)[notification.type],
+    );
     const messages = links.flatMap((l) => {
       // Teams reaches a person only in a conversation the bot has with them.
       const recipient = l.platform === 'teams' ? l.conversation_id : l.chat_user_id;
