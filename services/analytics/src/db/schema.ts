@@ -76,6 +76,18 @@ export interface PeopleTable {
   roles: string[];
 }
 
+/** A question once per tag, with what flow by tag reads (kept by the feed from `questions`). */
+export interface QuestionTagsTable {
+  id: number;
+  label: string;
+  asked_at: Date;
+  author_id: number;
+  is_deleted: boolean;
+  knowledge_space_id: number | null;
+  first_solution_at: Date | null;
+  accepted_at: Date | null;
+}
+
 /** "Not me": who declined which question. */
 export interface DeclinesTable {
   question_id: number;
@@ -122,6 +134,7 @@ export interface AnalyticsSchema extends BusTables {
   spaces: SpacesTable;
   people: PeopleTable;
   declines: DeclinesTable;
+  question_tags: QuestionTagsTable;
   question_views: QuestionViewsTable;
   drafts_shown: DraftsShownTable;
   digest_settings: DigestSettingsTable;

@@ -6,16 +6,26 @@ import { type Viewer, visibleQuestion } from './access.ts';
 
 type Db = Executor<AnalyticsSchema>;
 
-/** The group of a question under each dimension (`g`), with what it needs joined; a tag question counts under each of its tags. */
+/**
+ * The group of a question under each dimension, with what it needs joined. Tags read
+ * `question_tags` (a question once per tag, so it counts under each), whose index gives the rows of
+ * the top tags alone; the rest read `questions`. Either is `q` with the columns the figures use.
+ */
 const dimensions: Record<
   FlowDimension,
-  { from: RawBuilder<unknown>; group: RawBuilder<string | null>; matches: (v: string) => RawBuilder<boolean> }
+  {
+    table?: RawBuilder<unknown>;
+    from: RawBuilder<unknown>;
+    group: RawBuilder<string | null>;
+    matches: (v: string) => RawBuilder<boolean>;
+  }
 > = {
   network: { from: sql``, group: sql`null::text`, matches: () => sql`true` },
   tag: {
-    from: sql`cross join lateral unnest(q.tags) as t(label)`,
-    group: sql`t.label`,
-    matches: (v) => sql`lower(t.label) = lower(${v})`,
+    table: sql`question_tags`,
+    from: sql``,
+    group: sql`q.label`,
+    matches: (v) => sql`lower(q.label) = lower(${v})`,
   },
   category: {
     from: sql``,
@@ -58,19 +68,23 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 /** Questions published in the range, per period and group, with how they were answered by `now`; and the backlog now. */
 export async function flowReport(db: Db, viewer: Viewer, query: FlowQuery, now: Date): Promise<FlowReport> {
   const dim = dimensions[query.dimension];
+  const table = dim.table ?? sql`questions`;
+  // Tags are never null: the top tags' rows come by index; other groups may be null.
+  const inTop = dim.table
+    ? sql`q.label = any(array(select grp from top))`
+    : sql`exists (select 1 from top where top.grp is not distinct from ${dim.group})`;
   const where = sql.join([visibleQuestion(viewer), sql`not q.is_deleted`, query.value ? dim.matches(query.value) : sql`true`], sql` and `);
   const toFirst = seconds(sql`q.asked_at`, sql`q.first_solution_at`);
   const toAccept = seconds(sql`q.asked_at`, sql`q.accepted_at`);
   // Per dimension only the groups with the most questions in the range: a dashboard shows a few,
   // and an answer of every tag by every day would be larger than a message.
   const { rows } = await sql<Record<string, unknown>>`
-    with base as (
-      select q.asked_at, q.author_id, q.first_solution_at, q.accepted_at, ${dim.group} as grp
-        from questions q ${dim.from}
-       where q.asked_at >= ${query.from} and q.asked_at < ${query.to} and ${where}),
-    top as (select grp from base group by grp order by count(*) desc, grp nulls first limit ${query.top})
+    with top as (
+      select ${dim.group} as grp from ${table} q ${dim.from}
+       where q.asked_at >= ${query.from} and q.asked_at < ${query.to} and ${where}
+       group by 1 order by count(*) desc, 1 nulls first limit ${query.top})
     select to_char(date_trunc(${query.granularity}, q.asked_at at time zone 'UTC'), 'YYYY-MM-DD') as period,
-           q.grp,
+           ${dim.group} as grp,
            count(distinct q.author_id) as people,
            count(*) as asked,
            count(q.first_solution_at) as answered,
@@ -79,8 +93,8 @@ export async function flowReport(db: Db, viewer: Viewer, query: FlowQuery, now: 
            ${percentile(0.5, toAccept)} as accept_p50, ${percentile(0.9, toAccept)} as accept_p90,
            count(*) filter (where q.first_solution_at <= q.asked_at + interval '1 day') as within_day,
            count(*) filter (where q.first_solution_at <= q.asked_at + interval '7 days') as within_week
-      from base q
-     where exists (select 1 from top where top.grp is not distinct from q.grp)
+      from ${table} q ${dim.from}
+     where q.asked_at >= ${query.from} and q.asked_at < ${query.to} and ${where} and ${inTop}
      group by 1, 2
      order by 1, 2 nulls first`.execute(db);
   const withheld = (people: number) => !viewer.admin && people < ANALYTICS_PEOPLE_FLOOR;
@@ -110,7 +124,7 @@ export async function flowReport(db: Db, viewer: Viewer, query: FlowQuery, now: 
     await sql<Record<string, unknown>>`
       with b as (
         select distinct q.id, q.author_id, q.asked_at
-          from questions q ${dim.from}
+          from ${table} q ${dim.from}
          where q.first_solution_at is null and q.asked_at <= ${now} and ${where})
       select count(distinct b.author_id) as people, count(*) as unanswered,
              ${percentile(0.5, age)} as p50, ${percentile(0.9, age)} as p90, max(${age}) as oldest

@@ -242,6 +242,7 @@ export function projectionBatch() {
                          (select max(accepted_at) from solutions where question_id = i.id and not is_deleted and published_at is not null) as accepted_at
                     from unnest(${[...settle]}::int[]) as i(id)) s
            where q.id = s.id`.execute(tx);
+      await refreshTags(tx, [...new Set([...questions.keys(), ...questionDeleted.keys(), ...settle])]);
     },
   };
 }
@@ -269,4 +270,16 @@ async function setFlags(tx: Tx, table: 'questions', flags: Map<number, boolean>)
   await sql`update ${sql.table(table)} t set is_deleted = f.deleted
               from unnest(${[...flags.keys()]}::int[], ${[...flags.values()]}::boolean[]) as f(id, deleted)
              where t.id = f.id`.execute(tx);
+}
+
+/** The per-tag rows of these questions again, from `questions` as the batch left it. */
+async function refreshTags(tx: Tx, ids: number[]) {
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    await sql`delete from question_tags where id = any(${chunk}::int[])`.execute(tx);
+    await sql`insert into question_tags (id, label, asked_at, author_id, is_deleted, knowledge_space_id, first_solution_at, accepted_at)
+              select distinct q.id, t.label, q.asked_at, q.author_id, q.is_deleted, q.knowledge_space_id, q.first_solution_at, q.accepted_at
+                from questions q cross join lateral unnest(q.tags) as t(label)
+               where q.id = any(${chunk}::int[])`.execute(tx);
+  }
 }

@@ -17,6 +17,7 @@ const feeds: Array<{ stream: ServiceName; handlers: object; ignored: readonly st
 /** Everything the feed builds; a rebuild empties it and reads the streams again. */
 const PROJECTION = [
   'questions',
+  'question_tags',
   'solutions',
   'validation_requests',
   'routings',
