@@ -5,7 +5,7 @@ import { monthRange } from '../src/domain/email.ts';
 import { notificationUrl } from '../src/domain/notify.ts';
 import { disguiseEmail } from '../src/domain/present.ts';
 import { emailSettingFor, NETWORK_DEFAULTS, wantsEmail } from '../src/domain/settings.ts';
-import { actorName, digestMail, notificationMail, notificationText } from '../src/domain/templates.ts';
+import { actorName, analyticsDigestMail, digestMail, notificationMail, notificationText } from '../src/domain/templates.ts';
 import { sign } from '../src/domain/webhooks.ts';
 
 const user = (email_settings: Record<string, unknown> | null, email = 'jane@example.com') => ({ email, is_deleted: false, email_settings });
@@ -45,4 +45,31 @@ test('backoff doubles and is capped; months; urls; disguise; signature', () => {
   expect(notificationUrl({ question_id: 3, target_type: 'solution', target_id: 9 })).toBe('/questions/3#solution-9');
   expect(disguiseEmail('jane.doe@example.com')).toBe('j***@example.com');
   expect(sign('{"a":1}', 's')).toBe(`sha256=${createHmac('sha256', 's').update('{"a":1}').digest('hex')}`);
+});
+
+test('the weekly analytics digest: figures in the reader’s language, withheld ones as a dash, escaped', () => {
+  const digest = {
+    week: '2026-11-30',
+    flow: { asked: 12, answered: 9, accepted: 4, first_solution_p50_s: 3 * 3600, unanswered: null, suppressed: true },
+    health: { expiring: 2, expired: 1, validation_requested: 0, unaccepted: 5 },
+    gaps: [{ tag: '<hops>', asked: 6, answered: 2, experts: 1 }],
+  };
+  const en = analyticsDigestMail('en', 'KN', digest, 'https://kn.example/analytics');
+  expect(en.subject).toBe('KN: the week from 2026-11-30 in figures');
+  expect(en.text).toContain('- 12 asked, 9 answered, 4 accepted');
+  expect(en.text).toContain('median time to the first solution: 3 h');
+  expect(en.text).toContain('- – without a solution now');
+  expect(en.text).toContain('fewer than five people');
+  expect(en.text).toContain('<hops>: 6 asked, 2 answered, 1 expert(s)');
+  expect(en.html).toContain('&lt;hops&gt;');
+  expect(en.html).not.toContain('<hops>');
+  const de = analyticsDigestMail(
+    'de',
+    'KN',
+    { ...digest, gaps: [], flow: { ...digest.flow, suppressed: false } },
+    'https://kn.example/analytics',
+  );
+  expect(de.subject).toBe('KN: die Woche ab 2026-11-30 in Zahlen');
+  expect(de.text).toContain('12 gestellt');
+  expect(de.text).not.toContain('Schlagwörter');
 });
