@@ -141,6 +141,14 @@ describe("the company's provider as /mcp's authorization server", () => {
     expect((await mcp(token)).status).toBe(200);
   });
 
+  test('the linked account deleted, its tokens are refused at once', async () => {
+    const gone = await system.createUser({ firstname: 'Gus', lastname: 'Gone' });
+    const token = await provider.accessToken(claims('p-gone', { email: gone.user.email, email_verified: true }));
+    expect((await mcp(token)).status).toBe(200);
+    expect((await system.api.delete(`${API}/users/${gone.user.id}`).set(...bearer(system.adminToken))).status).toBe(204);
+    await expectRefused(token, /account of this identity was deleted/);
+  });
+
   test('the API token still works beside them', async () => {
     expect((await mcp(linked.token)).status).toBe(200);
   });
