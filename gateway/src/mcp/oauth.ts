@@ -13,8 +13,9 @@ import { MCP_PATH, MCP_SCOPE } from './auth.ts';
 import { kvAdapter, oauthBuckets, sharedSecrets } from './oauth-store.ts';
 
 /*
- * The gateway as its own OAuth 2.1 authorization server for /mcp (docs/mcp.md), used when no
- * single sign-on provider is configured: oidc-provider (a certified implementation) with
+ * The gateway as its own OAuth 2.1 authorization server for /mcp (docs/mcp.md): the only one
+ * without single sign-on, the fallback beside the company's provider with it (provider-tokens.ts
+ * checks that one's tokens). oidc-provider (a certified implementation) with
  * authorization code + PKCE, dynamic client registration and RFC 8414 metadata. The person signs in
  * on the web app's page (the session cookie) and consents on a page of ours; the access tokens
  * are opaque, for the resource /mcp only, and found again in the shared bucket (oauth-store.ts),
