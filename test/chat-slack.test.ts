@@ -1,6 +1,6 @@
 // The network in Slack (docs/chat.md): requests signed as Slack signs them, through the gateway,
 // to the chat service; what it posts goes to a local stand-in of Slack's Web API.
-import { expertOn, routedQuestion } from './chat-stand-in.ts';
+import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
 import { API, publishedSolution } from './fixtures.ts';
 import { interaction, type SlackStandIn, slackSignature, slashCommand, startSlackStandIn } from './slack-stand-in.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -160,8 +160,10 @@ describe('a question from Slack, end to end', () => {
     await press('U0ASKER', 'ask_network', text, { channel: { id: 'C0GENERAL' }, container: { message_ts: '1.0001' } }).expect(200);
     await system.chatCaughtUp();
     const told = slack.of('chat.postEphemeral').find((c) => c.args.user === 'U0ASKER');
-    expect(told?.args.text).toMatch(/sent to 1 expert\b/);
+    // The count is what the publish's own call to routing got in time; the decision is the fact.
+    expect(told?.args.text).toMatch(/is published and was sent to \d+ experts?\b/);
     const questionId = Number(/questions\/(\d+)/.exec(told!.args.text)![1]);
+    expect(await routedTo(system, questionId)).toEqual([expert.user.id]);
     const question = await system.api
       .get(`${API}/questions/${questionId}`)
       .set(...asker.auth)

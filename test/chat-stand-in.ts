@@ -100,10 +100,18 @@ export async function routedQuestion(system: System, tag: string, title: string)
     .set(...asker.auth)
     .expect(200);
   await system.chatCaughtUp();
+  return { id: q.body.id as number, asker, experts: await routedTo(system, q.body.id) };
+}
+
+/**
+ * Who a question was routed to, as the routing decisions recorded it (after `chatCaughtUp`): the
+ * fact, where the count a publish answers is only what its own call to routing got in time.
+ */
+export async function routedTo(system: System, questionId: number) {
   const decisions = await system.services.search.runtime.db
     .selectFrom('routings')
     .select('experts')
-    .where('question_id', '=', q.body.id)
+    .where('question_id', '=', questionId)
     .execute();
-  return { id: q.body.id as number, asker, experts: decisions.flatMap((d) => d.experts.map((e) => e.user_id)) };
+  return decisions.flatMap((d) => d.experts.map((e) => e.user_id));
 }
