@@ -263,10 +263,12 @@ describe('requests that are not Slack’s', () => {
 
   test('a request older than five minutes, or from more than five minutes ahead, is 401', async () => {
     const b = body();
+    // The app reads its clock a moment after the test: a timestamp ahead gets nearer meanwhile, one
+    // behind only older, so the one ahead keeps a margin a loaded machine cannot eat up.
     await refusedWithNothingDone(() => post(b, undefined, slackSignature(SECRET, b, now() - 301)));
-    await refusedWithNothingDone(() => post(b, undefined, slackSignature(SECRET, b, now() + 301)));
+    await refusedWithNothingDone(() => post(b, undefined, slackSignature(SECRET, b, now() + 360)));
     // Within the window it is served.
-    await post(b, undefined, slackSignature(SECRET, b, now() - 290)).expect(200);
+    await post(b, undefined, slackSignature(SECRET, b, now() - 240)).expect(200);
   });
 
   test('a replayed request is 401 and does nothing a second time', async () => {
