@@ -207,11 +207,27 @@ describe('the question page', () => {
         await page.getByRole('link', { name: 'Fragen', exact: true }).click();
         await page.getByRole('heading', { name: /^\d+ Fragen?$/ }).waitFor();
         await page.locator('ol.questions li', { hasText: 'How cold should a lager ferment?' }).getByText('3 Lösungen').waitFor();
+        expect(await page.locator('ol.questions li', { hasText: 'How cold should a lager ferment?' }).locator('.count').textContent()).toBe(
+          '✓ 3 Lösungen, eine akzeptierte Lösung',
+        );
         // The first question is on the first screen, on a phone too (filters wait behind their disclosure).
         const first = await page.locator('ol.questions li').first().boundingBox();
         expect(first!.y + 40).toBeLessThan(844);
         await web.accessible(page, `questions-de-${width}`);
         await web.shot(page, `questions-de-${width}`);
+        // A profile in German: what the person is known for, what they answered (plural rules).
+        await page.goto(`/users/${erik.id}`);
+        await page
+          .getByRole('region', { name: 'Bekannt für' })
+          .getByText(/^Warum: lager \(/)
+          .waitFor();
+        await page.getByRole('heading', { name: /^Hat \d+ Fragen? beantwortet$/ }).waitFor();
+        expect(await page.getByRole('region', { name: 'Bekannt für' }).textContent()).toMatch(
+          /\d+ Lösung(en)?, durchschnittliche Bewertung [^,]+, \d+ Empfehlung(en)?Warum/,
+        );
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+        await web.accessible(page, `profile-de-${width}`);
+        await web.shot(page, `profile-de-${width}`);
       }
     } finally {
       await web.speak(carl, 'en');
