@@ -32,7 +32,9 @@ ensure_postgres() {
   need "/usr/share/postgresql/$version/extension/unaccent.control" postgresql-contrib "$elsewhere"
   if [ ! -f "/etc/postgresql/$version/main/postgresql.conf" ]; then
     echo "creating the PostgreSQL $version cluster main on port $PG_PORT" >&2
-    pg_createcluster "$version" main -p "$PG_PORT" >/dev/null
+    # 300 connections: the tests run two files at once, each with a whole system of seven services
+    # holding pools of their own, beside benchmarks; Debian's 100 was seen running out.
+    pg_createcluster "$version" main -p "$PG_PORT" -o max_connections=300 >/dev/null
   fi
   local hba="/etc/postgresql/$version/main/pg_hba.conf"
   if ! grep -qF "$HBA_MARK" "$hba"; then
