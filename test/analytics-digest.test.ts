@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import * as analytics from '@kn/analytics';
 import { waitFor } from '@kn/testing';
-import { SMTPServer } from 'smtp-server';
 import { API, contentEvents, newQuestion, publishedSolution } from './fixtures.ts';
+import { startSmtpStandIn } from './smtp-stand-in.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 // The weekly digest e-mail, declines ("not me") and the reuse figures (views of solved questions,
@@ -11,24 +10,8 @@ import { bearer, type System, startSystem } from './system.ts';
 type TestUser = Awaited<ReturnType<System['createUser']>>;
 const DAY_MS = 86_400_000;
 
-// A local SMTP stand-in: every mail the notifications service sends arrives here.
-const mails: Array<{ to: string[]; raw: string }> = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  logger: false,
-  onData(stream, session, callback) {
-    let raw = '';
-    stream.on('data', (c: Buffer) => {
-      raw += c.toString('utf8');
-    });
-    stream.on('end', () => {
-      mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-      callback();
-    });
-  },
-});
-const mailsTo = (u: TestUser) => mails.filter((m) => m.to.includes(u.user.email));
+let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
+const mailsTo = (u: TestUser) => smtp.mailsTo(u.user.email);
 
 let system: System;
 let manager: TestUser;
@@ -39,9 +22,9 @@ const tomorrow = () => new Date(Date.now() + DAY_MS).toISOString().slice(0, 10);
 const get = (token: string, path: string) => system.api.get(`${API}${path}`).set(...bearer(token));
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtp = await startSmtpStandIn();
   system = await startSystem({
-    SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    SMTP_URL: smtp.url,
     OUTBOX_POLL_MS: '100',
     ANALYTICS_CACHE_MS: '0',
     // The clock moves a week and more ahead: tokens must outlive that.
@@ -54,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await system?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
 describe('declines', () => {

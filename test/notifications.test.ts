@@ -2,36 +2,13 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '@kn/testing';
-import { SMTPServer } from 'smtp-server';
 import { API, contentEvents, publishedQuestion, publishedSolution } from './fixtures.ts';
+import { startSmtpStandIn } from './smtp-stand-in.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
 type TestUser = Awaited<ReturnType<System['createUser']>>;
 
-// A real SMTP server: it can be told to refuse the next n messages.
-const mails: Array<{ to: string[]; raw: string }> = [];
-let refuseMails = 0;
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS', 'AUTH'],
-  logger: false,
-  onData(stream, session, callback) {
-    let raw = '';
-    stream.on('data', (c: Buffer) => {
-      raw += c.toString('utf8');
-    });
-    stream.on('end', () => {
-      if (refuseMails > 0) {
-        refuseMails--;
-        const err = new Error('mailbox temporarily unavailable') as Error & { responseCode: number };
-        err.responseCode = 451;
-        return callback(err);
-      }
-      mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-      callback();
-    });
-  },
-});
+let smtp: Awaited<ReturnType<typeof startSmtpStandIn>>;
 
 // A real webhook receiver: it can answer 500 or be slow for the next n requests.
 const hooks: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
@@ -72,12 +49,11 @@ const listen = (server: { listen: (port: number, host: string, cb: () => void) =
   new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 
 beforeAll(async () => {
-  await listen(smtp);
+  smtp = await startSmtpStandIn();
   await listen(receiver);
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
   const hookPort = (receiver.address() as AddressInfo).port;
   system = await startSystem({
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    SMTP_URL: smtp.url,
     EMAIL_RETRY_BASE_MS: '100',
     WEBHOOK_RETRY_BASE_MS: '100',
     OUTBOX_POLL_MS: '100',
@@ -107,7 +83,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await system?.stop();
-  await new Promise<void>((r) => smtp.close(() => r()));
+  await smtp?.close();
   await new Promise<void>((r) => receiver.close(() => r()));
 });
 
@@ -153,7 +129,7 @@ function decodeHeader(raw: string, name: string) {
           ).toString('utf8'),
     );
 }
-const mailsTo = (u: TestUser) => mails.filter((m) => m.to.includes(u.user.email));
+const mailsTo = (u: TestUser) => smtp.mailsTo(u.user.email);
 
 describe('notification types', () => {
   test('publishing a solution notifies the poser, followers and mentioned users, never the author; email and signed webhook', async () => {
@@ -622,7 +598,7 @@ describe('email', () => {
   test('an SMTP server that refuses: retried with backoff, nothing lost, attempts recorded', async () => {
     const u = await system.createUser();
     await settle();
-    refuseMails = 2;
+    smtp.refuseNext(2);
     await publishedSolution(system, author.token, await publishedQuestion(system, u.token));
     await settle();
     // The SMTP server has the message a moment before the worker records it.
