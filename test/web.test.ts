@@ -592,7 +592,7 @@ describe('people of the network', () => {
       await backend.close();
       await page.getByLabel('Fragen durchsuchen').fill('citrus');
       await page.getByRole('button', { name: 'Suchen', exact: true }).click();
-      await page.getByRole('alert').getByText('Der Suchindex wird noch geladen: bitte versuchen Sie es gleich noch einmal.').waitFor();
+      await page.getByRole('alert').getByText('Der Suchindex wird noch geladen. Bitte versuchen Sie es gleich noch einmal.').waitFor();
       await shot(page, 'search-loading-de');
     } finally {
       await backend.open();

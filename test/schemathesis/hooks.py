@@ -58,7 +58,7 @@ def names_tester(value):
 SOFT_DELETES = {"DELETE /questions/{id}", "DELETE /solutions/{id}", "DELETE /users/{id}"}
 
 
-RANGE_OPERATIONS = {"getAnalyticsFlow", "getRoutingAnalytics", "getAnalyticsGaps"}
+RANGE_OPERATIONS = {"getAnalyticsFlow", "getRoutingAnalytics", "getAnalyticsGaps", "getAnalyticsReuse"}
 # packages/contracts/src/analytics.ts: the form of `from` and `to`, and the longest range per granularity.
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,3})?)?Z)?$")
 MAX_RANGE_DAYS = {"day": 5 * 366, "week": 20 * 366, "month": 50 * 366}
