@@ -202,6 +202,8 @@ const scenarios: Record<string, Scenario[]> = {
   ],
   flagQuestion: [{ request: () => ({ path: `/questions/${f.question}/flag`, body: { message: 'please check' } }) }],
   followQuestion: [{ request: () => ({ path: `/questions/${f.question}/follow` }) }],
+  // Not me on the answerer's question: anyone asked may say it; saying it again answers 204 too.
+  declineQuestion: [{ alsoAllowed: [409], request: () => ({ path: `/questions/${f.answererQuestion}/decline` }) }],
   unfollowQuestion: [{ request: () => ({ path: `/questions/${f.question}/follow` }) }],
   listCategories: [{ request: () => ({ path: '/categories' }) }],
   createCategory: [{ request: () => ({ path: '/categories', body: { name: `Matrix ${Math.random()}` } }) }],
@@ -264,6 +266,11 @@ const scenarios: Record<string, Scenario[]> = {
   listReviewQueue: [{ request: () => ({ path: '/analytics/health/queue' }) }],
   getRoutingAnalytics: [{ request: () => ({ path: '/analytics/routing', query: RANGE }) }],
   getAnalyticsGaps: [{ request: () => ({ path: '/analytics/gaps', query: RANGE }) }],
+  getAnalyticsReuse: [{ request: () => ({ path: '/analytics/reuse', query: RANGE }) }],
+  getAnalyticsDigestSetting: [{ request: () => ({ path: '/users/me/settings/communication/analytics-digest' }) }],
+  updateAnalyticsDigestSetting: [
+    { request: () => ({ path: '/users/me/settings/communication/analytics-digest', body: { weekly_digest: false } }) },
+  ],
   rebuildAnalytics: [{ request: () => ({ path: '/analytics/rebuild' }) }],
   // The review queue's actions are content's validation and deletion, done as the caller: content's rules decide.
   verifySolution: [

@@ -156,7 +156,21 @@ describe('notification types', () => {
       url: `/questions/${q}#solution-${s}`,
     });
     expect(Object.keys(n ?? {}).sort()).toEqual(
-      ['id', 'question_id', 'content', 'url', 'icon', 'target_id', 'target_type', 'type', 'is_read', 'is_seen', 'user', 'created'].sort(),
+      [
+        'id',
+        'question_id',
+        'content',
+        'url',
+        'icon',
+        'target_id',
+        'target_type',
+        'type',
+        'is_read',
+        'is_seen',
+        'user',
+        'created',
+        'message',
+      ].sort(),
     );
     expect(n?.user).toMatchObject({ id: author.user.id, firstname: author.user.firstname, email: author.user.email });
     expect(n?.content).toContain(author.user.lastname);
