@@ -1,6 +1,7 @@
 // The network in Microsoft Teams (docs/chat.md): Bot Framework activities with tokens signed as the
 // Bot Framework signs them, checked against a local stand-in's OpenID metadata and keys; what the
 // bot posts goes to the stand-in's serviceUrl.
+import { nextDueInMs } from '../services/chat/src/domain/outbox.ts';
 import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
 import { API, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -66,6 +67,11 @@ async function linkBySignIn(user: string, token: string) {
     .send({ code })
     .expect(201);
 }
+
+test('an idle outbox waits: with nothing pending, no message is due (it does not ask again at once)', async () => {
+  await system.chatCaughtUp();
+  expect(await nextDueInMs(system.services.chat.runtime.db)).toBeNull();
+});
 
 describe('a question from Teams, end to end', () => {
   test('asked, routed, answered from the expert’s card, accepted by the asker; search from the compose box', async () => {

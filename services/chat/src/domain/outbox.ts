@@ -136,8 +136,10 @@ export async function markFailed(
 export async function nextDueInMs(db: Executor<ChatSchema>) {
   const row = await db
     .selectFrom('messages')
-    .select(sql<number>`greatest(0, extract(epoch from (min(next_attempt) - now())) * 1000)`.as('ms'))
+    .select(sql<number | null>`extract(epoch from (min(next_attempt) - now())) * 1000`.as('ms'))
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  return row?.ms == null ? null : Number(row.ms);
+  // Clamped here, not with SQL's greatest(0, …): that ignores a null, so "nothing pending" read as
+  // "due now" and the outbox asked again at once, round after round, on an idle system.
+  return row?.ms == null ? null : Math.max(0, Number(row.ms));
 }
