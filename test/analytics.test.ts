@@ -1,5 +1,6 @@
 import { call } from '@kn/bus';
 import { importOperations } from '@kn/contracts';
+import { startAnalyticsFeed } from '../services/analytics/src/jobs/feed.ts';
 import { API, closedSpaceQuestion, newQuestion, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 
@@ -191,6 +192,24 @@ test('a rebuild from the streams gives the same figures', async () => {
   expect(after.body.backlog.unanswered).toBe(before.body.backlog.unanswered);
   // A manager may not rebuild.
   expect((await system.api.post(`${API}/analytics/rebuild`).set(...bearer(manager.token))).status).toBe(403);
+});
+
+test('rebuilds at once, beside a second instance that feeds the same figures, all succeed', async () => {
+  const before = await flow(system.adminToken, `${WEEKS}&dimension=tag`);
+  const { bus, db, logger } = system.services.analytics.runtime;
+  // A second instance reads the same streams into the same tables (operators scale analytics out).
+  const second = await startAnalyticsFeed({ bus, db, batch: 2, logger });
+  try {
+    const rebuild = () => system.api.post(`${API}/analytics/rebuild`).set(...bearer(system.adminToken));
+    const answers = await Promise.all([rebuild(), rebuild(), second.rebuild().then(() => ({ status: 202 }))]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    await system.analyticsCaughtUp();
+    await second.caughtUp();
+  } finally {
+    await second.stop();
+  }
+  const after = await flow(system.adminToken, `${WEEKS}&dimension=tag`);
+  expect(after.body.rows).toEqual(before.body.rows);
 });
 
 describe('content health and the review queue', () => {

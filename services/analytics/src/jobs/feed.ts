@@ -97,7 +97,14 @@ export async function startAnalyticsFeed(options: {
     feeds.map(({ stream, handlers }) =>
       followStream({
         bus,
-        consumer: async () => bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: (await position(stream)) + 1 }),
+        consumer: async () => {
+          // What is stored is applied, by this instance or another (which may have rebuilt and
+          // caught up before this one started reading).
+          const from = await position(stream);
+          applied.set(stream, from);
+          settle();
+          return bus.js.consumers.get(bus.streamName(stream), { opt_start_seq: from + 1 });
+        },
         pull: options.batch,
         batch: options.batch,
         apply: (messages) => apply(stream, handlers as Record<string, Handler>, messages),
@@ -115,9 +122,26 @@ export async function startAnalyticsFeed(options: {
       .values({ stream, seq: 0 })
       .onConflict((c) => c.column('stream').doNothing())
       .execute();
-    applied.set(stream, await position(stream));
   }
   followers = follow();
+
+  async function rebuildOnce() {
+    await Promise.all(followers.map((f) => f.stop()));
+    try {
+      await transaction(db, async (tx) => {
+        // The positions first, as a batch locks them before it writes (apply): another instance's
+        // batch then waits for the rebuild, or the rebuild for it, instead of each for the other.
+        await tx.selectFrom('feed_positions').select('stream').forUpdate().execute();
+        await sql`truncate ${sql.join(PROJECTION.map((t) => sql.table(t)))}`.execute(tx);
+        await tx.updateTable('feed_positions').set({ seq: 0 }).execute();
+      });
+      for (const { stream } of feeds) applied.set(stream, 0);
+      log.info('analytics rebuilt from the streams');
+    } finally {
+      followers = follow();
+    }
+  }
+  let rebuilding = Promise.resolve();
 
   return {
     caughtUp: async () => {
@@ -128,15 +152,10 @@ export async function startAnalyticsFeed(options: {
       if (done()) return;
       await new Promise<void>((resolve) => waiters.push({ done, resolve }));
     },
-    rebuild: async () => {
-      await Promise.all(followers.map((f) => f.stop()));
-      await transaction(db, async (tx) => {
-        await sql`truncate ${sql.join(PROJECTION.map((t) => sql.table(t)))}`.execute(tx);
-        await tx.updateTable('feed_positions').set({ seq: 0 }).execute();
-      });
-      for (const { stream } of feeds) applied.set(stream, 0);
-      log.info('analytics rebuilt from the streams');
-      followers = follow();
+    rebuild: () => {
+      // One rebuild at a time here: a second one waits, so no follower is started twice.
+      rebuilding = rebuilding.then(rebuildOnce, rebuildOnce);
+      return rebuilding;
     },
     status: () => Object.fromEntries(applied),
     stop: async () => {
