@@ -4,6 +4,7 @@ import {
   type ErrorBody,
   fieldErrors,
   type Handlers,
+  JsonAnswer,
   type Operation,
   type OperationRequest,
   type OperationResult,
@@ -97,6 +98,7 @@ export function serveOperations<C extends Record<string, Operation>>(options: {
           }
           const run = async () => {
             const body = await handler(request!);
+            if (body instanceof JsonAnswer) return body.json;
             return body === undefined ? '' : JSON.stringify(body);
           };
           const key = options.requestKeys ? request.requestKey : undefined;

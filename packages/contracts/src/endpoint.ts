@@ -96,7 +96,18 @@ export interface OperationRequest<O extends Operation> {
 /** What a handler returns: the response body (the input side of the response schema). */
 export type OperationResult<O extends Operation> = O['response'] extends z.ZodType ? In<O['response']> : undefined;
 
-export type Handler<O extends Operation> = (request: OperationRequest<O>) => Promise<OperationResult<O>>;
+/**
+ * An answer its handler wrote as JSON already: a cache that serves one answer to many callers keeps
+ * the text, so that each of them costs no serializing of it again (a dashboard's figures, 100 KB).
+ */
+export class JsonAnswer<T> {
+  readonly json: string;
+  constructor(value: T) {
+    this.json = JSON.stringify(value);
+  }
+}
+
+export type Handler<O extends Operation> = (request: OperationRequest<O>) => Promise<OperationResult<O> | JsonAnswer<OperationResult<O>>>;
 
 /** A service must implement every operation of its catalogue: the compiler checks the keys. */
 export type Handlers<C extends Record<string, Operation>> = { [K in keyof C]: Handler<C[K]> };
