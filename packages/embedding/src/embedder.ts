@@ -1,6 +1,7 @@
 // A sentence encoder run in this process by onnxruntime: text → WordPiece ids → the model's token
 // vectors → pooled, unit-length vectors. What the model is comes from its folder's manifest.json.
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { defaultModelPath } from './config.ts';
@@ -22,8 +23,8 @@ export interface Embedder {
   /** The model's folder. */
   readonly path: string;
   /**
-   * One unit-length vector a text, in order. The model runs one batch at a time on at most `threads`
-   * cores; the texts of calls made meanwhile share the next batch (queries before passages).
+   * One unit-length vector a text, in order. Queries and passages run on threads of their own
+   * (modelEmbedder); the texts of calls made meanwhile share the next batches.
    */
   embed(texts: readonly string[], kind?: TextKind): Promise<Float32Array[]>;
   /** Frees the model's memory; embed() fails afterwards. */
@@ -33,8 +34,12 @@ export interface Embedder {
 export interface EmbedderOptions {
   /** The model's folder (a search service passes EMBEDDING_MODEL_PATH); by default the default model in the set-up's cache. */
   path?: string;
-  /** Cores the model runs on (1 by default): see DEFAULT_THREADS. */
+  /** Cores a query runs on (1 by default): see DEFAULT_THREADS. */
   threads?: number;
+  /** Threads that embed passages at once, a text each, at the lowest priority (by default one a core, at most MAX_PASSAGE_THREADS). */
+  passageThreads?: number;
+  /** The passages' threads stop this long (ms) after the last passage (PASSAGE_IDLE_MS). */
+  passageIdleMs?: number;
   /** Texts run through the model together (by default the manifest's batch_size); longer batches pad more. */
   batchSize?: number;
 }
@@ -45,12 +50,32 @@ export class EmbeddingModelError extends Error {
 }
 
 /**
- * One core: a query on the int8 graph takes about 1.2 ms of CPU on one thread and 1.5 ms on two
- * (no faster in wall time: the matrices of a short text are too small to share), and a backfill on
- * one thread leaves the other cores to requests while it runs at about 150 texts a CPU second.
+ * A query on one core: on the int8 graph it takes about 1.2 ms of CPU on one thread and 1.5 ms on
+ * two, no faster in wall time (the matrices of a short text are too small to share).
  * Measurements: docs/measurements.md (2026-12-06).
  */
 const DEFAULT_THREADS = 1;
+/** Passages embedded at once at most: each takes a copy of the model (about 70 MiB) while it runs. */
+const MAX_PASSAGE_THREADS = 4;
+/**
+ * Queries and passages run on model threads of their own, one batch at a time each; texts that
+ * arrive while batches run wait for the next. A person waits for a query, so a query never waits
+ * behind a passage (a passage of 128 tokens takes ten times a query's time). Passages run on
+ * `passageThreads` threads at once, one text each (a text of the int8 graph gains little from a
+ * second core: 13.4 → 11.7 ms), at the lowest CPU priority: they take what requests leave, every
+ * core when nothing else runs. They are started at the first passage and stopped PASSAGE_IDLE_MS
+ * after the last, so that a service that embeds nothing holds one copy of the model.
+ */
+const PASSAGE_IDLE_MS = 30_000;
+/**
+ * Passages also wait while queries come: one starts once no query has run for QUERIES_QUIET_MS, or
+ * PASSAGE_FLOOR_MS after the last one started whatever the queries, so that new questions get
+ * their vectors under any load. The lowest priority alone left a backfill pushing query p99 to 2.4×
+ * the lexical at 16 connections (docs/measurements.md, 2026-12-07): the model's copies running
+ * beside the queries' share the machine's caches and time slices.
+ */
+const QUERIES_QUIET_MS = 100;
+const PASSAGE_FLOOR_MS = 250;
 
 /** Opens the model of a folder, or throws EmbeddingModelError saying what is wrong with it. */
 export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embedder> {
@@ -73,16 +98,18 @@ export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embed
   } catch (error) {
     return fail(`its vocabulary ${manifest.tokenizer.vocab} cannot be read`, error);
   }
-  const threads = Math.max(1, options.threads ?? DEFAULT_THREADS);
+  const setup = {
+    onnx: path.join(folder, manifest.onnx),
+    threads: Math.max(1, options.threads ?? DEFAULT_THREADS),
+    output: manifest.output,
+    pooling: manifest.pooling,
+    normalize: manifest.normalize,
+    background: false,
+  };
+  const passages = Math.max(1, options.passageThreads ?? Math.min(MAX_PASSAGE_THREADS, availableParallelism()));
   let model: ModelThread;
   try {
-    model = await startModelThread({
-      onnx: path.join(folder, manifest.onnx),
-      threads,
-      output: manifest.output,
-      pooling: manifest.pooling,
-      normalize: manifest.normalize,
-    });
+    model = await startModelThread(setup);
   } catch (error) {
     return fail(`${manifest.onnx} does not load`, error);
   }
@@ -91,7 +118,15 @@ export async function openEmbedder(options: EmbedderOptions = {}): Promise<Embed
     await model.stop();
     return fail(`${manifest.onnx} has inputs ${model.inputs.join(', ')} and outputs ${model.outputs.join(', ')}`);
   }
-  const embedder = modelEmbedder(folder, manifest, tokenizer, model, options.batchSize ?? manifest.batch_size);
+  const startPassages = () => startModelThread({ ...setup, threads: 1, background: true });
+  const embedder = modelEmbedder(
+    folder,
+    manifest,
+    tokenizer,
+    { query: model, startPassages, passages },
+    options.batchSize ?? manifest.batch_size,
+    options.passageIdleMs ?? PASSAGE_IDLE_MS,
+  );
   // A graph can load and still be wrong for its manifest: one text through it says.
   try {
     const [probe] = await embedder.embed(['probe']);
@@ -186,22 +221,44 @@ interface Waiting {
   fail(error: Error): void;
 }
 
-/**
- * The model's calls, one at a time; texts that arrive while a batch runs wait for the next. Queries
- * go before passages (a person waits for a query; a backfill does not), but every
- * QUERY_BATCHES_IN_A_ROW query batches a waiting passage batch has its turn, so that a steady
- * stream of queries does not stop a backfill. A batch holds one kind, so that short queries are not
- * padded to a passage's length.
- */
-const QUERY_BATCHES_IN_A_ROW = 4;
+/** A model thread and the batch it runs; a passages' thread is started at its first batch and stopped when idle. */
+interface Lane {
+  running: Promise<void> | null;
+  thread(): Promise<ModelThread>;
+  stop(): Promise<void>;
+}
 
-function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer, model: ModelThread, batchSize: number): Embedder {
-  const waiting: Record<TextKind, Waiting[]> = { query: [], passage: [] };
-  let running: Promise<void> | null = null;
-  let queryBatches = 0;
+function modelEmbedder(
+  folder: string,
+  manifest: Manifest,
+  tokenizer: Tokenizer,
+  threads: { query: ModelThread; startPassages: () => Promise<ModelThread>; passages: number },
+  batchSize: number,
+  passageIdleMs: number,
+): Embedder {
   let closed = false;
+  let idle: NodeJS.Timeout | undefined;
+  const waiting: Record<TextKind, Waiting[]> = { query: [], passage: [] };
+  const passageLane = (): Lane => {
+    let thread: Promise<ModelThread> | null = null;
+    return {
+      running: null,
+      // A passages' thread that cannot start (no memory for another copy) leaves them to the queries' thread.
+      thread: () => (thread ??= threads.startPassages().catch(() => threads.query)),
+      async stop() {
+        const started = await thread;
+        thread = null;
+        if (started && started !== threads.query) await started.stop();
+      },
+    };
+  };
+  const lanes: Record<TextKind, Lane[]> = {
+    query: [{ running: null, thread: async () => threads.query, stop: () => threads.query.stop() }],
+    passage: Array.from({ length: threads.passages }, passageLane),
+  };
+  const stopPassages = () => Promise.all(lanes.passage.map((lane) => lane.stop()));
 
-  async function run(batch: Waiting[]) {
+  async function run(lane: Lane, batch: Waiting[]) {
     const width = Math.max(...batch.map((w) => w.tokens.length));
     const ids = new BigInt64Array(batch.length * width).fill(BigInt(tokenizer.padId));
     batch.forEach(({ tokens }, row) => {
@@ -210,6 +267,7 @@ function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer,
       });
     });
     try {
+      const model = await lane.thread();
       const { vectors, dimensions } = await model.run(
         ids,
         batch.map((w) => w.tokens.length),
@@ -222,17 +280,35 @@ function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer,
       for (const w of batch) w.fail(error instanceof Error ? error : new Error(String(error)));
     }
   }
-  function pump() {
-    if (running) return;
-    const passageTurn = waiting.passage.length > 0 && (!waiting.query.length || queryBatches >= QUERY_BATCHES_IN_A_ROW);
-    const kind: TextKind | null = passageTurn ? 'passage' : waiting.query.length ? 'query' : null;
-    if (!kind) return;
-    queryBatches = kind === 'query' ? queryBatches + 1 : 0;
-    const batch = waiting[kind].splice(0, batchSize);
-    running = run(batch).finally(() => {
-      running = null;
-      pump();
-    });
+  let lastQuery = Number.NEGATIVE_INFINITY;
+  let lastPassage = Number.NEGATIVE_INFINITY;
+  let gate: NodeJS.Timeout | undefined;
+  /** Whether a passage may start now; if not, the pump is asked again when it may. */
+  function passageMayStart() {
+    const wait = Math.min(lastQuery + QUERIES_QUIET_MS, lastPassage + PASSAGE_FLOOR_MS) - performance.now();
+    if (wait <= 0) return true;
+    gate ??= setTimeout(() => {
+      gate = undefined;
+      pump('passage');
+    }, wait);
+    return false;
+  }
+  function pump(kind: TextKind) {
+    for (const lane of lanes[kind]) {
+      if (!waiting[kind].length || closed) return;
+      if (lane.running) continue;
+      if (kind === 'passage') {
+        if (!passageMayStart()) return;
+        clearTimeout(idle);
+        lastPassage = performance.now();
+      } else lastQuery = performance.now();
+      lane.running = run(lane, waiting[kind].splice(0, batchSize)).finally(() => {
+        lane.running = null;
+        if (kind === 'query') lastQuery = performance.now();
+        pump(kind);
+        if (kind === 'passage' && !closed && lanes.passage.every((l) => !l.running)) idle = setTimeout(stopPassages, passageIdleMs).unref();
+      });
+    }
   }
 
   return {
@@ -258,14 +334,20 @@ function modelEmbedder(folder: string, manifest: Manifest, tokenizer: Tokenizer,
             waiting[kind].push({ tokens: encoded[i]!, done: vectorOf, fail });
           }),
       );
-      pump();
+      pump(kind);
       await Promise.all(all);
       return vectors;
     },
     async close() {
       closed = true;
-      while (running) await running;
-      await model.stop();
+      clearTimeout(idle);
+      clearTimeout(gate);
+      // What waits is not run: its callers learn it at once.
+      const gone = new Error(`the embedding model ${manifest.model} is closed`);
+      for (const w of [...waiting.query.splice(0), ...waiting.passage.splice(0)]) w.fail(gone);
+      const all = [...lanes.query, ...lanes.passage];
+      while (all.some((lane) => lane.running)) await Promise.all(all.map((lane) => lane.running));
+      await Promise.all(all.map((lane) => lane.stop()));
     },
   };
 }

@@ -1,12 +1,15 @@
 // The ONNX session in a thread of its own: onnxruntime-node runs a graph synchronously on the thread
 // that calls it, and a batch takes tens to hundreds of milliseconds, which the search process's
 // event loop must not wait for. Messages: WorkerRequest in, WorkerReply out (embedder.ts).
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 
 export interface WorkerSetup {
   onnx: string;
   threads: number;
+  /** Runs at the lowest CPU priority (passages): the threads the session starts inherit it. */
+  background: boolean;
   output: string;
   pooling: 'mean' | 'cls';
   normalize: boolean;
@@ -50,6 +53,8 @@ function pool(data: Float32Array, lengths: number[], width: number, dimensions: 
 }
 
 try {
+  // This thread only (Linux's priority is a thread's), before the session starts its threads.
+  if (setup.background) setPriority(19);
   const session = await InferenceSession.create(setup.onnx, {
     intraOpNumThreads: setup.threads,
     interOpNumThreads: 1,
