@@ -70,9 +70,9 @@ const PASSAGE_IDLE_MS = 30_000;
 /**
  * Passages also wait while queries come: one starts once no query has run for QUERIES_QUIET_MS, or
  * PASSAGE_FLOOR_MS after the last one started whatever the queries, so that new questions get
- * their vectors under any load. The lowest priority alone left a backfill pushing query p99 to 2.4×
- * the lexical at 16 connections (docs/measurements.md, 2026-12-07): the model's copies running
- * beside the queries' share the machine's caches and time slices.
+ * their vectors under any load. At 16 connections a backfill then embeds about 3 texts a second
+ * (45 ms of CPU a second) instead of 16; query p99 still doubles while it runs, for a cause not
+ * found yet (docs/measurements.md, 2026-12-07).
  */
 const QUERIES_QUIET_MS = 100;
 const PASSAGE_FLOOR_MS = 250;
