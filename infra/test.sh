@@ -21,8 +21,8 @@ if [ $# -gt 0 ]; then
 fi
 # The files that need an engine run in the passes below: the faults on the one-node cluster, the
 # scale-out test (three OpenSearch nodes of its own) last, alone.
-# Each pass leaves jest's JSON results here; the last lines sum them up, so a log's tail says how
-# many tests ran.
+# Each pass leaves jest's JSON results here; the last lines sum them up as "N passed, N failed",
+# the plain closing line a reader of CI logs counts (jest's own summary is not one it reads).
 results="${TMPDIR:-/tmp}/kn-test-results"
 rm -rf "$results" && mkdir -p "$results"
 bash infra/pnpm.sh test --json --outputFile="$results/main.json" --testPathIgnorePatterns /node_modules/ /test/search-scale-out /test/search-engine-faults /test/oidc-keycloak /test/saml-keycloak
@@ -51,7 +51,7 @@ echo "infra/test.sh: all four passes passed (main, OpenSearch, scale-out, single
 node -e '
   const passes = process.argv.slice(1).map((file) => require(file));
   const sum = (key) => passes.reduce((total, pass) => total + pass[key], 0);
-  console.log(`Test Suites: ${sum("numPassedTestSuites")} passed, ${sum("numTotalTestSuites")} total`);
-  console.log(`Tests:       ${sum("numPassedTests")} passed, ${sum("numTotalTests")} total`);
+  console.log(`Suites: ${sum("numPassedTestSuites")} passed, ${sum("numFailedTestSuites")} failed`);
+  console.log(`Tests: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed, ${sum("numPendingTests") + sum("numTodoTests")} skipped`);
 ' "$results"/{main,opensearch,scale-out,single-sign-on}.json
 rm -rf "$results"
