@@ -14,7 +14,7 @@ import { buildWebApp, launchChromium } from './web-app.ts';
  * An assistant connects to /mcp as the MCP specification says, with the SDK's own OAuth client:
  * discovery from the 401, dynamic registration, authorization code with PKCE through the web app's
  * sign-in and the gateway's consent page in Chromium, token, tool call. And what must be refused:
- * a redirect URI not registered, a token for another resource, a revoked token.
+ * a redirect URI not registered, a token for another resource, an expired or revoked token.
  */
 
 const PASSWORD = 'oauth-password-1234';
@@ -164,35 +164,49 @@ describe('OAuth for /mcp with the gateway as the authorization server', () => {
     } finally {
       await client.close();
     }
-    // The code was for one use: a second exchange fails and no token is issued.
-    const again = await fetch(`${system.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: callbackUrl,
-        client_id: auth.info!.client_id,
-        code_verifier: auth.verifier,
-      }),
-    });
-    expect(again.status).toBe(400);
-    expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
+    const tokenRequest = (params: Record<string, string>) =>
+      fetch(`${system.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: auth.info!.client_id, ...params }),
+      });
+    const toolsList = (token: string) =>
+      system.api
+        .post('/mcp')
+        .set(...bearer(token))
+        .set('accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const expectRefused = async (token: string) => {
+      const refused = await toolsList(token);
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toMatch(/resource_metadata=.*error="invalid_token"/);
+    };
 
-    // Revoked, the token is refused at once, with the challenge.
+    // An hour on, the access token has expired and is refused; the refresh token gets a new one.
+    system.clock.advance(3601_000);
+    await expectRefused(auth.saved!.access_token);
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: auth.saved!.refresh_token! });
+    expect(refreshed.status).toBe(200);
+    const fresh = (await refreshed.json()) as { access_token: string; refresh_token?: string };
+    expect(fresh.access_token).not.toBe(auth.saved!.access_token);
+    expect((await toolsList(fresh.access_token)).status).toBe(200);
+
+    // Revoked, the token is refused at once, with the challenge; its grant goes with it, so no refresh brings it back.
     const revoked = await fetch(`${system.url}/oauth/token/revocation`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: auth.saved!.access_token, client_id: auth.info!.client_id }),
+      body: new URLSearchParams({ token: fresh.access_token, client_id: auth.info!.client_id }),
     });
     expect(revoked.status).toBe(200);
-    const refused = await system.api
-      .post('/mcp')
-      .set(...bearer(auth.saved!.access_token))
-      .set('accept', 'application/json, text/event-stream')
-      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    expect(refused.status).toBe(401);
-    expect(refused.headers['www-authenticate']).toMatch(/resource_metadata=.*error="invalid_token"/);
+    await expectRefused(fresh.access_token);
+    const again = await tokenRequest({ grant_type: 'refresh_token', refresh_token: fresh.refresh_token ?? auth.saved!.refresh_token! });
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
+
+    // The code was for one use: a second exchange fails and no token is issued.
+    const reused = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: callbackUrl, code_verifier: auth.verifier });
+    expect(reused.status).toBe(400);
+    expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   test('the metadata: RFC 9728 for the resource, RFC 8414 for the authorization server with PKCE S256 and registration', async () => {
