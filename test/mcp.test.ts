@@ -264,6 +264,25 @@ describe('the MCP server', () => {
     expect(textOf(got)).toContain('## Comments (20 of 22: the first; all at the link)');
   });
 
+  test('a solution past its validity is marked expired, one within it valid until its end', async () => {
+    // The outsider's own question and solutions, so that nobody else is notified.
+    const { id } = await newQuestion(system, outsider.token, { title: 'How long does quokka feed keep?', tags: ['quokka-feed'] });
+    const stale = await publishedSolution(system, outsider.token, id, '<p>Two weeks in the cold.</p>');
+    const validated = await rest(outsider.token, (api) =>
+      api.post(`${API}/solutions/${stale}/validate`).send({ validity: 'months_three' }),
+    );
+    expect(validated.expires).toBeTruthy();
+    const client = await connect(outsider.token);
+    const valid = await call(client, 'get_question', { id });
+    expect(valid.structuredContent.solutions[0]).toMatchObject({ id: stale, expires: validated.expires, expired: false });
+    expect(textOf(valid)).toContain(`valid until ${validated.expires}`);
+    const past = new Date(system.clock.now().getTime() - 60_000);
+    await system.services.content.runtime.db.updateTable('solutions').set({ expires: past }).where('id', '=', stale).execute();
+    const expired = await call(client, 'get_question', { id });
+    expect(expired.structuredContent.solutions[0]).toMatchObject({ id: stale, expired: true });
+    expect(textOf(expired)).toContain(`EXPIRED since ${past.toISOString()}`);
+  });
+
   test('list_notifications and mark_notifications_read answer and change what the REST API does', async () => {
     await system.routed();
     await system.services.notifications.runtime.relay.flush();
