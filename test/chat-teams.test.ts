@@ -2,6 +2,7 @@
 // Bot Framework signs them, checked against a local stand-in's OpenID metadata and keys; what the
 // bot posts goes to the stand-in's serviceUrl.
 import { nextDueInMs } from '../services/chat/src/domain/outbox.ts';
+import { ONLY_PERSONAL } from '../services/chat/src/domain/teams/app.ts';
 import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
 import { API, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -300,4 +301,60 @@ describe('forwarding, pasted links and linking by e-mail', () => {
       [TENANT, '29:trusted'],
     ]);
   }, 120_000);
+});
+
+describe('not me, and conversations other than the personal chat', () => {
+  test('Not me on the expert’s card passes the question on to the next expert not asked yet', async () => {
+    const first = await expertOn(system, 'origami');
+    await linkBySignIn('29:origami-first', first.token);
+    const q = await routedQuestion(system, 'origami', 'Which paper folds a crisp origami crane?');
+    expect(q.experts).toEqual([first.user.id]);
+    // An expert who came after the routing: the question was not put to them yet.
+    const next = await expertOn(system, 'origami');
+    await linkBySignIn('29:origami-next', next.token);
+    const card = posts('29:origami-first').find((c) => flat(c.activity.attachments).includes(`/questions/${q.id})`));
+    await send(activity('29:origami-first', { text: '', value: { action: 'not_me', question: q.id }, replyToId: card!.id }));
+    await system.chatCaughtUp();
+    expect(posts('29:origami-first').at(-1)?.activity.text).toBe(`Passed on to ${next.user.firstname} ${next.user.lastname}.`);
+    const passed = posts('29:origami-next').filter((c) => flat(c.activity.attachments).includes(`/questions/${q.id})`));
+    expect(passed.map((c) => c.activity.text)).toEqual([expect.stringContaining('forwarded to you')]);
+    expect(teams.of('personal-29:origami-first').filter((c) => c.method === 'update' && c.activityId === card!.id)).toHaveLength(1);
+  }, 180_000);
+
+  test('in a channel the bot only points to the personal chat: no link code, no results seen with one person’s rights', async () => {
+    const person = await system.createUser();
+    await linkBySignIn('29:in-channel', person.token);
+    const channel = (user: string, text: string) =>
+      activity(user, {
+        text: `<at>Knowledge Network</at> ${text}`,
+        conversation: { id: 'channel-coffee', conversationType: 'channel', tenantId: TENANT },
+      });
+    await send(channel('29:in-channel', 'search tea'));
+    await send(channel('29:channel-stranger', 'search tea'));
+    await system.chatCaughtUp();
+    expect(teams.of('channel-coffee').map((c) => c.activity.text)).toEqual([ONLY_PERSONAL, ONLY_PERSONAL]);
+    // The compose box answers only the person: a link code there links, and the person's messages
+    // still go to their personal chat, never to the channel it came from.
+    const prompt = await send(
+      activity('29:channel-stranger', {
+        type: 'invoke',
+        name: 'composeExtension/query',
+        conversation: { id: 'channel-coffee', conversationType: 'channel', tenantId: TENANT },
+        value: { commandId: 'searchQuestions', parameters: [{ name: 'query', value: 'tea' }] },
+      }),
+    );
+    const code = /\/chat\/link\?code=([A-Za-z0-9_-]+)/.exec(flat(prompt.body))?.[1];
+    const stranger = await system.createUser();
+    await system.api
+      .post(`${API}/chat/links`)
+      .set(...stranger.auth)
+      .send({ code })
+      .expect(201);
+    const link = await system.services.chat.runtime.db
+      .selectFrom('links')
+      .select('conversation_id')
+      .where('chat_user_id', '=', '29:channel-stranger')
+      .executeTakeFirstOrThrow();
+    expect(link.conversation_id).toBeNull();
+  });
 });

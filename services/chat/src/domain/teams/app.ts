@@ -6,6 +6,9 @@ import { sayWhy } from '../refusal.ts';
 import * as cards from './cards.ts';
 import type { TeamsConnector, TeamsCredentials } from './connector.ts';
 
+/** What the bot answers a message outside its personal chat with someone. */
+export const ONLY_PERSONAL = 'Write to me in our personal chat (Apps → Knowledge Network): there I ask, search and link your account.';
+
 const json = (status: number, body?: unknown): PlatformAnswer =>
   body === undefined
     ? { status, content_type: null, body: null }
@@ -104,19 +107,26 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials; c
           payload: { ...message },
         },
       ]);
-    const linkPrompt = async () => {
+    /** A one-time link to sign in to the web app and link this Teams account. */
+    const linkUrl = async () => {
       const code = await createLinkCode(db, {
         installationId: installation.id,
         chatUserId: activity.from.id,
-        conversationId: activity.conversation.id,
+        // Only the personal chat: a channel's or group chat's id would carry the person's messages there.
+        conversationId: personal,
         ttlMs: config.CHAT_LINK_CODE_TTL_MS,
         now: deps.clock.now(),
       });
-      return cards.linkPrompt(`${publicUrl}/chat/link?code=${code}`);
+      return `${publicUrl}/chat/link?code=${code}`;
     };
+    const linkPrompt = async () => cards.linkPrompt(await linkUrl());
 
     if (activity.type === 'invoke' && activity.name === 'composeExtension/query') {
-      if (!actor) return json(200, { composeExtension: { type: 'message', text: (await linkPrompt()).text } });
+      // The compose box shows a text only (no card): the link is in it.
+      if (!actor) {
+        const url = await linkUrl();
+        return json(200, { composeExtension: { type: 'message', text: `${cards.linkPrompt(url).text} ${url}` } });
+      }
       const query = String((activity.value?.parameters as Array<{ value?: string }> | undefined)?.[0]?.value ?? '').trim();
       const items = query ? await flows.search(actor, query) : [];
       return json(200, cards.composeResult(items.map((q) => cards.searchResult(publicUrl, q))));
@@ -138,6 +148,9 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials; c
     if (activity.type !== 'message') return json(200);
     // Answered at once: whatever the message asks for comes as a reply, through the outbox.
     deps.background.run(async () => {
+      // A channel or group chat sees what the bot answers there: no link code, no results seen with
+      // one person's rights; the personal chat is where the bot talks with a person.
+      if (!personal) return reply(cards.notice(ONLY_PERSONAL));
       if (!actor) return reply(await linkPrompt());
       const value = activity.value;
       if (value && typeof value.action === 'string') return reply(await act(actor, value, activity, installation.id));
