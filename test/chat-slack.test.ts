@@ -480,3 +480,94 @@ describe('where notifications go', () => {
     expect(directMessages('U0EMAILONLY', q.id)).toHaveLength(0);
   });
 });
+
+describe('the other ways in: the shortcut, search, not me and unfurls', () => {
+  test('the message shortcut asks a message as a question, with a link back to its Slack thread', async () => {
+    const person = await system.createUser();
+    await linkBySignIn('U0SHORTCUT', person.token);
+    const text = 'Which descaler is safe for a brass boiler?';
+    await post(
+      interaction({
+        type: 'message_action',
+        callback_id: 'ask_network',
+        team: { id: TEAM, domain: 'acme' },
+        user: { id: 'U0SHORTCUT' },
+        channel: { id: 'C0KITCHEN' },
+        message: { type: 'message', text, ts: '1700000123.000400' },
+        trigger_id: 'trigger-shortcut',
+        message_ts: '1700000123.000400',
+        response_url: 'https://hooks.slack.invalid/actions/1',
+      }),
+    ).expect(200);
+    await system.chatCaughtUp();
+    const told = slack.of('chat.postEphemeral').find((c) => c.args.user === 'U0SHORTCUT' && c.args.channel === 'C0KITCHEN');
+    expect(told?.args.text).toMatch(/is published and was sent to \d+ experts?\b/);
+    const questionId = Number(/questions\/(\d+)/.exec(told!.args.text)![1]);
+    const question = await system.api
+      .get(`${API}/questions/${questionId}`)
+      .set(...person.auth)
+      .expect(200);
+    expect(question.body.title).toBe(text);
+    expect(question.body.description).toContain('https://acme.slack.com/archives/C0KITCHEN/p1700000123000400');
+  });
+
+  test('/kn search answers, only to the caller, the questions it finds, with links', async () => {
+    const person = await system.createUser();
+    const q = await routedQuestion(system, 'percolator', 'Does a percolator boil the coffee?');
+    await system.searchCaughtUp();
+    await linkBySignIn('U0SEARCHER', person.token);
+    const found = await command('U0SEARCHER', '/kn', 'search percolator').expect(200);
+    expect(found.body.response_type).toBe('ephemeral');
+    expect(flat(found.body.blocks)).toContain(`${PUBLIC_URL}/questions/${q.id}|`);
+  });
+
+  test('Not me passes the question on to the next expert not asked yet; the direct message says so', async () => {
+    const first = await linkedExpert('bagpipes', 'U0NOTME');
+    const q = await routedQuestion(system, 'bagpipes', 'How often should bagpipe reeds be replaced?');
+    expect(q.experts).toEqual([first.user.id]);
+    // An expert who came after the routing: the question was not put to them yet.
+    const next = await linkedExpert('bagpipes', 'U0NEXT');
+    const dm = directMessages('U0NOTME', q.id)[0]!;
+    const where = dm.answer as { channel: string; ts: string };
+    await press('U0NOTME', 'not_me', String(q.id), { channel: { id: where.channel }, message: { ts: where.ts } }).expect(200);
+    await system.chatCaughtUp();
+    expect(await routedTo(system, q.id)).toEqual([first.user.id]);
+    expect(directMessages('U0NEXT', q.id)).toHaveLength(1);
+    expect(flat(directMessages('U0NEXT', q.id)[0]!.args.blocks)).toContain('forwarded to you');
+    const edits = slack.of('chat.update').filter((c) => c.args.channel === where.channel && c.args.ts === where.ts);
+    expect(edits.map((c) => c.args.text)).toEqual([expect.stringContaining(`passed on to ${next.user.firstname} ${next.user.lastname}`)]);
+  }, 120_000);
+
+  test('a question’s link posted in a channel unfurls as the poster may see it; nothing for other links or someone not linked', async () => {
+    const person = await system.createUser();
+    await linkBySignIn('U0POSTER', person.token);
+    const q = await routedQuestion(system, 'moka', 'Why does my moka pot sputter?');
+    const shared = (user: string, eventId: string, links: string[]) =>
+      post(
+        JSON.stringify({
+          type: 'event_callback',
+          team_id: TEAM,
+          api_app_id: 'A0KN',
+          event_id: eventId,
+          event_time: now(),
+          event: {
+            type: 'link_shared',
+            user,
+            channel: 'C0GENERAL',
+            message_ts: `${now()}.000500`,
+            links: links.map((url) => ({ url, domain: new URL(url).hostname })),
+          },
+        }),
+        'application/json',
+      ).expect(200);
+    const ours = `${PUBLIC_URL}/questions/${q.id}`;
+    await system.chatCaughtUp();
+    const before = slack.of('chat.unfurl').length;
+    await shared('U0POSTER', 'Ev0UNFURL1', [ours, 'http://kn.test.elsewhere.example/questions/1', `${PUBLIC_URL}/questions/999999999`]);
+    await shared('U0STRANGER2', 'Ev0UNFURL2', [ours]);
+    await system.chatCaughtUp();
+    const unfurls = slack.of('chat.unfurl').slice(before);
+    expect(unfurls).toHaveLength(1);
+    expect(unfurls[0]!.args.unfurls).toEqual({ [ours]: { title: 'Why does my moka pot sputter?', text: 'open · 0 solutions' } });
+  });
+});
