@@ -68,6 +68,9 @@ async function linkBySignIn(slackUser: string, token: string) {
     .set(...bearer(token))
     .send({ code })
     .expect(201);
+  // The chat service acts for a linked person once its projection of the users has them: on a
+  // loaded machine the new user's event may still be on its way.
+  await system.chatCaughtUp();
   return code;
 }
 
