@@ -264,9 +264,22 @@ describe('the list', () => {
       expect(await solved.getAttribute('class')).toContain('accepted');
       const unsolved = page.locator('ol.questions li', { hasText: 'Does a lager need a cold crash?' }).locator('.count');
       expect(await unsolved.textContent()).toBe('1 solution');
+      // A hit in the title keeps the row's excerpt; the time is relative.
+      const row = page.locator('ol.questions li', { hasText: 'How cold should a lager ferment?' });
+      expect(await row.locator('.excerpt').textContent()).toBe('My lager tastes of sulphur after two weeks.');
+      await row.getByText(/^active (this minute|now|\d+ minutes? ago)$/).waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
       await web.accessible(page, `questions-${width}`);
       await web.shot(page, `questions-${width}`);
+      // The order as tabs: one click, and the address keeps it.
+      const tabs = page.getByRole('navigation', { name: 'Sort by' });
+      await tabs.getByRole('link', { name: 'Newest' }).click();
+      await tabs.locator('a[aria-current="page"]', { hasText: 'Newest' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('sort')).toBe('date_published.desc');
+      // One's own profile is a click away, from the picture in the header.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Your profile' }).click();
+      await page.getByRole('heading', { name: 'Dora Drinker' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/users/${dora.id}`);
     },
   );
 });

@@ -17,13 +17,14 @@ import { SettingsPage } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { match, navigate, route } from './router.ts';
 import { useSignal } from './signal.ts';
-import { Loading } from './ui.tsx';
+import { Avatar, Loading } from './ui.tsx';
 
 /** How often the unseen count is asked for while the page is open (and on every move and focus). */
 const UNSEEN_POLL_MS = 15_000;
 
 function Nav() {
   const count = useSignal(unseen);
+  const person = useSignal(me);
   const path = useSignal(route).path;
   const link = (href: string, label: string, badge?: number) => (
     <li>
@@ -50,6 +51,20 @@ function Nav() {
         {link('/review', t('nav.review'))}
         {hasRole('manager', 'content_admin', 'super_admin') && link('/analytics', t('nav.analytics'))}
         {hasRole('settings_admin', 'super_admin') && link('/admin', t('nav.admin'))}
+        {person && (
+          <li>
+            {/* One's own profile, as a picture (or initials) the way other sites show the person signed in. */}
+            <a
+              class="me"
+              href={`/users/${person.id}`}
+              aria-current={path === `/users/${person.id}` ? 'page' : undefined}
+              title={t('nav.profile')}
+            >
+              <Avatar user={person} />
+              <span class="visually-hidden">{t('nav.profile')}</span>
+            </a>
+          </li>
+        )}
         <li>
           <button type="button" class="link" onClick={() => void signOut()}>
             {t('nav.signOut')}

@@ -11,6 +11,7 @@ export const de: Catalogue = {
   'nav.notifications': 'Benachrichtigungen',
   'nav.unseenSuffix': 'neu',
   'nav.unseen': '{count} neu',
+  'nav.profile': 'Ihr Profil',
   'nav.settings': 'Einstellungen',
   'nav.admin': 'Verwaltung',
   'nav.signOut': 'Abmelden',

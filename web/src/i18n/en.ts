@@ -10,6 +10,7 @@ export const en = {
   'nav.notifications': 'Notifications',
   'nav.unseenSuffix': 'unseen',
   'nav.unseen': '{count} unseen',
+  'nav.profile': 'Your profile',
   'nav.settings': 'Settings',
   'nav.admin': 'Administration',
   'nav.signOut': 'Sign out',

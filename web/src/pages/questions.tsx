@@ -164,7 +164,7 @@ export function QuestionsPage() {
                       {!hl.end && ' …'}
                     </p>
                   )}
-                  {!hl && q.description && <p class="excerpt">{excerptOf(q.description)}</p>}
+                  {(!hl || hl.query_field === 'title') && q.description && <p class="excerpt">{excerptOf(q.description)}</p>}
                   <p class="meta">
                     {q.has_accepted_solution ? (
                       <span class="count has accepted" title={t('list.accepted')}>
