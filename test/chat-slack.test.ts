@@ -574,3 +574,25 @@ describe('the other ways in: the shortcut, search, not me and unfurls', () => {
     expect(unfurls[0]!.args.unfurls).toEqual({ [ours]: { title: 'Why does my moka pot sputter?', text: 'open · 0 solutions' } });
   });
 });
+
+test('a question shared with a linked person reaches them in Slack, unless they chose e-mail for shares', async () => {
+  const inSlack = await system.createUser();
+  const byEmail = await system.createUser();
+  await linkBySignIn('U0SHARED', inSlack.token);
+  await linkBySignIn('U0SHAREDMAIL', byEmail.token);
+  await system.api
+    .put(`${API}/users/me/settings/communication/channels`)
+    .set(...byEmail.auth)
+    .send({ share_question: 'email' })
+    .expect(200);
+  const q = await routedQuestion(system, 'siphon', 'Is a siphon brewer worth the trouble?');
+  await system.api
+    .post(`${API}/questions/${q.id}/share`)
+    .set(...q.asker.auth)
+    .send({ recipients: [inSlack.user.id, byEmail.user.id] })
+    .expect(200);
+  await system.chatCaughtUp();
+  const shared = directMessages('U0SHARED', q.id);
+  expect(shared.map((c) => c.args.text)).toEqual([expect.stringContaining('A question was shared with you')]);
+  expect(directMessages('U0SHAREDMAIL', q.id)).toHaveLength(0);
+});
