@@ -258,6 +258,7 @@ const scenarios: Record<string, Scenario[]> = {
   upvoteSolution: [{ rule: 'not-owner', request: () => ({ path: `/solutions/${f.ownSolution}/upvote` }) }],
   // Taking back an upvote that was never given is idempotent: 200 for the author too.
   removeSolutionUpvote: [{ request: () => ({ path: `/solutions/${f.ownSolution}/upvote` }) }],
+  listMyUpvotes: [{ request: () => ({ path: `/questions/${f.question}/upvotes/mine` }) }],
   validateSolution: [
     { rule: 'owner-or-content-admin', request: () => ({ path: `/solutions/${f.ownSolution}/validate`, body: { validity: 'months_six' } }) },
   ],

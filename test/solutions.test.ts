@@ -364,6 +364,27 @@ describe('rating, accepting, upvoting', () => {
     expect((await contentEvents(system, 'content.solution.upvoted.v1')).filter((e) => e.data.solution.id === id)).toHaveLength(2);
     expect((await contentEvents(system, 'content.solution.upvote-removed.v1')).filter((e) => e.data.solution.id === id)).toHaveLength(1);
   });
+
+  test('GET /questions/:id/upvotes/mine: the live solutions of the question the caller upvoted', async () => {
+    const q = await publishedQuestion(system, poser.token);
+    const [a, b, gone] = [
+      await publishedSolution(system, author.token, q, '<p>first</p>'),
+      await publishedSolution(system, other.token, q, '<p>second</p>'),
+      await publishedSolution(system, other.token, await publishedQuestion(system, poser.token), '<p>elsewhere</p>'),
+    ];
+    const mine = async (who: [string, string], question = q) => system.api.get(`${API}/questions/${question}/upvotes/mine`).set(...who);
+    expect((await mine(poser.auth)).body).toEqual({ solution_ids: [] });
+    for (const id of [b, a, gone]) expect((await system.api.put(`${API}/solutions/${id}/upvote`).set(...poser.auth)).status).toBe(200);
+    expect((await mine(poser.auth)).body).toEqual({ solution_ids: [a, b] });
+    // Another person's upvotes are not the caller's; a deleted solution drops out.
+    expect((await mine(other.auth)).body).toEqual({ solution_ids: [] });
+    expect((await system.api.delete(`${API}/solutions/${b}`).set(...other.auth)).status).toBe(204);
+    expect((await mine(poser.auth)).body).toEqual({ solution_ids: [a] });
+    const missing = await mine(poser.auth, 999999);
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('NotFound');
+    expect((await system.api.get(`${API}/questions/${q}/upvotes/mine`)).status).toBe(401);
+  });
 });
 
 describe('the complete question', () => {

@@ -147,8 +147,13 @@ describe('the question page', () => {
     expect(await helpful.getAttribute('aria-pressed')).toBe('true');
     const read = async () => (await web.system.api.get(`${API}/solutions/${solutions.erik}`).set(...as(asker))).body.upvote_count as number;
     expect(await read()).toBe(2);
+    // After a reload the button still shows the person's upvote (GET /questions/{id}/upvotes/mine).
+    await page.reload();
+    await erikSolution.getByText('2 votes', { exact: true }).waitFor();
+    await erikSolution.getByRole('button', { name: 'Helpful', pressed: true }).waitFor();
     await helpful.click();
     await erikSolution.getByText('1 vote', { exact: true }).waitFor();
+    expect(await helpful.getAttribute('aria-pressed')).toBe('false');
     expect(await read()).toBe(1);
     // Nobody upvotes their own solution: the button is there, but off.
     const own = await web.newPage();

@@ -685,6 +685,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/questions/{id}/upvotes/mine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The solutions of a question the caller upvoted
+         * @description The ids of the question’s published, live solutions the caller upvoted, in ascending order: the Solution resource does not say whether its reader upvoted it, so a page shows its upvote buttons’ state from this.
+         */
+        get: operations["listMyUpvotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/solutions/{id}/validate": {
         parameters: {
             query?: never;
@@ -2308,6 +2328,9 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             content_updated: string;
+        };
+        MyUpvotes: {
+            solution_ids: number[];
         };
         ValidationRequest: {
             last_requested: string | null;
@@ -10470,6 +10493,141 @@ export interface operations {
             };
             /** @description the solution is deleted or not published */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up (RateLimited; Retry-After says when to try again) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the request line and headers together are larger than 16 KiB: a long query string, say (HeaderFieldsTooLarge) */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a fault of the service; error_id names the log entry (InternalError) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a service or the bus did not answer in time, or the search index is still loading (ServiceUnavailable, SearchIndexLoading) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyUpvotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Act as this user for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-User-Id"?: components["parameters"]["OnBehalfOfUserId"];
+                /** @description Act as the user with this email address for this request (role on_behalf_user). At most one act-on-behalf header per request. */
+                "X-On-Behalf-Of-Email"?: components["parameters"]["OnBehalfOfEmail"];
+                /** @description The ETag of an earlier answer: 304 without a body while the answer is the same. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /** @description W3C trace context (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`): the work of this request (and the events it causes) joins this trace. A value that is not one is ignored, as W3C Trace Context says: the request starts a trace of its own. */
+                traceparent?: components["parameters"]["Traceparent"];
+                /** @description Your id for this request: 1 to 128 of A-Z a-z 0-9 . _ : -, answered back in X-Request-Id and logged. Any other value is ignored and the gateway makes a new id, as it does when there is none. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyUpvotes"];
+                };
+            };
+            /** @description not modified: the answer has the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter or the body fails validation (ValidationError); more than one act-on-behalf header, or a malformed one (MultipleOnBehalfHeaders, ValidationError) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no token, or an unknown, revoked or expired one (Unauthorized) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not act on behalf of others (Forbidden) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description it does not exist, or the caller may not see it (NotFound); the user named by an act-on-behalf header does not exist (NotFound) */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

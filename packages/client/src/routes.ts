@@ -231,6 +231,10 @@ export const routes: Record<OperationName, Route> = {
     method: 'DELETE',
     path: '/solutions/:id/upvote',
   },
+  listMyUpvotes: {
+    method: 'GET',
+    path: '/questions/:id/upvotes/mine',
+  },
   validateSolution: {
     method: 'POST',
     path: '/solutions/:id/validate',

@@ -192,6 +192,20 @@ export const solutionsOperations = {
     params: IdParams,
     response: Solution,
   }),
+  listMyUpvotes: operation({
+    service: 'content',
+    summary: 'The solutions of a question the caller upvoted',
+    http: {
+      method: 'GET',
+      path: '/questions/:id/upvotes/mine',
+      auth: 'user',
+      tag,
+      description:
+        'The ids of the question’s published, live solutions the caller upvoted, in ascending order: the Solution resource does not say whether its reader upvoted it, so a page shows its upvote buttons’ state from this.',
+    },
+    params: IdParams,
+    response: z.object({ solution_ids: z.array(z.number().int()) }).meta({ id: 'MyUpvotes' }),
+  }),
   validateSolution: operation({
     service: 'content',
     summary: 'Validate a solution for a period (solution poser or administrator)',

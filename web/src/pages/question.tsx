@@ -66,6 +66,8 @@ export function solutionOrder(a: Solution, b: Solution) {
 
 export function QuestionPage({ id }: { id: number }) {
   const question = useLoad(() => kn().call('getCompleteQuestion', { params: { id } }), [id]);
+  // Which solutions the person upvoted (a Solution does not say): their buttons show as pressed.
+  const upvotes = useLoad(() => kn().call('listMyUpvotes', { params: { id } }), [id]);
   const q = question.data;
   // A draft is seen by its author alone.
   const poser = useLoad(async () => !!q && (!q.is_published || listedForMe(q, 'my-questions')), [q?.id, q?.is_published]);
@@ -135,7 +137,14 @@ export function QuestionPage({ id }: { id: number }) {
             <h2 id="solutions-title">{published.length ? tn('question.solutionCount', published.length) : t('question.solutions')}</h2>
             {published.length === 0 && <p>{t('question.noSolutions')}</p>}
             {published.map((s) => (
-              <SolutionView key={s.id} solution={s} authorOf={authorOf} asker={asker} onChange={question.reload}>
+              <SolutionView
+                key={s.id}
+                solution={s}
+                upvoted={upvotes.data ? upvotes.data.solution_ids.includes(s.id) : upvotes.error ? false : null}
+                authorOf={authorOf}
+                asker={asker}
+                onChange={question.reload}
+              >
                 <Comments
                   target={{ kind: 'solution', id: s.id }}
                   comments={commentsOf(s.id)}
@@ -197,12 +206,15 @@ function Menu({ label, children }: { label: string; children: ComponentChildren 
 
 function SolutionView({
   solution: initial,
+  upvoted: known,
   authorOf,
   asker,
   onChange,
   children,
 }: {
   solution: Solution;
+  /** Whether the person upvoted it; null until known. */
+  upvoted: boolean | null;
   authorOf: (path: string) => User | undefined;
   asker: boolean;
   onChange: () => void;
@@ -210,7 +222,8 @@ function SolutionView({
 }) {
   const [s, setSolution] = useState(initial);
   useEffect(() => setSolution(initial), [initial]);
-  const [upvoted, setUpvoted] = useState(false);
+  const [upvoted, setUpvoted] = useState(known);
+  useEffect(() => setUpvoted(known), [known]);
   const action = useAction();
   const author = authorOf(s.user);
   const mine = userIdOf(s.user) === me.get()?.id;
@@ -232,8 +245,8 @@ function SolutionView({
           <button
             type="button"
             class={upvoted ? 'toggle on' : 'toggle'}
-            aria-pressed={upvoted}
-            disabled={action.busy || mine}
+            aria-pressed={upvoted === true}
+            disabled={action.busy || mine || upvoted === null}
             title={mine ? t('question.upvoteOwn') : undefined}
             onClick={() => void upvote()}
           >

@@ -293,6 +293,22 @@ export function solutionsDomain(deps: ContentDeps) {
         return row;
       }),
 
+    /** The question's published, live solutions the caller upvoted. */
+    async myUpvotes(actor: Actor, questionId: number) {
+      const question = await visibleQuestion(db, questionId, actor);
+      const rows = await db
+        .selectFrom('solution_upvotes as u')
+        .innerJoin('solutions as s', 's.id', 'u.solution_id')
+        .select('u.solution_id')
+        .where('s.question_id', '=', question.id)
+        .where('u.user_id', '=', actor.id)
+        .where('s.is_published', '=', true)
+        .where('s.is_deleted', '=', false)
+        .orderBy('u.solution_id')
+        .execute();
+      return { solution_ids: rows.map((r) => r.solution_id) };
+    },
+
     async validate(actor: Actor, id: number, validity: ValidityPeriod) {
       return mutate(id, actor, async (tx, s, q) => {
         if (!canEdit(s, actor)) throw forbidden('only the solution poser or an administrator may validate a solution');

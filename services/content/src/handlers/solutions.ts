@@ -35,6 +35,7 @@ export function solutionHandlers(
     acceptSolution: async ({ actor, params }) => solutions.accept(actor, params.id),
     upvoteSolution: async ({ actor, params }) => solutions.upvote(actor, params.id),
     removeSolutionUpvote: async ({ actor, params }) => solutions.removeUpvote(actor, params.id),
+    listMyUpvotes: async ({ actor, params }) => solutions.myUpvotes(actor, params.id),
     validateSolution: async ({ actor, params, body }) => solutions.validate(actor, params.id, body.validity),
     shareSolution: async ({ actor, params, body, requestId }) => {
       await sharing.shareSolution(actor, params.id, body, requestId);
