@@ -6,7 +6,7 @@ import { ONLY_PERSONAL } from '../services/chat/src/domain/teams/app.ts';
 import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
 import { API, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
-import { startTeamsStandIn, type TeamsStandIn } from './teams-stand-in.ts';
+import { personalChatOf, startTeamsStandIn, type TeamsStandIn } from './teams-stand-in.ts';
 
 const APP_ID = '00000000-0000-0000-0000-00000000b07';
 const TENANT = 'tenant-acme';
@@ -357,4 +357,89 @@ describe('not me, and conversations other than the personal chat', () => {
       .executeTakeFirstOrThrow();
     expect(link.conversation_id).toBeNull();
   });
+});
+
+describe('proactive messages to people who never wrote to the bot', () => {
+  const linkOf = (user: string) =>
+    system.services.chat.runtime.db
+      .selectFrom('links')
+      .select(['user_id', 'conversation_id'])
+      .where('chat_user_id', '=', user)
+      .executeTakeFirstOrThrow();
+  const creates = (user: string) => teams.calls.filter((c) => c.method === 'create' && c.conversation === personalChatOf(user));
+  const cardFor = (user: string, questionId: number) =>
+    posts(user).filter((c) => flat(c.activity.attachments).includes(`/questions/${questionId})`));
+
+  test('an expert linked by their trusted e-mail in a channel gets the routed question’s card in a personal chat the bot creates', async () => {
+    const expert = await expertOn(system, 'kombucha');
+    await system.chatCaughtUp();
+    teams.members.set('29:kombucha-expert', { email: expert.user.email, tenantId: TENANT });
+    // The expert only ever mentioned the bot in a channel: linked, with no personal chat recorded.
+    await send(
+      activity('29:kombucha-expert', {
+        text: '<at>Knowledge Network</at> search kombucha',
+        conversation: { id: 'channel-kombucha', conversationType: 'channel', tenantId: TENANT },
+      }),
+    );
+    await system.chatCaughtUp();
+    expect(await linkOf('29:kombucha-expert')).toEqual({ user_id: expert.user.id, conversation_id: null });
+
+    const q = await routedQuestion(system, 'kombucha', 'How long should kombucha ferment?');
+    expect(q.experts).toContain(expert.user.id);
+    expect(creates('29:kombucha-expert').map((c) => [c.status, c.activity])).toEqual([
+      [
+        201,
+        expect.objectContaining({
+          isGroup: false,
+          bot: expect.objectContaining({ id: `28:${APP_ID}` }),
+          members: [expect.objectContaining({ id: '29:kombucha-expert' })],
+          tenantId: TENANT,
+        }),
+      ],
+    ]);
+    expect(cardFor('29:kombucha-expert', q.id)).toHaveLength(1);
+    // Recorded: the next message goes straight to it.
+    expect((await linkOf('29:kombucha-expert')).conversation_id).toBe(personalChatOf('29:kombucha-expert'));
+    const again = await routedQuestion(system, 'kombucha', 'Why is my kombucha scoby sinking?');
+    expect(again.experts).toContain(expert.user.id);
+    expect(cardFor('29:kombucha-expert', again.id)).toHaveLength(1);
+    expect(creates('29:kombucha-expert')).toHaveLength(1);
+  }, 180_000);
+
+  test('the app installed for a person records their personal chat: the card goes there, no chat is created', async () => {
+    const expert = await expertOn(system, 'sourdough');
+    await system.chatCaughtUp();
+    teams.members.set('29:sourdough-expert', { email: expert.user.email, tenantId: TENANT });
+    // Teams tells the bot it was installed in the person's personal scope; they write nothing.
+    await send(activity('29:sourdough-expert', { type: 'installationUpdate', action: 'add', text: undefined }));
+    await system.chatCaughtUp();
+    expect(await linkOf('29:sourdough-expert')).toEqual({
+      user_id: expert.user.id,
+      conversation_id: personalChatOf('29:sourdough-expert'),
+    });
+    // A person linked in a channel, then added the app: conversationUpdate in personal scope records it too.
+    const other = await system.createUser();
+    await system.chatCaughtUp();
+    teams.members.set('29:sourdough-other', { email: other.user.email, tenantId: TENANT });
+    await send(
+      activity('29:sourdough-other', {
+        text: '<at>Knowledge Network</at> search bread',
+        conversation: { id: 'channel-bread', conversationType: 'channel', tenantId: TENANT },
+      }),
+    );
+    await send(
+      activity('29:sourdough-other', {
+        type: 'conversationUpdate',
+        text: undefined,
+        membersAdded: [{ id: `28:${APP_ID}` }],
+      }),
+    );
+    await system.chatCaughtUp();
+    expect((await linkOf('29:sourdough-other')).conversation_id).toBe(personalChatOf('29:sourdough-other'));
+
+    const q = await routedQuestion(system, 'sourdough', 'Why is my sourdough crumb so dense?');
+    expect(q.experts).toContain(expert.user.id);
+    expect(cardFor('29:sourdough-expert', q.id)).toHaveLength(1);
+    expect(creates('29:sourdough-expert')).toHaveLength(0);
+  }, 180_000);
 });

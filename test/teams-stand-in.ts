@@ -5,20 +5,24 @@ import { type Fault, type RecordedCall, startRecordingServer } from './chat-stan
 /**
  * A local stand-in of the Bot Framework as the Teams bot meets it: the OpenID metadata and signing
  * keys its tokens are checked against, the token endpoint the bot gets its own token from, and a
- * serviceUrl whose conversations record what the bot posts and edits, and answer who a member is
- * (their Microsoft account's e-mail). `token()` signs activities' tokens as the Bot Framework does
+ * serviceUrl whose conversations record what the bot posts and edits, answer who a member is
+ * (their Microsoft account's e-mail), and are created for a proactive message (createConversation). `token()` signs activities' tokens as the Bot Framework does
  * (RS256, issuer, audience = the bot's app id, serviceurl claim).
  */
 export interface TeamsCall extends RecordedCall {
-  method: string;
   conversation: string;
   activityId?: string;
   activity: Record<string, any>;
+  /** send, update, or create (a conversation: `conversation` is the one answered, `activity` the parameters). */
+  method: string;
   /** The id the stand-in gave a posted activity. */
   id?: string;
 }
 
 export const TEAMS_ISSUER = 'https://api.botframework.com';
+
+/** The personal chat of the bot with a person, as the tests name it (and createConversation answers it). */
+export const personalChatOf = (user: string) => `personal-${user}`;
 
 export async function startTeamsStandIn() {
   const key = await generateKeyPair('RS256');
@@ -55,6 +59,38 @@ export async function startTeamsStandIn() {
         userPrincipalName: account.email,
         tenantId: account.tenantId,
       });
+    }
+    // createConversation as the Bot Framework answers it for Teams: a one-to-one chat of the bot with
+    // one member of a tenant, the same conversation each time for the same person.
+    if (req.method === 'POST' && url.pathname === '/v3/conversations') {
+      const parameters = JSON.parse(body || '{}') as {
+        isGroup?: boolean;
+        bot?: { id?: string };
+        members?: Array<{ id?: string }>;
+        tenantId?: string;
+        channelData?: { tenant?: { id?: string } };
+      };
+      const tenantId = parameters.tenantId ?? parameters.channelData?.tenant?.id;
+      const user = parameters.members?.[0]?.id;
+      const call: TeamsCall = {
+        method: 'create',
+        conversation: user ? personalChatOf(user) : '',
+        activity: parameters,
+        status: 201,
+        at: performance.now(),
+      };
+      record(call);
+      const refuse = (status: number, code: string) => {
+        call.status = status;
+        return send(status, { error: { code, message: code } });
+      };
+      if (req.headers.authorization !== 'Bearer bot-access-token') return refuse(401, 'Unauthorized');
+      if (parameters.isGroup !== false || parameters.members?.length !== 1 || !user) return refuse(400, 'BadSyntax');
+      if (!parameters.bot?.id?.startsWith('28:')) return refuse(400, 'BadSyntax');
+      if (!tenantId) return refuse(400, 'MissingTenantId');
+      const failure = fault(call, ++count);
+      if (failure) return refuse(failure.status, 'Throttled');
+      return send(201, { id: call.conversation });
     }
     const m = /^\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(url.pathname);
     if (!m) return send(404, { error: { code: 'NotFound' } });

@@ -18,6 +18,7 @@ import { sendSlack, slackClient } from './domain/slack/web-api.ts';
 import { teamsApp } from './domain/teams/app.ts';
 import { teamsRenderer } from './domain/teams/cards.ts';
 import { TeamsCredentials, teamsConnector } from './domain/teams/connector.ts';
+import { teamsConversationOf } from './domain/teams/proactive.ts';
 import { createHandlers } from './handlers/index.ts';
 import { startForgetRequestsJob } from './jobs/forget-requests.ts';
 import { startOutbox } from './jobs/outbox.ts';
@@ -35,9 +36,8 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
     const slack = slackClient({ token: config.SLACK_BOT_TOKEN, apiUrl: config.SLACK_API_URL });
     const teamsCredentials = new TeamsCredentials(config);
     const teamsCalls = teamsConnector(teamsCredentials);
-    const serviceUrlOf = async (installationId: number) =>
-      (await db.selectFrom('installations').select('service_url').where('id', '=', installationId).executeTakeFirstOrThrow()).service_url ??
-      '';
+    const installationOf = (installationId: number) =>
+      db.selectFrom('installations').select(['workspace', 'service_url']).where('id', '=', installationId).executeTakeFirstOrThrow();
     const sender = parts.add(
       startOutbox({
         db,
@@ -45,7 +45,9 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
         logger,
         send: async (platform, row, original) => {
           if (platform === 'slack') return sendSlack(slack, row, original);
-          return teamsCalls.send(await serviceUrlOf(row.installation_id), row, original);
+          const installation = await installationOf(row.installation_id);
+          const recipient = await teamsConversationOf({ db, connector: teamsCalls, appId: config.TEAMS_APP_ID }, row, installation);
+          return teamsCalls.send(installation.service_url ?? '', { ...row, recipient }, original);
         },
       }),
     );

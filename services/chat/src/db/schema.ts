@@ -78,6 +78,11 @@ export interface MessagesTable {
   installation_id: number;
   /** The chat user (Slack: the DM is opened on their id) or conversation. */
   recipient: string;
+  /**
+   * Teams: the chat user whose personal chat with the bot this goes to when none was recorded yet
+   * (`recipient` is then their id): the sender creates the chat first and records it on the link.
+   */
+  personal_of: string | null;
   /** post, ephemeral, update (of the message whose key is `edits`), unfurl. */
   kind: 'post' | 'ephemeral' | 'update' | 'unfurl';
   edits: string | null;

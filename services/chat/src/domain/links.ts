@@ -5,6 +5,9 @@ import type { ChatSchema, LinkRow } from '../db/schema.ts';
 
 export type Platform = 'slack' | 'teams';
 
+/** The workspace of Teams activities that named no tenant (the Bot Framework emulator's): no chat can be created there. */
+export const TEAMS_NO_TENANT = 'default';
+
 const hashCode = (code: string) => createHash('sha256').update(code).digest('hex');
 
 /** The installation of a workspace (Slack team, Teams tenant), created on its first request. */
@@ -51,7 +54,16 @@ export function linksOfUsers(db: Executor<ChatSchema>, userIds: number[]) {
     .selectFrom('links')
     .innerJoin('installations as i', 'i.id', 'links.installation_id')
     .leftJoin('chat_settings as s', 's.user_id', 'links.user_id')
-    .select(['links.user_id', 'links.chat_user_id', 'links.installation_id', 'links.conversation_id', 'i.platform', 's.chat'])
+    .select([
+      'links.user_id',
+      'links.chat_user_id',
+      'links.installation_id',
+      'links.conversation_id',
+      'i.platform',
+      'i.workspace',
+      'i.service_url',
+      's.chat',
+    ])
     .where('links.user_id', 'in', userIds)
     .execute();
 }

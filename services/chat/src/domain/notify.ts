@@ -2,7 +2,7 @@ import type { ChatNotificationType } from '@kn/contracts';
 import type { Executor } from '@kn/db';
 import type { ChatSchema } from '../db/schema.ts';
 import { chatChoices } from './channels.ts';
-import { linksOfUsers, type Platform } from './links.ts';
+import { linksOfUsers, type Platform, TEAMS_NO_TENANT } from './links.ts';
 import type { Outbox } from './outbox.ts';
 
 type Question = { id: number; title: string };
@@ -46,14 +46,17 @@ export function chatNotifier(deps: { outbox: Outbox; renderers: Record<Platform,
       (l) => chatChoices((l.chat ?? undefined) as Record<string, boolean> | undefined, deps.chatByDefault)[notification.type],
     );
     const messages = links.flatMap((l) => {
-      // Teams reaches a person only in a conversation the bot has with them.
-      const recipient = l.platform === 'teams' ? l.conversation_id : l.chat_user_id;
+      // Teams reaches a person only in a conversation the bot has with them: their recorded personal
+      // chat, else one the sender creates (Bot Framework needs the tenant and the serviceUrl for that).
+      const creatable = l.platform === 'teams' && !l.conversation_id && l.workspace !== TEAMS_NO_TENANT && !!l.service_url;
+      const recipient = l.platform === 'teams' ? (l.conversation_id ?? (creatable ? l.chat_user_id : null)) : l.chat_user_id;
       if (!recipient) return [];
       return [
         {
           key: `${notification.eventId}:${l.installation_id}:${l.chat_user_id}`,
           installationId: l.installation_id,
           recipient,
+          ...(creatable ? { personalOf: l.chat_user_id } : {}),
           kind: 'post' as const,
           questionId: notification.question.id,
           payload: notification.render(deps.renderers[l.platform]),

@@ -18,6 +18,8 @@ export interface NewMessage {
   key: string;
   installationId: number;
   recipient: string;
+  /** Teams: the person whose personal chat is to be created before posting (see MessagesTable). */
+  personalOf?: string;
   kind: MessageRow['kind'];
   edits?: string;
   questionId?: number | null;
@@ -40,6 +42,7 @@ export function outbox(wake: () => void): Outbox {
             key: m.key,
             installation_id: m.installationId,
             recipient: m.recipient,
+            personal_of: m.personalOf ?? null,
             kind: m.kind,
             edits: m.edits ?? null,
             question_id: m.questionId ?? null,

@@ -1,6 +1,6 @@
 import type { PlatformAnswer } from '@kn/contracts';
 import { AuthenticationConfiguration, BotFrameworkAuthenticationFactory } from 'botframework-connector';
-import { actorOf, createLinkCode, installationOf, linkByEmail } from '../links.ts';
+import { actorOf, createLinkCode, installationOf, linkByEmail, TEAMS_NO_TENANT } from '../links.ts';
 import type { PlatformDeps } from '../platform.ts';
 import { sayWhy } from '../refusal.ts';
 import * as cards from './cards.ts';
@@ -18,6 +18,8 @@ interface Activity {
   type: string;
   id?: string;
   name?: string;
+  /** installationUpdate: add, remove (…-upgrade). */
+  action?: string;
   text?: string;
   value?: Record<string, any>;
   replyToId?: string;
@@ -89,9 +91,12 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials; c
       deps.logger.info({ reason: (err as Error).message }, 'a Teams request was refused');
       return json(401, { code: 'Unauthorized', message: 'the Bot Framework token is missing or not valid for this bot' });
     }
-    const tenant = activity.conversation.tenantId ?? activity.channelData?.tenant?.id ?? 'default';
+    // Uninstalled: nothing to record (a message to the person then creates their chat again, if Teams lets it).
+    if (activity.type === 'installationUpdate' && activity.action?.startsWith('remove')) return json(200);
+    const tenant = activity.conversation.tenantId ?? activity.channelData?.tenant?.id ?? TEAMS_NO_TENANT;
     const installation = await installationOf(db, 'teams', tenant, activity.serviceUrl);
-    // The personal chat with the bot is where its messages to the person go.
+    // The personal chat with the bot is where its messages to the person go: recorded from any of
+    // their activities there, the app's installation for them (installationUpdate, conversationUpdate) first.
     const personal = activity.conversation.conversationType === 'personal' ? activity.conversation.id : null;
     const actor =
       (await actorOf(db, installation.id, activity.from.id)) ?? (await linkedByEmail(activity, installation.id, tenant, personal));

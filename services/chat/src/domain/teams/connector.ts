@@ -104,6 +104,26 @@ export function teamsConnector(credentials: TeamsCredentials) {
         throw err instanceof RetryLater ? err : teamsFailure(err);
       }
     },
+    /**
+     * Creates (Teams: finds) the personal chat of the bot with a person of a tenant, as Bot
+     * Framework bots do for a proactive message to someone who never wrote to them; its id.
+     */
+    async createPersonal(serviceUrl: string, values: { botId: string; userId: string; tenantId: string }) {
+      try {
+        const client = await clientOf(serviceUrl);
+        const created = await client.conversations.createConversation({
+          isGroup: false,
+          bot: { id: values.botId, name: '' },
+          members: [{ id: values.userId, name: '' }],
+          tenantId: values.tenantId,
+          channelData: { tenant: { id: values.tenantId } },
+        });
+        if (!created.id) throw new Error('Teams created no conversation');
+        return created.id;
+      } catch (err) {
+        throw teamsFailure(err);
+      }
+    },
     /** The Teams account of a conversation's member (Teams answers its e-mail and tenant beside the channel account). */
     async member(serviceUrl: string, conversationId: string, userId: string) {
       const client = await clientOf(serviceUrl);
