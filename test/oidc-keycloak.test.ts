@@ -98,6 +98,7 @@ const contexts: BrowserContext[] = [];
     const session = cookies.find((c) => c.name === 'kn_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
 
+    await page.getByRole('button', { name: 'Your account' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((url) => url.pathname === '/sign-in');
     const after = await system.api.get('/session').set('cookie', `kn_session=${session.value}`);

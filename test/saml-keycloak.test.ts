@@ -88,6 +88,7 @@ let webRoot: string;
         .executeTakeFirstOrThrow();
       expect(identity.issuer).toBe(ISSUER);
 
+      await page.getByRole('button', { name: 'Your account' }).click();
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL((url) => url.pathname === '/sign-in');
       expect((await system.api.get('/session').set('cookie', `kn_session=${session.value}`)).status).toBe(401);

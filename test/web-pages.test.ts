@@ -281,8 +281,10 @@ describe('the list', () => {
       await tabs.getByRole('link', { name: 'Newest' }).click();
       await tabs.locator('a[aria-current="page"]', { hasText: 'Newest' }).waitFor();
       expect(new URL(page.url()).searchParams.get('sort')).toBe('date_published.desc');
-      // One's own profile is a click away, from the picture in the header.
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Your profile' }).click();
+      // One's own profile is in the menu under the picture in the header.
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('button', { name: 'Your account' }).click();
+      await nav.getByRole('link', { name: 'Your profile' }).click();
       await page.getByRole('heading', { name: 'Dora Drinker' }).waitFor();
       expect(new URL(page.url()).pathname).toBe(`/users/${dora.id}`);
     },
@@ -544,6 +546,56 @@ describe('settings', () => {
     await page.getByLabel('Email at all').check();
     expect(await kind.isDisabled()).toBe(false);
   });
+});
+
+describe('the header', () => {
+  test.each([
+    ['en', { account: 'Your account', settings: 'Settings', review: 'Review', signOut: 'Sign out' }],
+    ['de', { account: 'Ihr Konto', settings: 'Einstellungen', review: 'Prüfen', signOut: 'Abmelden' }],
+  ] as const)(
+    'on a phone in %s: one line; settings, review and signing out in a menu under the picture, by keyboard too',
+    async (lang, names) => {
+      const who = await web.person('Hanna', `Header-${lang}`);
+      await web.speak(who, lang);
+      const page = await web.newPage(390, 844);
+      await web.signIn(page, who.email, '/');
+      const nav = page.getByRole('navigation', { name: lang === 'en' ? 'Main' : 'Hauptnavigation' });
+      const account = nav.getByRole('button', { name: names.account });
+      await account.waitFor();
+      // One line: every item of the header's top level at the same height.
+      const centres = [];
+      for (const item of await page.locator('header nav > ul > li').all()) {
+        const box = (await item.boundingBox())!;
+        centres.push(box.y + box.height / 2);
+      }
+      expect(centres.length).toBe(5);
+      expect(Math.max(...centres) - Math.min(...centres)).toBeLessThan(4);
+      expect((await page.locator('header').boundingBox())!.height).toBeLessThan(60);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      for (const name of [names.settings, names.review]) expect(await nav.getByRole('link', { name }).count()).toBe(0);
+      expect(await nav.getByRole('button', { name: names.signOut }).count()).toBe(0);
+      // A disclosure: Enter opens it, Tab walks into it, Escape closes it and focus is back on its button.
+      expect(await account.getAttribute('aria-expanded')).toBe('false');
+      await account.focus();
+      await page.keyboard.press('Enter');
+      await nav.getByRole('link', { name: names.settings }).waitFor();
+      expect(await account.getAttribute('aria-expanded')).toBe('true');
+      await nav.getByRole('link', { name: names.review }).waitFor();
+      await nav.getByRole('button', { name: names.signOut }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.getAttribute("href")')).toBe(`/users/${who.id}`);
+      await web.accessible(page, `header-menu-${lang}`);
+      await web.shot(page, `header-menu-390-${lang}`);
+      await page.keyboard.press('Escape');
+      await nav.getByRole('link', { name: names.settings }).waitFor({ state: 'hidden' });
+      expect(await page.evaluate('document.activeElement.getAttribute("aria-controls")')).toBe('account-menu');
+      // Chosen from the menu, a page opens and the menu closes.
+      await account.click();
+      await nav.getByRole('link', { name: names.settings }).click();
+      await page.waitForURL((url) => url.pathname === '/settings');
+      expect(await account.getAttribute('aria-expanded')).toBe('false');
+    },
+  );
 });
 
 describe('states and people', () => {

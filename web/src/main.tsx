@@ -1,6 +1,6 @@
-import { render } from 'preact';
-import { useEffect } from 'preact/hooks';
-import { expired, hasRole, me, refreshUnseen, resume, signOut, unseen } from './api.ts';
+import { type ComponentChildren, render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { expired, hasRole, type Me, me, refreshUnseen, resume, signOut, unseen } from './api.ts';
 import { language, setLanguage, t } from './i18n.ts';
 import { AdminPage } from './pages/admin.tsx';
 import { AnalyticsPage } from './pages/analytics.tsx';
@@ -22,14 +22,25 @@ import { Avatar, Loading } from './ui.tsx';
 /** How often the unseen count is asked for while the page is open (and on every move and focus). */
 const UNSEEN_POLL_MS = 15_000;
 
+/** On a phone, notifications are a bell (the word stays for screen readers). */
+const BELL = (
+  <svg class="nav-icon" aria-hidden="true" viewBox="0 0 24 24" width="20" height="20">
+    <path
+      fill="currentColor"
+      d="M12 22a2.5 2.5 0 0 0 2.5-2.5h-5A2.5 2.5 0 0 0 12 22m7-6v-5a7 7 0 0 0-5.5-6.8V3a1.5 1.5 0 0 0-3 0v1.2A7 7 0 0 0 5 11v5l-2 2v1h18v-1z"
+    />
+  </svg>
+);
+
 function Nav() {
   const count = useSignal(unseen);
   const person = useSignal(me);
   const path = useSignal(route).path;
-  const link = (href: string, label: string, badge?: number) => (
+  const link = (href: string, label: string, badge?: number, icon?: ComponentChildren) => (
     <li>
       <a href={href} aria-current={path === href ? 'page' : undefined}>
-        {label}
+        {icon}
+        {icon ? <span class="nav-label">{label}</span> : label}
         {badge !== undefined && (
           <span class="badge" data-testid="unseen">
             {' '}
@@ -40,38 +51,79 @@ function Nav() {
       </a>
     </li>
   );
+  // What everyone uses in the header; the rest (one's profile, settings, review, analytics,
+  // administration, signing out) in a menu under one's picture: one line on a phone.
   return (
     <nav aria-label={t('nav.main')}>
       <ul>
         {link('/', t('nav.questions'))}
         {link('/ask', t('nav.ask'))}
         {link('/experts', t('nav.experts'))}
-        {link('/notifications', t('nav.notifications'), count > 0 ? count : undefined)}
-        {link('/settings', t('nav.settings'))}
-        {link('/review', t('nav.review'))}
-        {hasRole('manager', 'content_admin', 'super_admin') && link('/analytics', t('nav.analytics'))}
-        {hasRole('settings_admin', 'super_admin') && link('/admin', t('nav.admin'))}
+        {link('/notifications', t('nav.notifications'), count > 0 ? count : undefined, BELL)}
         {person && (
-          <li>
-            {/* One's own profile, as a picture (or initials) the way other sites show the person signed in. */}
-            <a
-              class="me"
-              href={`/users/${person.id}`}
-              aria-current={path === `/users/${person.id}` ? 'page' : undefined}
-              title={t('nav.profile')}
-            >
-              <Avatar user={person} />
-              <span class="visually-hidden">{t('nav.profile')}</span>
-            </a>
-          </li>
+          <AccountMenu person={person} path={path}>
+            {link(`/users/${person.id}`, t('nav.profile'))}
+            {link('/settings', t('nav.settings'))}
+            {link('/review', t('nav.review'))}
+            {hasRole('manager', 'content_admin', 'super_admin') && link('/analytics', t('nav.analytics'))}
+            {hasRole('settings_admin', 'super_admin') && link('/admin', t('nav.admin'))}
+            <li>
+              <button type="button" class="link" onClick={() => void signOut()}>
+                {t('nav.signOut')}
+              </button>
+            </li>
+          </AccountMenu>
         )}
-        <li>
-          <button type="button" class="link" onClick={() => void signOut()}>
-            {t('nav.signOut')}
-          </button>
-        </li>
       </ul>
     </nav>
+  );
+}
+
+/**
+ * A disclosure under the person's picture (or initials): a button that says whether it is open,
+ * then its list. Escape closes it (back on the button), as do a click elsewhere, focus leaving it,
+ * and moving to another page.
+ */
+function AccountMenu({ person, path, children }: { person: Me; path: string; children: ComponentChildren }) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLLIElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const outside = (e: Event) => !box.current?.contains(e.target as Node) && setOpen(false);
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    addEventListener('click', outside);
+    addEventListener('focusin', outside);
+    addEventListener('keydown', onKey);
+    return () => {
+      removeEventListener('click', outside);
+      removeEventListener('focusin', outside);
+      removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+  return (
+    <li class="account" ref={box}>
+      <button
+        ref={button}
+        type="button"
+        class="me"
+        aria-expanded={open}
+        aria-controls="account-menu"
+        title={t('nav.account')}
+        onClick={() => setOpen(!open)}
+      >
+        <Avatar user={person} />
+        <span class="visually-hidden">{t('nav.account')}</span>
+      </button>
+      <ul id="account-menu" hidden={!open}>
+        {children}
+      </ul>
+    </li>
   );
 }
 

@@ -286,6 +286,7 @@ export const de: Catalogue = {
   'ask.forwardTo': 'Sie wird auch an {name} weitergeleitet.',
   'nav.analytics': 'Auswertung',
   'nav.review': 'Prüfen',
+  'nav.account': 'Ihr Konto',
   'analytics.title': 'Auswertung',
   'analytics.from': 'Von',
   'analytics.to': 'Bis (ausschließlich)',

@@ -285,6 +285,7 @@ export const en = {
   'ask.forwardTo': 'It will also be forwarded to {name}.',
   'nav.analytics': 'Analytics',
   'nav.review': 'Review',
+  'nav.account': 'Your account',
   'analytics.title': 'Analytics',
   'analytics.from': 'From',
   'analytics.to': 'To (exclusive)',
