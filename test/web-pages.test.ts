@@ -131,6 +131,13 @@ describe('the question page', () => {
       if (width >= 960) expect(related!.x).toBeGreaterThan(main!.x + main!.width - 1);
       else expect(related!.y).toBeGreaterThan(main!.y + main!.height - 1);
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      // Each solution's "Add a comment" and its menu (attachments, sharing: "…") are one small line.
+      for (const solution of await page.locator('article.solution').all()) {
+        const bar = solution.locator('.comment-bar');
+        await bar.getByRole('button', { name: 'Add a comment' }).waitFor();
+        expect(await bar.locator('summary').textContent()).toBe('…Attachments and sharing');
+        expect((await bar.boundingBox())!.height).toBeLessThan(30);
+      }
       await web.accessible(page, `question-${width}`);
       await web.shot(page, `question-${width}`);
     },

@@ -145,14 +145,17 @@ export function QuestionPage({ id }: { id: number }) {
                 asker={asker}
                 onChange={question.reload}
               >
-                <Comments
-                  target={{ kind: 'solution', id: s.id }}
-                  comments={commentsOf(s.id)}
-                  authorOf={authorOf}
-                  canConvert={() => false}
-                  open={open}
-                  onChange={question.reload}
-                />
+                {(menu) => (
+                  <Comments
+                    target={{ kind: 'solution', id: s.id }}
+                    comments={commentsOf(s.id)}
+                    authorOf={authorOf}
+                    canConvert={() => false}
+                    open={open}
+                    onChange={question.reload}
+                    extra={menu}
+                  />
+                )}
               </SolutionView>
             ))}
             {open && published.some((s) => s.expires && Date.parse(s.expires) <= Date.now()) && <RequestValidation id={id} />}
@@ -193,12 +196,22 @@ function Follow({ q }: { q: Complete }) {
   );
 }
 
-/** A menu of what is done less often (attachments, sharing): closed until asked for. */
-function Menu({ label, children }: { label: string; children: ComponentChildren }) {
+/**
+ * A menu of what is done less often (attachments, sharing): closed until asked for. Compact (each
+ * solution's): "…", its label for screen readers and as a tooltip.
+ */
+function Menu({ label, compact, children }: { label: string; compact?: boolean; children: ComponentChildren }) {
   const [opened, setOpened] = useState(false);
   return (
-    <details class="menu" onToggle={(e) => e.currentTarget.open && setOpened(true)}>
-      <summary>{label}</summary>
+    <details class={compact ? 'menu compact' : 'menu'} onToggle={(e) => e.currentTarget.open && setOpened(true)}>
+      {compact ? (
+        <summary title={label}>
+          <span aria-hidden="true">…</span>
+          <span class="visually-hidden">{label}</span>
+        </summary>
+      ) : (
+        <summary>{label}</summary>
+      )}
       {opened && <div class="menu-body">{children}</div>}
     </details>
   );
@@ -218,7 +231,8 @@ function SolutionView({
   authorOf: (path: string) => User | undefined;
   asker: boolean;
   onChange: () => void;
-  children: ComponentChildren;
+  /** Its comments, given the solution's menu to show beside "Add a comment". */
+  children: (menu: ComponentChildren) => ComponentChildren;
 }) {
   const [s, setSolution] = useState(initial);
   useEffect(() => setSolution(initial), [initial]);
@@ -263,8 +277,8 @@ function SolutionView({
             {s.rating !== null && <span>{tn('question.rating', s.rating_count, { rating: formatNumber(s.rating, 1) })}</span>}
           </p>
           <Validity solution={s} canEdit={canEdit} onValidated={setSolution} />
-          <div class="actions">
-            {asker && !s.accepted_by_question_poser && (
+          {asker && !s.accepted_by_question_poser && (
+            <div class="actions">
               <button
                 type="button"
                 class="secondary"
@@ -273,15 +287,16 @@ function SolutionView({
               >
                 {t('question.accept')}
               </button>
-            )}
-            <Menu label={t('question.more')}>
+            </div>
+          )}
+          <ErrorBox error={action.error} />
+          {children(
+            <Menu label={t('question.more')} compact>
               <SolutionAttachments id={s.id} canChange={canEdit} />
               <h3>{t('share.solution')}</h3>
               <Share kind="solution" id={s.id} />
-            </Menu>
-          </div>
-          <ErrorBox error={action.error} />
-          {children}
+            </Menu>,
+          )}
         </div>
       </div>
     </article>
@@ -521,6 +536,7 @@ function Comments({
   canConvert,
   open,
   onChange,
+  extra,
 }: {
   target: { kind: 'question' | 'solution'; id: number };
   comments: Comment[];
@@ -528,6 +544,8 @@ function Comments({
   canConvert: (c: Comment) => boolean;
   open: boolean;
   onChange: () => void;
+  /** Shown beside "Add a comment" (a solution's menu). */
+  extra?: ComponentChildren;
 }) {
   const [all, setAll] = useState(false);
   const [writing, setWriting] = useState(false);
@@ -582,26 +600,31 @@ function Comments({
         </button>
       )}
       <ErrorBox error={converting.error} />
-      {open &&
-        (writing ? (
-          <form onSubmit={submit}>
-            <label for={key}>{t('question.addComment')}</label>
-            <textarea id={key} rows={3} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
-            <ErrorBox error={action.error} />
-            <div class="actions">
-              <button type="submit" disabled={action.busy}>
-                {t('question.postComment')}
-              </button>
-              <button type="button" class="secondary" onClick={() => setWriting(false)}>
-                {t('common.cancel')}
-              </button>
-            </div>
-          </form>
-        ) : (
-          <button type="button" class="link add-comment" onClick={() => setWriting(true)}>
-            {t('question.writeComment')}
-          </button>
-        ))}
+      {((open && !writing) || extra) && (
+        <div class="comment-bar">
+          {open && !writing && (
+            <button type="button" class="link add-comment" onClick={() => setWriting(true)}>
+              {t('question.writeComment')}
+            </button>
+          )}
+          {extra}
+        </div>
+      )}
+      {open && writing && (
+        <form onSubmit={submit}>
+          <label for={key}>{t('question.addComment')}</label>
+          <textarea id={key} rows={3} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
+          <ErrorBox error={action.error} />
+          <div class="actions">
+            <button type="submit" disabled={action.busy}>
+              {t('question.postComment')}
+            </button>
+            <button type="button" class="secondary" onClick={() => setWriting(false)}>
+              {t('common.cancel')}
+            </button>
+          </div>
+        </form>
+      )}
     </section>
   );
 }
