@@ -138,6 +138,9 @@ describe('the question page', () => {
         expect(await bar.locator('summary').textContent()).toBe('…Attachments and sharing');
         expect((await bar.boundingBox())!.height).toBeLessThan(30);
       }
+      // The answer box has one title, its field's label.
+      await page.getByRole('form', { name: 'Your solution' }).getByRole('textbox', { name: 'Your solution' }).waitFor();
+      expect(await page.getByText('Your solution', { exact: true }).count()).toBe(1);
       await web.accessible(page, `question-${width}`);
       await web.shot(page, `question-${width}`);
     },

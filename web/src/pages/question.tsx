@@ -491,8 +491,7 @@ function DraftSolution({ questionId, onPublished }: { questionId: number; onPubl
     });
   };
   return (
-    <form class="draft" onSubmit={publish} aria-labelledby="your-solution">
-      <h3 id="your-solution">{t('question.yourSolution')}</h3>
+    <form class="draft" onSubmit={publish} aria-label={t('question.yourSolution')}>
       <Editor
         id="solution-text"
         label={draftId === null ? t('question.yourSolution') : t('question.draft')}
