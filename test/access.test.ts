@@ -169,6 +169,7 @@ const scenarios: Record<string, Scenario[]> = {
     { request: () => ({ path: '/users/me/settings/communication/channels', body: { share_question: 'both' } }) },
   ],
   // No chat account waits for these: whoever may call gets 404 for the code or the link.
+  previewChatLink: [{ expect: () => 'hidden', request: () => ({ path: '/chat/links/preview', body: { code: 'no-such-link-code' } }) }],
   linkChatAccount: [{ expect: () => 'hidden', request: () => ({ path: '/chat/links', body: { code: 'no-such-link-code' } }) }],
   listChatLinks: [{ request: () => ({ path: '/chat/links' }) }],
   deleteChatLink: [{ expect: () => 'hidden', request: () => ({ path: '/chat/links/424242' }) }],

@@ -91,6 +91,34 @@ describe('linking', () => {
     expect(flat(posted[0]!.args.blocks)).toContain('/chat/link?code=');
   });
 
+  test('before linking, the web app is shown whose Slack account the code is: the workspace and the person, as Slack named them', async () => {
+    const prompt = await command('U0PREVIEW', '/kn', 'search anything').expect(200);
+    const code = /\/chat\/link\?code=([A-Za-z0-9_-]+)/.exec(flat(prompt.body))?.[1];
+    const person = await system.createUser();
+    const shown = await system.api
+      .post(`${API}/chat/links/preview`)
+      .set(...person.auth)
+      .send({ code })
+      .expect(200);
+    expect(shown.body).toEqual(
+      expect.objectContaining({
+        platform: 'slack',
+        workspace: TEAM,
+        workspace_name: 'acme',
+        chat_user_id: 'U0PREVIEW',
+        chat_user_name: 'u0preview',
+      }),
+    );
+    expect(
+      (
+        await system.api
+          .get(`${API}/chat/links`)
+          .set(...person.auth)
+          .expect(200)
+      ).body.items,
+    ).toEqual([]);
+  });
+
   test('the link code links once, to the signed-in user; a used or unknown code is 404', async () => {
     const person = await system.createUser();
     const code = await linkBySignIn('U0LINKER', person.token);

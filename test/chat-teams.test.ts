@@ -1,6 +1,7 @@
 // The network in Microsoft Teams (docs/chat.md): Bot Framework activities with tokens signed as the
 // Bot Framework signs them, checked against a local stand-in's OpenID metadata and keys; what the
 // bot posts goes to the stand-in's serviceUrl.
+import { forgetExpiredLinkCodes } from '../services/chat/src/domain/links.ts';
 import { nextDueInMs } from '../services/chat/src/domain/outbox.ts';
 import { ONLY_PERSONAL } from '../services/chat/src/domain/teams/app.ts';
 import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
@@ -442,4 +443,92 @@ describe('proactive messages to people who never wrote to the bot', () => {
     expect(cardFor('29:sourdough-expert', q.id)).toHaveLength(1);
     expect(creates('29:sourdough-expert')).toHaveLength(0);
   }, 180_000);
+});
+
+describe('a link code shows whose chat account it is before it links', () => {
+  /** A link code the bot offered to a Teams user who is not linked, and their name as Teams gave it. */
+  const offeredCode = async (user: string, name: string) => {
+    await send(activity(user, { from: { id: user, name }, text: 'search anything' }));
+    await system.chatCaughtUp();
+    const code = /\/chat\/link\?code=([A-Za-z0-9_-]+)/.exec(flat(posts(user).at(-1)?.activity))?.[1];
+    if (!code) throw new Error(`no link offered to ${user}`);
+    return code;
+  };
+  const preview = (token: string, code: string) =>
+    system.api
+      .post(`${API}/chat/links/preview`)
+      .set(...bearer(token))
+      .send({ code });
+  const redeem = (token: string, code: string) =>
+    system.api
+      .post(`${API}/chat/links`)
+      .set(...bearer(token))
+      .send({ code });
+
+  test('the preview names the platform, the tenant and the chat user; it links nothing and spends nothing; the link does, once', async () => {
+    const code = await offeredCode('29:previewed', 'Pat Preview');
+    const person = await system.createUser();
+    const shown = await preview(person.token, code).expect(200);
+    expect(shown.body).toEqual({
+      platform: 'teams',
+      workspace: TENANT,
+      workspace_name: null,
+      chat_user_id: '29:previewed',
+      chat_user_name: 'Pat Preview',
+      expires: expect.any(String),
+    });
+    // Not confirmed: nothing is linked, and the code still works.
+    expect(
+      (
+        await system.api
+          .get(`${API}/chat/links`)
+          .set(...person.auth)
+          .expect(200)
+      ).body.items,
+    ).toEqual([]);
+    await preview(person.token, code).expect(200);
+    expect((await redeem(person.token, code).expect(201)).body.chat_user_id).toBe('29:previewed');
+    // Spent: neither shown nor redeemed again (by anyone).
+    const other = await system.createUser();
+    expect((await preview(other.token, code).expect(404)).body.code).toBe('NotFound');
+    await redeem(other.token, code).expect(404);
+    expect(
+      (
+        await system.api
+          .get(`${API}/chat/links`)
+          .set(...other.auth)
+          .expect(200)
+      ).body.items,
+    ).toEqual([]);
+  });
+
+  test('an expired code is neither shown nor redeemed, and the clean-up forgets it', async () => {
+    const code = await offeredCode('29:expired', 'Erin Expired');
+    const person = await system.createUser();
+    const db = system.services.chat.runtime.db;
+    const [offered] = await db.selectFrom('link_codes').select('expires').where('chat_user_id', '=', '29:expired').execute();
+    // Valid for CHAT_LINK_CODE_TTL_MS (30 minutes here) from the offer; then its time is up.
+    expect(offered!.expires.getTime() - system.clock.now().getTime()).toBeGreaterThan(29 * 60_000);
+    await db
+      .updateTable('link_codes')
+      .set({ expires: new Date(system.clock.now().getTime() - 1) })
+      .where('chat_user_id', '=', '29:expired')
+      .execute();
+    await preview(person.token, code).expect(404);
+    await redeem(person.token, code).expect(404);
+    expect(
+      (
+        await system.api
+          .get(`${API}/chat/links`)
+          .set(...person.auth)
+          .expect(200)
+      ).body.items,
+    ).toEqual([]);
+    const another = await offeredCode('29:expired-later', 'Lee Later');
+    await forgetExpiredLinkCodes(db, system.clock.now());
+    expect(await db.selectFrom('link_codes').select('chat_user_id').where('chat_user_id', 'like', '29:expired%').execute()).toEqual([
+      { chat_user_id: '29:expired-later' },
+    ]);
+    await preview(person.token, another).expect(200);
+  });
 });

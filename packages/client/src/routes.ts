@@ -482,6 +482,10 @@ export const routes: Record<OperationName, Route> = {
     method: 'PUT',
     path: '/users/me/settings/communication/channels',
   },
+  previewChatLink: {
+    method: 'POST',
+    path: '/chat/links/preview',
+  },
   linkChatAccount: {
     method: 'POST',
     path: '/chat/links',

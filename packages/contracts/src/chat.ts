@@ -40,6 +40,17 @@ export const ChatLink = z
   })
   .meta({ id: 'ChatLink' });
 
+export const ChatLinkPreview = z
+  .object({
+    platform: ChatPlatform,
+    workspace: z.string().describe('the Slack workspace (team id) or Teams tenant id'),
+    workspace_name: z.string().nullable().describe("the Slack workspace's domain, when the request that made the code gave it"),
+    chat_user_id: z.string().describe("the person's id on the platform"),
+    chat_user_name: z.string().nullable().describe("the person's name on the platform, when the request that made the code gave it"),
+    expires: Timestamp,
+  })
+  .meta({ id: 'ChatLinkPreview' });
+
 /** A platform's request as the gateway hands it on: the body exactly as received, for the signature check. */
 const PlatformRequest = z.object({
   body: z.string(),
@@ -64,6 +75,19 @@ export const chatOperations = {
     http: { method: 'PUT', path: '/users/me/settings/communication/channels', auth: 'user', tag: 'User settings' },
     body: NotificationChannels.partial(),
     response: NotificationChannels,
+  }),
+  previewChatLink: operation({
+    service: 'chat',
+    summary: 'Which chat account a link code would make act as the caller: shown before they confirm; the code is not spent',
+    http: {
+      method: 'POST',
+      path: '/chat/links/preview',
+      auth: 'user',
+      tag,
+      answers: { 404: 'the code is unknown, used or expired' },
+    },
+    body: z.object({ code: trimmedText({ min: 1, max: 200 }) }),
+    response: ChatLinkPreview,
   }),
   linkChatAccount: operation({
     service: 'chat',

@@ -60,7 +60,7 @@ export async function start(config: ChatConfig, options: { clock?: Clock } = {})
       renderers: { slack: slackRenderer(publicUrl), teams: teamsRenderer(publicUrl) },
       chatByDefault,
     });
-    parts.add(startForgetRequestsJob({ db, logger }));
+    parts.add(startForgetRequestsJob({ db, clock, logger }));
     const users = parts.add(await startUsersConsumer({ bus, db }));
     const content = parts.add(await startContentConsumer({ bus, db, notify }));
     const search = parts.add(await startSearchConsumer({ bus, db, notify }));

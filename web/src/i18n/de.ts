@@ -372,6 +372,12 @@ export const de: Catalogue = {
   'chat.link.explain':
     'Die Slack- oder Teams-App hat Sie hierher geschickt: Verknüpfen Sie das Chat-Konto mit Ihnen, dann fragt, antwortet und akzeptiert die App ab jetzt in Ihrem Namen.',
   'chat.link.confirm': 'Dieses Chat-Konto verknüpfen',
+  'chat.link.platform': 'App',
+  'chat.link.workspace': 'Slack-Workspace',
+  'chat.link.tenant': 'Microsoft-Mandant',
+  'chat.link.account': 'Chat-Konto',
+  'chat.link.onlyYours': 'Verknüpfen Sie es nur, wenn es Ihr eigenes Konto ist: Wer es nutzt, handelt in Ihrem Namen.',
+  'chat.link.noCode': 'Diese Seite braucht den Link, den Ihnen die Slack- oder Teams-App gegeben hat.',
   'chat.link.doneSlack': 'Ihr Slack-Konto ist verknüpft. Zurück zu Slack.',
   'chat.link.doneTeams': 'Ihr Teams-Konto ist verknüpft. Zurück zu Teams.',
   'chat.channels.title': 'E-Mail oder Chat für jede Art von Benachrichtigung',

@@ -371,6 +371,12 @@ export const en = {
   'chat.link.explain':
     'The Slack or Teams app sent you here: link that chat account to you, and the app asks, answers and accepts in your name from then on.',
   'chat.link.confirm': 'Link this chat account',
+  'chat.link.platform': 'App',
+  'chat.link.workspace': 'Slack workspace',
+  'chat.link.tenant': 'Microsoft tenant',
+  'chat.link.account': 'Chat account',
+  'chat.link.onlyYours': 'Link it only if this is your own account: whoever uses it will act as you.',
+  'chat.link.noCode': 'This page needs the link the Slack or Teams app gave you.',
   'chat.link.doneSlack': 'Your Slack account is linked. Go back to Slack.',
   'chat.link.doneTeams': 'Your Teams account is linked. Go back to Teams.',
   'chat.channels.title': 'Email or chat for each kind of notification',

@@ -12,26 +12,45 @@ const CHOICES = ['both', 'email', 'chat', 'none'] as const;
 
 /**
  * /chat/link?code=…: the Slack or Teams app sent the person here to link their chat account. Signed
- * in, they confirm, and the chat account acts as them from then on.
+ * in, they first see which chat account the code belongs to (a code someone else passed on would
+ * make that person's account act as them), and only their confirmation links it.
  */
 export function ChatLinkPage() {
   const { query } = useSignal(route);
   const code = query.get('code') ?? '';
+  const preview = useLoad(() => (code ? kn().call('previewChatLink', { body: { code } }) : Promise.resolve(null)), [code]);
   const action = useAction();
   const [linked, setLinked] = useState<ResponseOf<'linkChatAccount'> | null>(null);
   const link = () =>
     void action.run(async () => {
       setLinked(await kn().call('linkChatAccount', { body: { code } }));
     });
+  const account = preview.data;
+  const named = (name: string | null, id: string) => (name ? `${name} (${id})` : id);
   return (
     <Page title={t('chat.link.title')}>
       {linked ? (
         <Notice text={t(linked.platform === 'slack' ? 'chat.link.doneSlack' : 'chat.link.doneTeams')} />
+      ) : !code ? (
+        <Notice text={t('chat.link.noCode')} />
+      ) : preview.error ? (
+        <ErrorBox error={preview.error} />
+      ) : !account ? (
+        <Loading />
       ) : (
         <>
           <p>{t('chat.link.explain')}</p>
+          <dl class="chat-link-account">
+            <dt>{t('chat.link.platform')}</dt>
+            <dd>{account.platform === 'slack' ? 'Slack' : 'Microsoft Teams'}</dd>
+            <dt>{t(account.platform === 'slack' ? 'chat.link.workspace' : 'chat.link.tenant')}</dt>
+            <dd>{named(account.workspace_name, account.workspace)}</dd>
+            <dt>{t('chat.link.account')}</dt>
+            <dd>{named(account.chat_user_name, account.chat_user_id)}</dd>
+          </dl>
+          <p>{t('chat.link.onlyYours')}</p>
           <ErrorBox error={action.error} />
-          <button type="button" disabled={!code || action.busy} onClick={link}>
+          <button type="button" disabled={action.busy} onClick={link}>
             {t('chat.link.confirm')}
           </button>
         </>

@@ -30,6 +30,9 @@ export interface LinkCodesTable {
   code_hash: string;
   installation_id: number;
   chat_user_id: string;
+  /** The chat user's and the workspace's names as the platform's request gave them (shown before linking). */
+  chat_user_name: string | null;
+  workspace_name: string | null;
   conversation_id: string | null;
   expires: Date;
 }

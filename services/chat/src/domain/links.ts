@@ -101,7 +101,15 @@ export async function link(
 /** A one-time code for an unlinked chat user; the link to the web app carries it. */
 export async function createLinkCode(
   db: Executor<ChatSchema>,
-  values: { installationId: number; chatUserId: string; conversationId: string | null; ttlMs: number; now: Date },
+  values: {
+    installationId: number;
+    chatUserId: string;
+    chatUserName: string | null;
+    workspaceName: string | null;
+    conversationId: string | null;
+    ttlMs: number;
+    now: Date;
+  },
 ) {
   const code = randomBytes(24).toString('base64url');
   await db
@@ -110,11 +118,40 @@ export async function createLinkCode(
       code_hash: hashCode(code),
       installation_id: values.installationId,
       chat_user_id: values.chatUserId,
+      chat_user_name: values.chatUserName?.slice(0, 200) || null,
+      workspace_name: values.workspaceName?.slice(0, 200) || null,
       conversation_id: values.conversationId,
       expires: new Date(values.now.getTime() + values.ttlMs),
     })
     .execute();
   return code;
+}
+
+/**
+ * Which chat account a link code would make act as the caller (shown before they confirm): read
+ * only, the code stays. 404 for a code unknown, used or expired, as redeeming answers.
+ */
+export async function previewLinkCode(db: Executor<ChatSchema>, code: string, now: Date) {
+  const row = await db
+    .selectFrom('link_codes')
+    .innerJoin('installations as i', 'i.id', 'link_codes.installation_id')
+    .select([
+      'i.platform',
+      'i.workspace',
+      'link_codes.workspace_name',
+      'link_codes.chat_user_id',
+      'link_codes.chat_user_name',
+      'link_codes.expires',
+    ])
+    .where('link_codes.code_hash', '=', hashCode(code))
+    .executeTakeFirst();
+  if (!row || row.expires <= now) throw notFound('link code');
+  return { ...row, expires: row.expires.toISOString() };
+}
+
+/** Forgets the link codes that expired (none can be redeemed any more). */
+export async function forgetExpiredLinkCodes(db: Executor<ChatSchema>, now: Date) {
+  await db.deleteFrom('link_codes').where('expires', '<=', now).execute();
 }
 
 /** Spends a link code for the signed-in caller: the code goes, the link stays. */

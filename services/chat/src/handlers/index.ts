@@ -4,7 +4,7 @@ import { type Db, json, transaction } from '@kn/db';
 import type { Clock } from '@kn/service';
 import type { ChatSchema } from '../db/schema.ts';
 import { channelsOf, chatChoices, splitChannel, storedChoices } from '../domain/channels.ts';
-import { linksOf, redeemLinkCode, unlink } from '../domain/links.ts';
+import { linksOf, previewLinkCode, redeemLinkCode, unlink } from '../domain/links.ts';
 import type { NetworkCaller } from '../domain/network.ts';
 
 type PlatformHandler = (request: {
@@ -46,6 +46,7 @@ export function createHandlers(deps: {
         return channelsOf(settings as Record<string, unknown>, chatChoices(chat, deps.chatByDefault), settings.email_enabled === true);
       }),
 
+    previewChatLink: ({ body }) => previewLinkCode(db, body.code, deps.clock.now()),
     linkChatAccount: ({ actor, body }) => redeemLinkCode(db, body.code, actor.id, deps.clock.now()),
     listChatLinks: async ({ actor }) => {
       const items = await linksOf(db, actor.id);

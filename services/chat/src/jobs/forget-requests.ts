@@ -1,15 +1,20 @@
 import type { Db } from '@kn/db';
 import { intervalJob } from '@kn/service';
+import type { Clock } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
 import type { ChatSchema } from '../db/schema.ts';
+import { forgetExpiredLinkCodes } from '../domain/links.ts';
 import { forgetOldRequests } from '../domain/slack/app.ts';
 
-/** Every minute: the replay guard keeps only the signatures still inside their window. */
-export function startForgetRequestsJob(deps: { db: Db<ChatSchema>; logger: Logger }, options: { everyMs?: number } = {}) {
+/** Every minute: the replay guard keeps only the signatures still inside their window; expired link codes go. */
+export function startForgetRequestsJob(deps: { db: Db<ChatSchema>; clock: Clock; logger: Logger }, options: { everyMs?: number } = {}) {
   return intervalJob({
     name: 'chat-forget-requests',
     everyMs: options.everyMs ?? 60_000,
     logger: deps.logger,
-    round: () => forgetOldRequests(deps.db),
+    round: async () => {
+      await forgetExpiredLinkCodes(deps.db, deps.clock.now());
+      return forgetOldRequests(deps.db);
+    },
   });
 }

@@ -21,6 +21,20 @@ const answer = (status: number, body?: unknown): PlatformAnswer =>
       : { status, content_type: 'application/json', body: JSON.stringify(body) };
 const refused = (message: string) => answer(401, { code: 'Unauthorized', message });
 
+/** The names a Slack request gives its person and workspace (a command's user_name, an action's user and team). */
+export function slackNames(from: unknown) {
+  const f = (from ?? {}) as {
+    user_name?: string;
+    team_domain?: string;
+    user?: { username?: string; name?: string };
+    team?: { domain?: string } | null;
+  };
+  return {
+    chatUserName: f.user_name ?? f.user?.username ?? f.user?.name ?? null,
+    workspaceName: f.team_domain ?? f.team?.domain ?? null,
+  };
+}
+
 /** Bolt's logger interface on our logger. */
 function boltLogger(logger: Logger) {
   let level = LogLevel.WARN;
@@ -84,10 +98,12 @@ export function slackApp(deps: SlackDeps) {
     }
     return { installation, actor: null };
   };
-  const linkPrompt = async (installationId: number, userId: string) => {
+  /** A link code for a Slack user, with the names the request gave (shown on the web page before linking). */
+  const linkPrompt = async (installationId: number, userId: string, from: unknown) => {
     const code = await createLinkCode(db, {
       installationId,
       chatUserId: userId,
+      ...slackNames(from),
       conversationId: null,
       ttlMs: config.CHAT_LINK_CODE_TTL_MS,
       now: deps.clock.now(),
@@ -105,7 +121,7 @@ export function slackApp(deps: SlackDeps) {
 
   app.command(/^\/(ask|kn)$/, async ({ command, ack }) => {
     const { installation, actor } = await who(command.team_id, command.user_id);
-    if (!actor) return ack(ephemeral(await linkPrompt(installation.id, command.user_id)));
+    if (!actor) return ack(ephemeral(await linkPrompt(installation.id, command.user_id, command)));
     const [verb, ...rest] = command.text.trim().split(/\s+/);
     const isAsk = command.command === '/ask' || verb === 'ask';
     const text = command.command === '/ask' ? command.text.trim() : rest.join(' ');
@@ -142,7 +158,7 @@ export function slackApp(deps: SlackDeps) {
         `link:${b.trigger_id}`,
         b.user.id,
         b.channel?.id,
-        await linkPrompt(installation.id, b.user.id),
+        await linkPrompt(installation.id, b.user.id, b),
       ));
     const text = (action as { value: string }).value;
     const source = `slack:${b.team.id}:${b.user.id}:${b.container?.message_ts ?? b.trigger_id}`;
@@ -172,7 +188,7 @@ export function slackApp(deps: SlackDeps) {
         `link:${s.trigger_id}`,
         s.user.id,
         s.channel.id,
-        await linkPrompt(installation.id, s.user.id),
+        await linkPrompt(installation.id, s.user.id, s),
       ));
     const thread = `https://${s.team.domain ?? 'app'}.slack.com/archives/${s.channel.id}/p${s.message.ts.replace('.', '')}`;
     const source = `slack:${s.team.id}:${s.user.id}:${s.channel.id}:${s.message.ts}`;
@@ -223,7 +239,13 @@ export function slackApp(deps: SlackDeps) {
     await ack();
     const { b, installation, actor, id } = await pressed(body, action);
     if (!actor)
-      return void (await tell(installation.id, `link:${b.trigger_id}`, b.user.id, undefined, await linkPrompt(installation.id, b.user.id)));
+      return void (await tell(
+        installation.id,
+        `link:${b.trigger_id}`,
+        b.user.id,
+        undefined,
+        await linkPrompt(installation.id, b.user.id, b),
+      ));
     const question = await flows.question(actor, id);
     await client.views.open({ trigger_id: b.trigger_id, view: blocks.answerModal(question) as never });
   });
@@ -232,7 +254,13 @@ export function slackApp(deps: SlackDeps) {
     await ack();
     const { b, installation, actor, id } = await pressed(body, action);
     if (!actor)
-      return void (await tell(installation.id, `link:${b.trigger_id}`, b.user.id, undefined, await linkPrompt(installation.id, b.user.id)));
+      return void (await tell(
+        installation.id,
+        `link:${b.trigger_id}`,
+        b.user.id,
+        undefined,
+        await linkPrompt(installation.id, b.user.id, b),
+      ));
     const question = await flows.question(actor, id);
     await client.views.open({ trigger_id: b.trigger_id, view: blocks.forwardModal(question) as never });
   });
@@ -241,7 +269,13 @@ export function slackApp(deps: SlackDeps) {
     await ack();
     const { b, installation, actor, id, posted } = await pressed(body, action);
     if (!actor)
-      return void (await tell(installation.id, `link:${b.trigger_id}`, b.user.id, undefined, await linkPrompt(installation.id, b.user.id)));
+      return void (await tell(
+        installation.id,
+        `link:${b.trigger_id}`,
+        b.user.id,
+        undefined,
+        await linkPrompt(installation.id, b.user.id, b),
+      ));
     let what: string;
     let question = { id, title: `#${id}` };
     try {
@@ -258,7 +292,13 @@ export function slackApp(deps: SlackDeps) {
     await ack();
     const { b, installation, actor, id, posted } = await pressed(body, action);
     if (!actor)
-      return void (await tell(installation.id, `link:${b.trigger_id}`, b.user.id, undefined, await linkPrompt(installation.id, b.user.id)));
+      return void (await tell(
+        installation.id,
+        `link:${b.trigger_id}`,
+        b.user.id,
+        undefined,
+        await linkPrompt(installation.id, b.user.id, b),
+      ));
     let message: blocks.Message;
     try {
       await flows.accept(actor, id);

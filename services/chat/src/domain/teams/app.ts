@@ -25,7 +25,7 @@ interface Activity {
   replyToId?: string;
   serviceUrl: string;
   channelId?: string;
-  from: { id: string; aadObjectId?: string };
+  from: { id: string; name?: string; aadObjectId?: string };
   conversation: { id: string; tenantId?: string; conversationType?: string };
   channelData?: { tenant?: { id?: string } };
 }
@@ -117,6 +117,9 @@ export function teamsApp(deps: PlatformDeps & { credentials: TeamsCredentials; c
       const code = await createLinkCode(db, {
         installationId: installation.id,
         chatUserId: activity.from.id,
+        chatUserName: activity.from.name ?? null,
+        // Teams names the tenant by its id only.
+        workspaceName: null,
         // Only the personal chat: a channel's or group chat's id would carry the person's messages there.
         conversationId: personal,
         ttlMs: config.CHAT_LINK_CODE_TTL_MS,
