@@ -1,6 +1,5 @@
 import type { Db } from '@kn/db';
-import { intervalJob } from '@kn/service';
-import type { Clock } from '@kn/service';
+import { type Clock, intervalJob } from '@kn/service';
 import type { Logger } from '@kn/telemetry';
 import type { ChatSchema } from '../db/schema.ts';
 import { forgetExpiredLinkCodes } from '../domain/links.ts';
