@@ -509,8 +509,13 @@ describe('notifications', () => {
     await waitFor(async () => (await page.getByTestId('unseen').count()) === 0, { what: 'the unseen count gone' });
     await web.accessible(page, 'notifications');
     await web.shot(page, 'notifications');
-    await item.getByRole('button', { name: 'Mark as read' }).click();
+    // One unread signal: the bar and the bold words ("unread" for screen readers only); one "mark as read", for all.
+    expect(await item.getAttribute('class')).toBe('unread');
+    expect(await item.getByRole('button').count()).toBe(0);
+    expect(await item.locator('.what > .visually-hidden').textContent()).toBe('unread ');
+    await page.getByRole('button', { name: 'Mark all as read' }).click();
     await item.getByText('unread').waitFor({ state: 'detached' });
+    expect(await item.getAttribute('class')).toBe('read');
     const stored = await web.system.api.get(`${API}/notifications`).set(...as(dora));
     const shared = stored.body.items.find((n: { type: string }) => n.type === 'share_question');
     expect([shared.is_read, shared.is_seen, shared.message]).toEqual([true, true, 'Have a look']);

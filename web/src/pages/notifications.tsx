@@ -67,11 +67,12 @@ export function NotificationsPage() {
           <ul class="notifications">
             {items.map((n) => (
               <li key={n.id} class={n.is_read ? 'read' : 'unread'}>
+                {/* Unread: the bar beside it and its words in bold; screen readers hear "unread". */}
                 <p class="what">
-                  {!n.is_read && <strong class="tag-unread">{t('notifications.unread')} </strong>}
+                  {!n.is_read && <span class="visually-hidden">{t('notifications.unread')} </span>}
                   <span class="muted">{t(`email.${n.type}` as MessageKey)}</span>
                 </p>
-                <p>
+                <p class="subject">
                   <a
                     href={n.url.startsWith('/') ? n.url : `/questions/${n.question_id}`}
                     onClick={() =>
@@ -93,16 +94,6 @@ export function NotificationsPage() {
                 <p class="meta">
                   {n.user && <PersonLink user={n.user} />}
                   <When iso={n.created} />
-                  {!n.is_read && (
-                    <button
-                      type="button"
-                      class="link"
-                      disabled={action.busy}
-                      onClick={() => void act(() => kn().call('markNotificationRead', { params: { id: n.id } }))}
-                    >
-                      {t('notifications.markRead')}
-                    </button>
-                  )}
                 </p>
               </li>
             ))}
