@@ -624,3 +624,63 @@ test('a question shared with a linked person reaches them in Slack, unless they 
   expect(shared.map((c) => c.args.text)).toEqual([expect.stringContaining('A question was shared with you')]);
   expect(directMessages('U0SHAREDMAIL', q.id)).toHaveLength(0);
 });
+
+test('a linked author is told in Slack when their solution expires and when its validation is requested; one who chose e-mail is not', async () => {
+  const inSlack = await system.createUser();
+  const byEmail = await system.createUser();
+  await linkBySignIn('U0VALIDATE', inSlack.token);
+  await linkBySignIn('U0VALIDATEMAIL', byEmail.token);
+  await system.api
+    .put(`${API}/users/me/settings/communication/channels`)
+    .set(...byEmail.auth)
+    .send({ validation_request: 'email' })
+    .expect(200);
+  const asker = await system.createUser();
+  const q = await system.api
+    .post(`${API}/questions`)
+    .set(...asker.auth)
+    .send({ title: 'Does a French press need a coarse grind?', description: '<p>french press</p>' })
+    .expect(201);
+  await system.api
+    .put(`${API}/questions/${q.body.id}/publish`)
+    .set(...asker.auth)
+    .expect(200);
+  const solutions = [
+    await publishedSolution(system, inSlack.token, q.body.id, '<p>Coarse, like sea salt.</p>'),
+    await publishedSolution(system, byEmail.token, q.body.id, '<p>Medium-coarse will do.</p>'),
+  ];
+  const setValidation = async (on: boolean) => {
+    await system.api
+      .put(`${API}/settings`)
+      .set(...bearer(system.adminToken))
+      .send({ solution_validation_enabled: on })
+      .expect(200);
+    await system.services.users.runtime.relay.flush();
+    await system.services.content.consumers.users.caughtUp();
+  };
+  await setValidation(true);
+  try {
+    await system.services.content.runtime.db
+      .updateTable('solutions' as never)
+      .set({ expires: new Date(Date.now() - 60_000) } as never)
+      .where('id' as never, 'in', solutions as never)
+      .execute();
+    await system.services.content.solutionExpiry.runOnce();
+    await system.chatCaughtUp();
+    expect(directMessages('U0VALIDATE', q.body.id).map((c) => c.args.text)).toEqual([expect.stringContaining('Your solution has expired')]);
+    expect(directMessages('U0VALIDATEMAIL', q.body.id)).toHaveLength(0);
+
+    await system.api
+      .put(`${API}/questions/${q.body.id}/request-validation`)
+      .set(...asker.auth)
+      .expect(200);
+    await system.chatCaughtUp();
+    expect(directMessages('U0VALIDATE', q.body.id).map((c) => c.args.text)).toEqual([
+      expect.stringContaining('Your solution has expired'),
+      expect.stringContaining('its validation was requested'),
+    ]);
+    expect(directMessages('U0VALIDATEMAIL', q.body.id)).toHaveLength(0);
+  } finally {
+    await setValidation(false);
+  }
+});

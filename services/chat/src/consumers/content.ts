@@ -10,13 +10,17 @@ const handled = [
   'content.solution.shared.v1',
   'content.solution.published.v1',
   'content.solution.expired.v1',
+  'content.question.validation-requested.v1',
 ] as const;
 const ignored = subjectsExcept('content', handled);
 type T = Tx<ChatSchema>;
 
 type Handlers = EventHandlers<'content', (typeof ignored)[number]>;
 
-/** Forwards, shares, new solutions for the asker (with an accept button) and expired solutions for their authors. */
+/**
+ * Forwards, shares, new solutions for the asker (with an accept button), and expired solutions
+ * and validation requests for the solutions' authors.
+ */
 export function contentHandlers(notify: ChatNotifier): Handlers {
   /** An event whose message is a link to its question, saying what happened, to `recipients` of it. */
   const notice =
@@ -63,6 +67,13 @@ export function contentHandlers(notify: ChatNotifier): Handlers {
         render: (r) => r.newSolution(question, { id: solution.id, excerpt: excerpt(solution.text) }),
       });
     },
+    // The question's experts are asked again by the routing (search.experts.found.v1, reason validation);
+    // the authors of its expired solutions are asked to check theirs.
+    'content.question.validation-requested.v1': notice<'content.question.validation-requested.v1'>(
+      'validation_request',
+      'Please check whether your solution to this question is still valid: its validation was requested',
+      (d) => d.expired_solutions.map((s) => s.author_id),
+    ),
     'content.solution.expired.v1': notice<'content.solution.expired.v1'>(
       'validation_request',
       'Your solution has expired: please check whether it is still valid',
