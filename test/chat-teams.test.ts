@@ -1,6 +1,7 @@
 // The network in Microsoft Teams (docs/chat.md): Bot Framework activities with tokens signed as the
 // Bot Framework signs them, checked against a local stand-in's OpenID metadata and keys; what the
 // bot posts goes to the stand-in's serviceUrl.
+import { json, sql } from '@kn/db';
 import { forgetExpiredLinkCodes } from '../services/chat/src/domain/links.ts';
 import { nextDueInMs } from '../services/chat/src/domain/outbox.ts';
 import { ONLY_PERSONAL } from '../services/chat/src/domain/teams/app.ts';
@@ -530,5 +531,58 @@ describe('a link code shows whose chat account it is before it links', () => {
       { chat_user_id: '29:expired-later' },
     ]);
     await preview(person.token, another).expect(200);
+  });
+});
+
+describe('a sender that crashed', () => {
+  test('a message whose lease ran out is sent again by another round, once, however many rounds take part', async () => {
+    const person = await system.createUser();
+    await linkBySignIn('29:lease', person.token);
+    const db = system.services.chat.runtime.db;
+    const link = await db
+      .selectFrom('links')
+      .select(['installation_id', 'conversation_id'])
+      .where('chat_user_id', '=', '29:lease')
+      .executeTakeFirstOrThrow();
+    // As a sender leaves a message it claimed and then crashed on: pending, its lease still running.
+    await db
+      .insertInto('messages')
+      .values({
+        key: 'crashed-sender:29:lease',
+        installation_id: link.installation_id,
+        recipient: link.conversation_id!,
+        personal_of: null,
+        kind: 'post',
+        edits: null,
+        question_id: null,
+        payload: json({ text: 'Left behind by a crashed sender.' }),
+        attempts: 1,
+        locked_until: sql<Date>`now() + interval '1 hour'`,
+        last_status_code: null,
+        last_error: null,
+        channel: null,
+        ts: null,
+        sent: null,
+      })
+      .execute();
+    const left = () => posts('29:lease').filter((c) => c.activity.text === 'Left behind by a crashed sender.');
+    await system.chatCaughtUp();
+    expect(left()).toHaveLength(0);
+
+    // The lease runs out: rounds of the outbox at once (as of several instances) send it once.
+    await db
+      .updateTable('messages')
+      .set({ locked_until: sql<Date>`now() - interval '1 millisecond'` })
+      .where('key', '=', 'crashed-sender:29:lease')
+      .execute();
+    const outbox = system.services.chat.outbox;
+    await Promise.all([outbox.drain(), outbox.drain(), outbox.drain()]);
+    await system.chatCaughtUp();
+    expect(left()).toHaveLength(1);
+    expect(
+      await db.selectFrom('messages').select(['status', 'attempts']).where('key', '=', 'crashed-sender:29:lease').executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'sent', attempts: 2 });
+    await outbox.drain();
+    expect(left()).toHaveLength(1);
   });
 });
