@@ -614,6 +614,29 @@ describe('the header', () => {
 });
 
 describe('states and people', () => {
+  test('while the question loads, grey bars stand where it will be ("Loading" to screen readers); then they go', async () => {
+    const page = await web.newPage(390, 844);
+    await web.signIn(page, dora.email, '/');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(`**${API}/questions/${questionId}/complete`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`/questions/${questionId}`);
+    const skeleton = page.locator('main .skeleton[aria-busy="true"]').first();
+    await skeleton.waitFor();
+    expect(await skeleton.getAttribute('role')).toBe('status');
+    expect(await skeleton.textContent()).toBe('Loading…');
+    expect(await page.locator('main .skeleton-line').count()).toBeGreaterThanOrEqual(3);
+    await web.shot(page, 'question-loading');
+    release();
+    await page.locator('h1', { hasText: 'How cold should a lager ferment?' }).waitFor();
+    await page.locator('main .skeleton').first().waitFor({ state: 'detached' });
+  });
+
   test('an unknown address and an unknown question show the app’s not-found page with a way back; the API still answers JSON', async () => {
     const raw = await web.system.api.get('/no-such-page').set('accept', 'text/html,application/xhtml+xml,*/*;q=0.8');
     expect(raw.status).toBe(404);
