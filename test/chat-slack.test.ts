@@ -635,20 +635,25 @@ test('a linked author is told in Slack when their solution expires and when its 
     .set(...byEmail.auth)
     .send({ validation_request: 'email' })
     .expect(200);
-  const asker = await system.createUser();
+  // The linked author asked the question too: the routing never sends them their own question, so
+  // what they get of the validation request is the notice about their solution.
   const q = await system.api
     .post(`${API}/questions`)
-    .set(...asker.auth)
+    .set(...inSlack.auth)
     .send({ title: 'Does a French press need a coarse grind?', description: '<p>french press</p>' })
     .expect(201);
   await system.api
     .put(`${API}/questions/${q.body.id}/publish`)
-    .set(...asker.auth)
+    .set(...inSlack.auth)
     .expect(200);
   const solutions = [
     await publishedSolution(system, inSlack.token, q.body.id, '<p>Coarse, like sea salt.</p>'),
     await publishedSolution(system, byEmail.token, q.body.id, '<p>Medium-coarse will do.</p>'),
   ];
+  const aboutValidity = (user: string) =>
+    directMessages(user, q.body.id)
+      .map((c) => c.args.text as string)
+      .filter((text) => !text.startsWith('A new solution'));
   const setValidation = async (on: boolean) => {
     await system.api
       .put(`${API}/settings`)
@@ -667,19 +672,19 @@ test('a linked author is told in Slack when their solution expires and when its 
       .execute();
     await system.services.content.solutionExpiry.runOnce();
     await system.chatCaughtUp();
-    expect(directMessages('U0VALIDATE', q.body.id).map((c) => c.args.text)).toEqual([expect.stringContaining('Your solution has expired')]);
-    expect(directMessages('U0VALIDATEMAIL', q.body.id)).toHaveLength(0);
+    expect(aboutValidity('U0VALIDATE')).toEqual([expect.stringContaining('Your solution has expired')]);
+    expect(aboutValidity('U0VALIDATEMAIL')).toEqual([]);
 
     await system.api
       .put(`${API}/questions/${q.body.id}/request-validation`)
-      .set(...asker.auth)
+      .set(...(await system.createUser()).auth)
       .expect(200);
     await system.chatCaughtUp();
-    expect(directMessages('U0VALIDATE', q.body.id).map((c) => c.args.text)).toEqual([
+    expect(aboutValidity('U0VALIDATE')).toEqual([
       expect.stringContaining('Your solution has expired'),
       expect.stringContaining('its validation was requested'),
     ]);
-    expect(directMessages('U0VALIDATEMAIL', q.body.id)).toHaveLength(0);
+    expect(aboutValidity('U0VALIDATEMAIL')).toEqual([]);
   } finally {
     await setValidation(false);
   }

@@ -11,7 +11,9 @@ export function searchHandlers(notify: ChatNotifier): EventHandlers<'search'> {
       const ids = experts.map((e) => e.user_id);
       await recordAsked(tx as Tx<ChatSchema>, question.id, [question.author_id, ...ids]);
       await notify(tx as Tx<ChatSchema>, {
-        eventId: id,
+        // A validation request is keyed by the request itself, as the chat's notice to the expired
+        // solutions' authors is: an author who is also one of the experts gets one message of it.
+        eventId: reason === 'validation' ? data.source_event_id : id,
         type: reason === 'published' ? 'new_question' : 'validation_request',
         recipients: ids,
         question,
