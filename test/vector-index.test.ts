@@ -59,6 +59,20 @@ test('below the partition, nearest is the exact order', () => {
   expect(index.partitionLists).toBe(0);
 });
 
+test('vectors in later chunks of the store are kept and found as the first ones are', () => {
+  // The values grow 4,096 vectors at a time (semantic/vectors.ts CHUNK): the slots on both sides of a chunk's edge.
+  const vectorOf = generator(11);
+  const index = new VectorIndex(DIMENSIONS, { exactBelow: 100_000 });
+  const vectors = Array.from({ length: 9000 }, (_, id) => vectorOf(id));
+  for (const [id, vector] of vectors.entries()) index.put(id, quantize(vector), `h${id}`);
+  for (const id of [0, 4095, 4096, 8191, 8192, 8999]) {
+    const stored = index.vectorOf(id)!;
+    expect(stored.reduce((sum, x, d) => sum + x * vectors[id]![d]!, 0)).toBeCloseTo(1, 2);
+    expect(index.nearest(vectors[id]!, 1)[0]!.id).toBe(id);
+    expect(index.sourceOf(id)).toBe(`h${id}`);
+  }
+});
+
 test('with the partition in use, vectors put and changed after it was built are found', () => {
   const { index, vectorOf } = filled(3000, 1000);
   index.buildPartition();
