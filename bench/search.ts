@@ -62,6 +62,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** FIT=0: no expert model fits (at a million questions a fit holds its own copy of the history). */
 const FIT = process.env.FIT !== '0';
 const REBUILD = process.env.REBUILD !== '0';
+/** The gateway's port and the engine's (BENCH_PORT, BENCH_CLUSTER_HTTP_PORT, BENCH_CLUSTER_TRANSPORT_PORT): runs side by side take others. */
+const PORT = Number(process.env.BENCH_PORT ?? 18092);
 const space = await benchSpace();
 const { id, databaseUrl } = space;
 const indexPath = `/tmp/kn-bench-search-${id}/index.sqlite`;
@@ -70,7 +72,7 @@ process.once('exit', () => {
   if (!process.env.KEEP_INDEX) rmSync(`/tmp/kn-bench-search-${id}`, { recursive: true, force: true });
 });
 const env = {
-  ...serviceEnv({ databaseUrl, namespace: space.namespace }, 18092),
+  ...serviceEnv({ databaseUrl, namespace: space.namespace }, PORT),
   SEARCH_INDEX_PATH: indexPath,
   // The benchmark says when the expert model is fitted (below), not the service's own schedule: an
   // hourly check fitted a million questions' model in the middle of a run that took longer (about
@@ -85,8 +87,8 @@ const env = {
 const clusterEnv = {
   ...process.env,
   SEARCH_CLUSTER_DIR: `/tmp/kn-bench-search-cluster-${id}`,
-  SEARCH_CLUSTER_HTTP_PORT: '9280',
-  SEARCH_CLUSTER_TRANSPORT_PORT: '9380',
+  SEARCH_CLUSTER_HTTP_PORT: process.env.BENCH_CLUSTER_HTTP_PORT ?? '9280',
+  SEARCH_CLUSTER_TRANSPORT_PORT: process.env.BENCH_CLUSTER_TRANSPORT_PORT ?? '9380',
 };
 const cluster = (...args: string[]) =>
   execFileSync('bash', ['infra/search-cluster.sh', ...args], { env: clusterEnv, encoding: 'utf8' }).trim();
@@ -94,7 +96,10 @@ let enginePid: number | undefined;
 let engineUrl: string | undefined;
 if (ENGINE === 'opensearch') {
   const url = cluster('start', '1');
-  process.once('exit', () => cluster('stop'));
+  // KEEP_INDEX=1 keeps the engine running too (stop it with infra/search-cluster.sh and its folder and ports).
+  process.once('exit', () =>
+    process.env.KEEP_INDEX ? console.log(`engine kept at ${url} (${clusterEnv.SEARCH_CLUSTER_DIR})`) : cluster('stop'),
+  );
   enginePid = Number(readFileSync(`${clusterEnv.SEARCH_CLUSTER_DIR}/node-1.pid`, 'utf8'));
   engineUrl = url;
   Object.assign(env, { ELASTICSEARCH_URL: url, ELASTICSEARCH_INDEX_PREFIX: `kn-bench-${id}` });
@@ -226,7 +231,7 @@ try {
       }),
     },
   ];
-  const base = 'http://127.0.0.1:18092';
+  const base = `http://127.0.0.1:${PORT}`;
   const admin = await login(`${base}/api/v1`);
   const headers = bearer(admin);
   const sample = await admin.send('listQuestions', { query: { query: pick() } });

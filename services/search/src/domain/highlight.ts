@@ -111,11 +111,30 @@ export function highlightSource(
   q: HighlightSource,
   query: { query: string; fields: SearchField[]; stop_languages: string[] },
   typoTerms?: ReadonlySet<string>,
+  /** The query's matcher (sourceMatcher), shared by the questions of one page. */
+  match: Matcher = sourceMatcher(query, typoTerms),
 ) {
   const words = queryWords(query.query, query.stop_languages);
   if (!words.terms.length) return null;
-  const match = wordMatcher(words, typoTerms);
   const allowed = highlightOrder.filter((f) => query.fields.includes(f));
   const strong = allowed.filter((f) => fieldTexts(q, f).some((t) => hits(t.text, match).some((h) => h.kind !== 'prefix')));
   return highlightFields(q, [...new Set([...strong, ...allowed])], match);
+}
+
+/**
+ * The matcher of a query for highlightSource, each word of the texts matched once: without an
+ * index that knows the words of each form, every word is stemmed, and a page's texts repeat
+ * their words (half of the Elasticsearch backend's CPU of a question search was that stemming).
+ */
+export function sourceMatcher(query: { query: string; stop_languages: string[] }, typoTerms?: ReadonlySet<string>): Matcher {
+  const match = wordMatcher(queryWords(query.query, query.stop_languages), typoTerms);
+  const known = new Map<string, ReturnType<Matcher>>();
+  return (word) => {
+    let found = known.get(word);
+    if (found === undefined) {
+      found = match(word);
+      known.set(word, found);
+    }
+    return found;
+  };
 }

@@ -5,7 +5,7 @@ import { type IntervalJob, intervalJob } from '@kn/service';
 import type { HighlightRequest, IndexStatus, SearchBackend } from '../core/backend.ts';
 import type { IndexHandlers } from '../core/events.ts';
 import { queryTerms, queryWords, textCounts } from '../core/words.ts';
-import { highlightSource } from '../domain/highlight.ts';
+import { highlightSource, sourceMatcher } from '../domain/highlight.ts';
 import { type MatchRequest, PAGE, RELEVANT_SCORE, SIMILAR_ONLY_MIN, similarityBlend, WEAK_SCORE, WINDOW } from '../domain/match.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { blendSimilar, MEANING_ONLY_MIN, type Meaning, semanticWeights } from '../domain/semantic.ts';
@@ -35,6 +35,13 @@ import { topicCosine, trainWordTopics, type WordTopics } from './topics.ts';
 /** Units a backend keeps at most before it starts again (a few KiB each). */
 const MAX_UNITS = 50_000;
 
+/** A question's unit vector and its topic vector under the model `topics` (null: not taken yet). */
+interface KnownVector {
+  vector: Map<string, number>;
+  topics: WordTopics | null;
+  topic: Float32Array | null;
+}
+
 /**
  * The Elasticsearch engine's backend: one index shared by every instance (ELASTICSEARCH_URL,
  * ELASTICSEARCH_INDEX_PREFIX), fed by whichever instance holds the feed's lease (feed.ts). The
@@ -53,6 +60,13 @@ export class ElasticsearchBackend implements SearchBackend {
   private readonly kept = new KeptUntilMoved();
   /** Units of questions read (units()), until the index moves; `moves` counts the moves. */
   private readonly knownUnits = new Map<number, Record<string, number>>();
+  /**
+   * Questions' unit vectors (topicVector over the unit idfs) and their topic vectors under the
+   * topic model they were taken with, until the index moves: the blend of every question search
+   * read the units of its 50 best again, with the idf of all their words, and took their topic
+   * vectors (a third of the search service's CPU a query).
+   */
+  private readonly knownVectors = new Map<number, KnownVector>();
   private moves = 0;
   private readonly bus: Bus;
   private readonly streams: ServiceName[];
@@ -122,6 +136,7 @@ export class ElasticsearchBackend implements SearchBackend {
       this.matchFrequencies.moved();
       this.kept.moved();
       this.knownUnits.clear();
+      this.knownVectors.clear();
       this.moves++;
     }
     this.applied = applied;
@@ -348,6 +363,8 @@ export class ElasticsearchBackend implements SearchBackend {
       const response = await this.client.search({ index: this.names.questions, ...query });
       const hits = scoredHits(response);
       response.hits.hits.forEach((hit, i) => {
+        // Unpacked only when not known yet (the same questions come back in other queries).
+        if (this.knownUnits.has(hits[i]!.id)) return;
         const unit = (hit.fields as { unit_packed?: string[] } | undefined)?.unit_packed?.[0];
         this.keepUnit(hits[i]!.id, unit ? unpackUnit(unit) : {}, moves);
       });
@@ -388,10 +405,11 @@ export class ElasticsearchBackend implements SearchBackend {
 
   private async highlightIds(request: HighlightRequest, ids: readonly number[], typoTerms?: ReadonlySet<string>) {
     const docs = await this.documents(ids);
+    const match = sourceMatcher(request, typoTerms);
     return ids.map((id) => {
       const doc = docs.get(id);
       if (!doc?.is_published) return null;
-      return highlightSource({ ...doc, parts: (kind) => doc.parts[kind] }, request, typoTerms);
+      return highlightSource({ ...doc, parts: (kind) => doc.parts[kind] }, request, typoTerms, match);
     });
   }
 
@@ -445,13 +463,28 @@ export class ElasticsearchBackend implements SearchBackend {
   /** Cosines of a text with questions, of their units and of their topic vectors (those missing count 0). */
   private async cosinesWith(text: string, language: string | undefined, ids: readonly number[]) {
     if (!ids.length) return [];
+    const moves = this.moves;
     const counts = this.textCounts(text, language);
-    const byId = await this.units(ids);
+    const missing = ids.filter((id) => !this.knownVectors.has(id));
+    const byId = await this.units(missing);
+    // The idf of the words of the query and of the units whose vectors are not known yet.
     const idf = await this.idf([...counts.keys(), ...[...byId.values()].flatMap((u) => Object.keys(u))]);
-    const units = ids.map((id) => byId.get(id));
-    // The query's topic with pseudo-relevance feedback from its best text matches (ids come best first).
-    const vectors = units.map((unit) => (unit ? topicVector(Object.entries(unit), idf) : null));
+    // Known before this query read its idf, or taken with that idf now (a move meanwhile: not kept).
+    const known = ids.map((id) => {
+      const kept = this.knownVectors.get(id);
+      if (kept) return kept;
+      const unit = byId.get(id);
+      if (!unit) return null;
+      const fresh: KnownVector = { vector: topicVector(Object.entries(unit), idf), topics: null, topic: null };
+      if (moves === this.moves) {
+        if (this.knownVectors.size >= MAX_UNITS) this.knownVectors.clear();
+        this.knownVectors.set(id, fresh);
+      }
+      return fresh;
+    });
+    const vectors = known.map((k) => k?.vector ?? null);
     const asked = topicVector(counts, idf);
+    // The query's topic with pseudo-relevance feedback from its best text matches (ids come best first).
     const query = withFeedbackOf(
       asked,
       vectors.filter((v) => v !== null),
@@ -460,9 +493,13 @@ export class ElasticsearchBackend implements SearchBackend {
     const { topics } = this;
     const topic = topics?.vectorOf(asked) ?? null;
     return ids.map((id, i) => {
-      const vector = vectors[i];
-      const unitTopic = topic && vector ? topics!.vectorOf(vector) : null;
-      return { id, score: vector ? cosine(query, vector) : 0, topic: topic && unitTopic ? topicCosine(topic, unitTopic) : 0 };
+      const k = known[i];
+      if (!k) return { id, score: 0, topic: 0 };
+      if (topic && k.topics !== topics) {
+        k.topic = topics!.vectorOf(k.vector);
+        k.topics = topics;
+      }
+      return { id, score: cosine(query, k.vector), topic: topic && k.topic ? topicCosine(topic, k.topic) : 0 };
     });
   }
 

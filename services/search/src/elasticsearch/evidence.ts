@@ -41,6 +41,16 @@ const CANDIDATE_TERMS = 24;
 /** Documents read per request when the fit reads the past. */
 const PAGE = 1000;
 
+/** Neighbours whose asked vectors a backend keeps at most before it starts again. */
+const MAX_NEIGHBOURS = 50_000;
+
+/** A neighbour's facts and its asked words' weights (log(1 + count) · idf, those above 0, in its order) with their norm. */
+interface NeighbourVector {
+  facts: NeighbourFacts;
+  weights: Array<readonly [string, number]>;
+  norm: number;
+}
+
 const languageOf = (l: string | undefined): Language => ((languages as readonly string[]).includes(l ?? '') ? (l as Language) : 'en');
 const round = (v: number) => Math.round(v * 1e12) / 1e12;
 type Buckets = Array<Record<string, any>>;
@@ -182,7 +192,7 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       // source by parsing it: 220 ms for these 200 at 20,000 questions, 27 ms sent whole).
       _source: false,
       stored_fields: '_none_',
-      docvalue_fields: ['neighbour_packed'],
+      docvalue_fields: ['id', 'neighbour_packed'],
       query: {
         bool: {
           should: informative.map(({ word, weight }) => ({ term: { asked_terms: { value: word, boost: weight } } })),
@@ -192,11 +202,22 @@ export class ElasticsearchEvidence implements ExpertEvidence {
         },
       },
     });
-    const docs = response.hits.hits.flatMap((h) => {
-      const value = (h.fields as { neighbour_packed?: string[] } | undefined)?.neighbour_packed?.[0];
-      return value ? [unpacked<NeighbourFacts>(value)] : [];
+    // Neighbours already weighed (the same questions are the neighbours of many texts) are not
+    // unpacked nor weighed again, unless a question is read as if not indexed (its own words' idf differ).
+    const generation = this.kept.generation;
+    const known = this.kept.map<number, NeighbourVector>('neighbour vectors');
+    const found = response.hits.hits.flatMap((h): Array<{ facts: NeighbourFacts; kept: NeighbourVector | undefined }> => {
+      const fields = (h.fields ?? {}) as { id?: number[]; neighbour_packed?: string[] };
+      const id = fields.id?.[0];
+      const kept = own || id === undefined ? undefined : known.get(id);
+      if (kept) return [{ facts: kept.facts, kept }];
+      const value = fields.neighbour_packed?.[0];
+      return value ? [{ facts: unpacked<NeighbourFacts>(value), kept: undefined }] : [];
     });
-    const idf = await this.askedIdf([...counts.map(([w]) => w), ...docs.flatMap((d) => Object.keys(d.asked ?? {}))], own);
+    const idf = await this.askedIdf(
+      [...counts.map(([w]) => w), ...found.flatMap((d) => (d.kept ? [] : Object.keys(d.facts.asked ?? {})))],
+      own,
+    );
     const query = new Map<string, number>();
     let norm = 0;
     for (const [word, count] of counts) {
@@ -206,17 +227,28 @@ export class ElasticsearchEvidence implements ExpertEvidence {
       norm += w * w;
     }
     const length = Math.sqrt(norm) || 1;
-    return docs
-      .map((doc) => {
-        let dot = 0;
-        let docNorm = 0;
-        for (const [word, fields] of Object.entries(doc.asked ?? {})) {
-          const w = Math.log1p(askedCount(fields)) * idf(word);
-          if (w <= 0) continue;
-          docNorm += w * w;
-          dot += w * (query.get(word) ?? 0);
+    const keep = !own && generation === this.kept.generation;
+    return found
+      .map(({ facts: doc, kept }) => {
+        let vector = kept;
+        if (!vector) {
+          const weights: Array<readonly [string, number]> = [];
+          let docNorm = 0;
+          for (const [word, fields] of Object.entries(doc.asked ?? {})) {
+            const w = Math.log1p(askedCount(fields)) * idf(word);
+            if (w <= 0) continue;
+            docNorm += w * w;
+            weights.push([word, w]);
+          }
+          vector = { facts: doc, weights, norm: docNorm };
+          if (keep) {
+            if (known.size >= MAX_NEIGHBOURS) known.clear();
+            known.set(doc.id, vector);
+          }
         }
-        const score = docNorm > 0 ? round(Math.min(1, Math.max(0, dot / length / Math.sqrt(docNorm)))) : 0;
+        let dot = 0;
+        for (const [word, w] of vector.weights) dot += w * (query.get(word) ?? 0);
+        const score = vector.norm > 0 ? round(Math.min(1, Math.max(0, dot / length / Math.sqrt(vector.norm)))) : 0;
         return { doc, score, time: doc.published ? Date.parse(doc.published) : 0 };
       })
       .filter((n) => n.score > 0)

@@ -24,9 +24,24 @@ const MAX_WORDS = 200_000;
  */
 export class KeptUntilMoved {
   private readonly values = new Map<string, Promise<unknown>>();
+  private readonly maps = new Map<string, Map<unknown, unknown>>();
+  /** Counts the moves: what was worked out before one is not kept after it. */
+  generation = 0;
 
   moved() {
     this.values.clear();
+    for (const map of this.maps.values()) map.clear();
+    this.generation++;
+  }
+
+  /** A map of values per key (`name`: which map), emptied when the index moves. */
+  map<K, V>(name: string): Map<K, V> {
+    let map = this.maps.get(name);
+    if (!map) {
+      map = new Map();
+      this.maps.set(name, map);
+    }
+    return map as Map<K, V>;
   }
 
   of<T>(key: string, read: () => Promise<T>): Promise<T> {
