@@ -323,7 +323,7 @@ async function run(l: Load, { known, queries, popularity }: Protocol) {
     const loaded = Date.now();
     // The questions' embeddings as the service stores them (MEANING=0: none, the words alone).
     const vectors = meanings ? new VectorIndex(meanings.dimensions) : null;
-    if (vectors) for (const [id, v] of meanings!.vectors) vectors.put(l.id('post', id), v, '');
+    if (vectors) for (const [id, v] of meanings!.vectors) vectors.put(l.id('post', id), v);
     const meaningOf = (id: number): Meaning | undefined => {
       const query = vectors?.vectorOf(id);
       return query && vectors!.meaning(query);

@@ -74,7 +74,7 @@ const made = await embedder.embed(
   'passage',
 );
 relatedQuestions.forEach((q, i) => {
-  vectors.put(q.id, quantize(made[i]!), '');
+  vectors.put(q.id, quantize(made[i]!));
 });
 const askedVectors = new Map<string, Float32Array>();
 const queries = await embedder.embed(originals.map(asked));
@@ -323,7 +323,7 @@ for (const name of ['stackexchange-beer', 'stackexchange-quantumcomputing']) {
     'passage',
   );
   site.questions.forEach((q, i) => {
-    siteVectors.put(q.id, quantize(passages[i]!), '');
+    siteVectors.put(q.id, quantize(passages[i]!));
   });
   let found = 0;
   let rr = 0;

@@ -60,7 +60,7 @@ for (const size of SIZES) {
   const before = rss();
   const index = new VectorIndex(DIMENSIONS);
   let started = performance.now();
-  for (let i = 0; i < size; i++) index.put(i, quantize(vectorOf(i, size)), 'hash');
+  for (let i = 0; i < size; i++) index.put(i, quantize(vectorOf(i, size)));
   const loadSeconds = (performance.now() - started) / 1000;
   const memory = rss() - before;
   started = performance.now();

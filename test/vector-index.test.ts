@@ -39,7 +39,7 @@ function exact(index: VectorIndex, ids: Iterable<number>, query: Float32Array, k
 function filled(count: number, exactBelow: number) {
   const vectorOf = generator(7);
   const index = new VectorIndex(DIMENSIONS, { exactBelow });
-  for (let id = 0; id < count; id++) index.put(id, quantize(vectorOf(id)), 'h');
+  for (let id = 0; id < count; id++) index.put(id, quantize(vectorOf(id)));
   return { index, vectorOf };
 }
 
@@ -64,12 +64,11 @@ test('vectors in later chunks of the store are kept and found as the first ones 
   const vectorOf = generator(11);
   const index = new VectorIndex(DIMENSIONS, { exactBelow: 100_000 });
   const vectors = Array.from({ length: 9000 }, (_, id) => vectorOf(id));
-  for (const [id, vector] of vectors.entries()) index.put(id, quantize(vector), `h${id}`);
+  for (const [id, vector] of vectors.entries()) index.put(id, quantize(vector));
   for (const id of [0, 4095, 4096, 8191, 8192, 8999]) {
     const stored = index.vectorOf(id)!;
     expect(stored.reduce((sum, x, d) => sum + x * vectors[id]![d]!, 0)).toBeCloseTo(1, 2);
     expect(index.nearest(vectors[id]!, 1)[0]!.id).toBe(id);
-    expect(index.sourceOf(id)).toBe(`h${id}`);
   }
 });
 
@@ -78,12 +77,12 @@ test('with the partition in use, vectors put and changed after it was built are 
   index.buildPartition();
   expect(index.partitionLists).toBeGreaterThan(10);
   const added = vectorOf(3);
-  index.put(9000, quantize(added), 'h');
+  index.put(9000, quantize(added));
   expect(index.nearest(added, 1)[0]).toEqual({ id: 9000, score: expect.closeTo(1, 2) });
   // Question 5 now says what topic 11 says: found by its new vector, no longer by its old one.
   const before = index.vectorOf(5)!;
   const after = vectorOf(11);
-  index.put(5, quantize(after), 'h2');
+  index.put(5, quantize(after));
   expect(index.nearest(after, 1)[0]!.id).toBe(5);
   expect(index.nearest(before, 10).map((n) => n.id)).not.toContain(5);
   expect(index.size).toBe(3001);
@@ -109,7 +108,7 @@ test('the partition is built in the background, and vectors put meanwhile are fo
   for (let round = 0; index.partitionLists === 0; round++) {
     if (round > 2000) throw new Error('the partition was never built');
     const vector = vectorOf(round);
-    index.put(10_000 + round, quantize(vector), 'h');
+    index.put(10_000 + round, quantize(vector));
     late.push({ id: 10_000 + round, vector });
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
@@ -123,7 +122,7 @@ test.each([
   const { index, vectorOf } = filled(1000, 1000);
   if (rebuilds) {
     index.buildPartition();
-    for (let id = 1000; id < 2000; id++) index.put(id, quantize(vectorOf(id)), 'h');
+    for (let id = 1000; id < 2000; id++) index.put(id, quantize(vectorOf(id)));
   }
   const lists = index.partitionLists;
   const late: Array<{ id: number; vector: Float32Array }> = [];
@@ -131,7 +130,7 @@ test.each([
   for (let round = 0; index.partitionLists === lists; round++) {
     if (round > 20_000) throw new Error('the partition was never built');
     const vector = vectorOf(round);
-    index.put(10_000 + round, quantize(vector), 'h');
+    index.put(10_000 + round, quantize(vector));
     late.push({ id: 10_000 + round, vector });
     index.buildPartition(0);
   }
@@ -143,7 +142,7 @@ test('the partition trained again as the index grows keeps every vector findable
   index.buildPartition();
   const first = index.partitionLists;
   // Twice as many vectors: the next partition places the first ones with the sketches its lists hold.
-  for (let id = 600; id < 1300; id++) index.put(id, quantize(vectorOf(id)), 'h');
+  for (let id = 600; id < 1300; id++) index.put(id, quantize(vectorOf(id)));
   index.buildPartition();
   expect(index.partitionLists).not.toBe(first);
   for (let id = 0; id < 1300; id += 37) expect(index.nearest(index.vectorOf(id)!, 1)[0]!.id).toBe(id);
@@ -154,7 +153,7 @@ test('lists hold about as many vectors where questions are dense as where they a
   const vectorOf = generator(11);
   const index = new VectorIndex(DIMENSIONS, { exactBelow: 1000 });
   let id = 0;
-  for (let t = 0; t < 20; t++) for (let i = 0; i < Math.round(2000 / (t + 1)); i++) index.put(id++, quantize(vectorOf(t)), 'h');
+  for (let t = 0; t < 20; t++) for (let i = 0; i < Math.round(2000 / (t + 1)); i++) index.put(id++, quantize(vectorOf(t)));
   index.buildPartition();
   const sizes = [...index.listSizes()].sort((a, b) => a - b);
   const median = sizes[sizes.length >> 1]!;

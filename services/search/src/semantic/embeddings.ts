@@ -143,16 +143,16 @@ export class Embeddings {
     for (;;) {
       const rows = await db
         .selectFrom('question_embeddings')
-        .select(['question_id', 'source_hash', 'scale', 'vector', 'seq'])
+        .select(['question_id', 'scale', 'vector', 'seq'])
         .where('model', '=', embedder.model)
         .where('seq', '>', this.lastSeq)
         .orderBy('seq')
         .limit(LOAD_PAGE)
         .execute();
       for (const row of rows) {
+        // A view of the row's bytes: the index copies them into its own store.
         const values = new Int8Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength);
-        if (values.length === vectors.dimensions)
-          vectors.put(row.question_id, { values: Int8Array.from(values), scale: row.scale }, row.source_hash);
+        if (values.length === vectors.dimensions) vectors.put(row.question_id, { values, scale: row.scale });
         this.lastSeq = row.seq;
       }
       if (rows.length < LOAD_PAGE) break;

@@ -64,7 +64,6 @@ export class VectorIndex {
   private readonly rotation: Rotation;
   private readonly slots = new Map<number, number>();
   private ids = new Int32Array(0);
-  private readonly hashes: string[] = [];
   private readonly exactBelow: number;
   private partition: Partition | null = null;
   /** The partition being built: vectors put below `placed` are placed in it at once, the others when the build reaches them. */
@@ -86,13 +85,7 @@ export class VectorIndex {
     return this.slots.size;
   }
 
-  /** The hash of the text a question's vector was made from, if it has one. */
-  sourceOf(id: number): string | undefined {
-    const slot = this.slots.get(id);
-    return slot === undefined ? undefined : this.hashes[slot];
-  }
-
-  put(id: number, vector: QuantizedVector, sourceHash: string) {
+  put(id: number, vector: QuantizedVector) {
     if (vector.values.length !== this.dimensions)
       throw new Error(`a vector of ${vector.values.length} dimensions in an index of ${this.dimensions}`);
     let slot = this.slots.get(id);
@@ -107,7 +100,6 @@ export class VectorIndex {
     const at = this.offset(slot);
     chunk.set(vector.values, at);
     this.scales[slot] = vector.scale;
-    this.hashes[slot] = sourceHash;
     this.ids[slot] = id;
     const sketch = this.rotation.sketch(chunk, at, this.fresh);
     this.sketches?.set(sketch, slot * WORDS);
