@@ -35,6 +35,15 @@ import { topicCosine, trainWordTopics, type WordTopics } from './topics.ts';
 /** Units a backend keeps at most before it starts again (a few KiB each). */
 const MAX_UNITS = 50_000;
 
+/** Characters of texts the documents a backend keeps for pages hold at most (shownDocuments); one of more than a hundredth is not kept. */
+const KEPT_CHARACTERS = 16_000_000;
+
+/** The characters of a question document's texts: what keeping it costs. */
+const textCharacters = (doc: QuestionDocument) =>
+  doc.title.length +
+  doc.description.length +
+  Object.values(doc.parts).reduce((sum, parts) => sum + parts.reduce((n, p) => n + p.text.length, 0), 0);
+
 /** A question's unit vector and its topic vector under the model `topics` (null: not taken yet). */
 interface KnownVector {
   vector: Map<string, number>;
@@ -67,6 +76,13 @@ export class ElasticsearchBackend implements SearchBackend {
    * vectors (a third of the search service's CPU a query).
    */
   private readonly knownVectors = new Map<number, KnownVector>();
+  /**
+   * Question documents read for what a page shows (highlights, the titles of expert search's
+   * reasons), until the index moves, within KEPT_CHARACTERS of their texts: each page read its ten
+   * documents whole again, and expert search its reasons' (a sixth of the engine's CPU a query).
+   */
+  private readonly shownDocuments = new Map<number, QuestionDocument>();
+  private shownCharacters = 0;
   private moves = 0;
   private readonly bus: Bus;
   private readonly streams: ServiceName[];
@@ -137,6 +153,8 @@ export class ElasticsearchBackend implements SearchBackend {
       this.kept.moved();
       this.knownUnits.clear();
       this.knownVectors.clear();
+      this.shownDocuments.clear();
+      this.shownCharacters = 0;
       this.moves++;
     }
     this.applied = applied;
@@ -290,6 +308,32 @@ export class ElasticsearchBackend implements SearchBackend {
     return out;
   }
 
+  /** Documents as a page shows them: those read before (shownDocuments), the others read now and kept. */
+  private async shownDocumentsOf(ids: readonly number[]): Promise<Map<number, QuestionDocument>> {
+    const out = new Map<number, QuestionDocument>();
+    const missing = ids.filter((id) => {
+      const doc = this.shownDocuments.get(id);
+      if (doc) out.set(id, doc);
+      return !doc;
+    });
+    if (!missing.length) return out;
+    const moves = this.moves;
+    const read = await this.documents(missing);
+    for (const [id, doc] of read) {
+      out.set(id, doc);
+      if (moves !== this.moves) continue;
+      const characters = textCharacters(doc);
+      if (characters > KEPT_CHARACTERS / 100) continue;
+      if (this.shownCharacters + characters > KEPT_CHARACTERS) {
+        this.shownDocuments.clear();
+        this.shownCharacters = 0;
+      }
+      this.shownDocuments.set(id, doc);
+      this.shownCharacters += characters;
+    }
+    return out;
+  }
+
   async match(request: MatchRequest & { highlight: boolean }) {
     this.check();
     const words = queryWords(request.query, request.stop_languages);
@@ -404,7 +448,7 @@ export class ElasticsearchBackend implements SearchBackend {
   }
 
   private async highlightIds(request: HighlightRequest, ids: readonly number[], typoTerms?: ReadonlySet<string>) {
-    const docs = await this.documents(ids);
+    const docs = await this.shownDocumentsOf(ids);
     const match = sourceMatcher(request, typoTerms);
     return ids.map((id) => {
       const doc = docs.get(id);
@@ -635,7 +679,7 @@ export class ElasticsearchBackend implements SearchBackend {
 
   async titles(ids: readonly number[]) {
     this.check();
-    const docs = await this.documents(ids);
+    const docs = await this.shownDocumentsOf(ids);
     return new Map([...docs].map(([id, d]) => [id, d.title]));
   }
 
