@@ -23,7 +23,7 @@ RUN pnpm install --frozen-lockfile --prod=false
 # The web app the gateway serves at / (WEB_ROOT, by default web/dist). Its build reads
 # tsconfig.base.json (web/tsconfig.json extends it): without it esbuild builds another bundle.
 RUN pnpm --filter @kn/web build
-# The model folders where a machine's set-up keeps them ($KN_MODEL_CACHE/all-MiniLM-L6-v2-int8-192): the
+# The model folders where a machine's set-up keeps them ($KN_MODEL_CACHE/all-MiniLM-L6-v2-int8): the
 # search service finds it by itself, and docker-compose.yml names it (EMBEDDING_MODEL_PATH).
 COPY --from=model /models /opt/kn-models
 ENV KN_MODEL_CACHE=/opt/kn-models

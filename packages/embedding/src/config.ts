@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 
 /** The model a search process uses when nobody names another: the folder set-up writes (all-MiniLM-L6-v2's int8 graph). */
-export const DEFAULT_MODEL = 'all-MiniLM-L6-v2-int8-192';
+export const DEFAULT_MODEL = 'all-MiniLM-L6-v2-int8';
 
 /** `$KN_MODEL_CACHE`, else `~/.cache/kn-models`: the folder of model folders, as infra/ensure-model.sh writes it. */
 export function modelCache(): string {

@@ -60,7 +60,7 @@ const MAX_PASSAGE_THREADS = 4;
 /**
  * Queries and passages run on model threads of their own, one batch at a time each; texts that
  * arrive while batches run wait for the next. A person waits for a query, so a query never waits
- * behind a passage (a passage of 192 tokens takes fifteen times a query's time). Passages run on
+ * behind a passage (a passage of 256 tokens takes twenty times a query's time). Passages run on
  * `passageThreads` threads at once, one text each (a text of the int8 graph gains little from a
  * second core: 13.4 → 11.7 ms), at the lowest CPU priority: they take what requests leave, every
  * core when nothing else runs. They are started at the first passage and stopped PASSAGE_IDLE_MS

@@ -30,7 +30,7 @@ export const SearchConfig = BaseConfig.extend({
   EMBEDDING_MODEL_PATH: z
     .preprocess((v) => (v === '' ? undefined : v), z.string().optional())
     .describe(
-      'A sentence-encoder folder (docs/embedding.md) for similar questions, question search and routing; unset: the model infra/ensure-model.sh set up (`$KN_MODEL_CACHE/all-MiniLM-L6-v2-int8-192`). Without a usable model search is lexical.',
+      'A sentence-encoder folder (docs/embedding.md) for similar questions, question search and routing; unset: the model infra/ensure-model.sh set up (`$KN_MODEL_CACHE/all-MiniLM-L6-v2-int8`). Without a usable model search is lexical.',
     ),
   EMBEDDING_MODEL_RETRY_MS: z.coerce
     .number()

@@ -29,7 +29,7 @@ export const noEmbeddings: EmbeddingStatus = {
   questions: 0,
 };
 
-/** The text of a question its embedding is made of: the set-up's model reads its first 192 tokens, a model at most 512, so 4,000 characters is plenty. */
+/** The text of a question its embedding is made of: the set-up's model reads its first 256 tokens, a model at most 512, so 4,000 characters is plenty. */
 export const embeddingText = (title: string, description: string) => `${title}\n${description}`.slice(0, 4000);
 export const sourceHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
