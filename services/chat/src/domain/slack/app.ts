@@ -225,7 +225,11 @@ export function slackApp(deps: SlackDeps) {
             .where('ts', '=', b.message.ts)
             .executeTakeFirst()
         : undefined;
-    return { b, installation, actor, id, posted };
+    /** What an unlinked person's press gets: the offer to link, to them alone. */
+    const offerLink = async () => {
+      await tell(installation.id, `link:${b.trigger_id}`, b.user.id, undefined, await linkPrompt(installation.id, b.user.id, b));
+    };
+    return { b, installation, actor, id, posted, offerLink };
   };
   /** Changes the direct message the button was on, through the outbox (one edit per action). */
   const edit = async (installationId: number, posted: { key: string } | undefined, user: string, step: string, message: blocks.Message) => {
@@ -237,45 +241,24 @@ export function slackApp(deps: SlackDeps) {
 
   app.action('answer', async ({ body, ack, action }) => {
     await ack();
-    const { b, installation, actor, id } = await pressed(body, action);
-    if (!actor)
-      return void (await tell(
-        installation.id,
-        `link:${b.trigger_id}`,
-        b.user.id,
-        undefined,
-        await linkPrompt(installation.id, b.user.id, b),
-      ));
+    const { b, actor, id, offerLink } = await pressed(body, action);
+    if (!actor) return offerLink();
     const question = await flows.question(actor, id);
     await client.views.open({ trigger_id: b.trigger_id, view: blocks.answerModal(question) as never });
   });
 
   app.action('forward', async ({ body, ack, action }) => {
     await ack();
-    const { b, installation, actor, id } = await pressed(body, action);
-    if (!actor)
-      return void (await tell(
-        installation.id,
-        `link:${b.trigger_id}`,
-        b.user.id,
-        undefined,
-        await linkPrompt(installation.id, b.user.id, b),
-      ));
+    const { b, actor, id, offerLink } = await pressed(body, action);
+    if (!actor) return offerLink();
     const question = await flows.question(actor, id);
     await client.views.open({ trigger_id: b.trigger_id, view: blocks.forwardModal(question) as never });
   });
 
   app.action('not_me', async ({ body, ack, action }) => {
     await ack();
-    const { b, installation, actor, id, posted } = await pressed(body, action);
-    if (!actor)
-      return void (await tell(
-        installation.id,
-        `link:${b.trigger_id}`,
-        b.user.id,
-        undefined,
-        await linkPrompt(installation.id, b.user.id, b),
-      ));
+    const { b, installation, actor, id, posted, offerLink } = await pressed(body, action);
+    if (!actor) return offerLink();
     let what: string;
     let question = { id, title: `#${id}` };
     try {
@@ -290,15 +273,8 @@ export function slackApp(deps: SlackDeps) {
 
   app.action('accept', async ({ body, ack, action }) => {
     await ack();
-    const { b, installation, actor, id, posted } = await pressed(body, action);
-    if (!actor)
-      return void (await tell(
-        installation.id,
-        `link:${b.trigger_id}`,
-        b.user.id,
-        undefined,
-        await linkPrompt(installation.id, b.user.id, b),
-      ));
+    const { b, installation, actor, id, posted, offerLink } = await pressed(body, action);
+    if (!actor) return offerLink();
     let message: blocks.Message;
     try {
       await flows.accept(actor, id);
