@@ -1,6 +1,6 @@
 // The network in Slack (docs/chat.md): requests signed as Slack signs them, through the gateway,
 // to the chat service; what it posts goes to a local stand-in of Slack's Web API.
-import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
+import { expertOn, linksOf, routedQuestion, routedTo } from './chat-stand-in.ts';
 import { API, publishedSolution } from './fixtures.ts';
 import { interaction, type SlackStandIn, slackSignature, slashCommand, startSlackStandIn } from './slack-stand-in.ts';
 import { bearer, type System, startSystem } from './system.ts';
@@ -109,14 +109,7 @@ describe('linking', () => {
         chat_user_name: 'u0preview',
       }),
     );
-    expect(
-      (
-        await system.api
-          .get(`${API}/chat/links`)
-          .set(...person.auth)
-          .expect(200)
-      ).body.items,
-    ).toEqual([]);
+    expect(await linksOf(system, person)).toEqual([]);
   });
 
   test('the link code links once, to the signed-in user; a used or unknown code is 404', async () => {

@@ -115,3 +115,13 @@ export async function routedTo(system: System, questionId: number) {
     .execute();
   return decisions.flatMap((d) => d.experts.map((e) => e.user_id));
 }
+
+/** The chat links a person has (`GET /chat/links`). */
+export async function linksOf(system: System, person: { auth: [string, string] }) {
+  return (
+    await system.api
+      .get(`${API}/chat/links`)
+      .set(...person.auth)
+      .expect(200)
+  ).body.items;
+}

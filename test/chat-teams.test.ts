@@ -5,7 +5,7 @@ import { json, sql } from '@kn/db';
 import { forgetExpiredLinkCodes } from '../services/chat/src/domain/links.ts';
 import { nextDueInMs } from '../services/chat/src/domain/outbox.ts';
 import { ONLY_PERSONAL } from '../services/chat/src/domain/teams/app.ts';
-import { expertOn, routedQuestion, routedTo } from './chat-stand-in.ts';
+import { expertOn, linksOf, routedQuestion, routedTo } from './chat-stand-in.ts';
 import { API, publishedSolution } from './fixtures.ts';
 import { bearer, type System, startSystem } from './system.ts';
 import { personalChatOf, startTeamsStandIn, type TeamsStandIn } from './teams-stand-in.ts';
@@ -369,20 +369,24 @@ describe('proactive messages to people who never wrote to the bot', () => {
       .where('chat_user_id', '=', user)
       .executeTakeFirstOrThrow();
   const creates = (user: string) => teams.calls.filter((c) => c.method === 'create' && c.conversation === personalChatOf(user));
+  /** A person of the trusted tenant mentions the bot in a channel: linked by their e-mail, no personal chat recorded. */
+  const mentionInChannel = async (chatUser: string, email: string, channel: string, words: string) => {
+    teams.members.set(chatUser, { email, tenantId: TENANT });
+    await send(
+      activity(chatUser, {
+        text: `<at>Knowledge Network</at> search ${words}`,
+        conversation: { id: channel, conversationType: 'channel', tenantId: TENANT },
+      }),
+    );
+  };
   const cardFor = (user: string, questionId: number) =>
     posts(user).filter((c) => flat(c.activity.attachments).includes(`/questions/${questionId})`));
 
   test('an expert linked by their trusted e-mail in a channel gets the routed question’s card in a personal chat the bot creates', async () => {
     const expert = await expertOn(system, 'kombucha');
     await system.chatCaughtUp();
-    teams.members.set('29:kombucha-expert', { email: expert.user.email, tenantId: TENANT });
     // The expert only ever mentioned the bot in a channel: linked, with no personal chat recorded.
-    await send(
-      activity('29:kombucha-expert', {
-        text: '<at>Knowledge Network</at> search kombucha',
-        conversation: { id: 'channel-kombucha', conversationType: 'channel', tenantId: TENANT },
-      }),
-    );
+    await mentionInChannel('29:kombucha-expert', expert.user.email, 'channel-kombucha', 'kombucha');
     await system.chatCaughtUp();
     expect(await linkOf('29:kombucha-expert')).toEqual({ user_id: expert.user.id, conversation_id: null });
 
@@ -422,13 +426,7 @@ describe('proactive messages to people who never wrote to the bot', () => {
     // A person linked in a channel, then added the app: conversationUpdate in personal scope records it too.
     const other = await system.createUser();
     await system.chatCaughtUp();
-    teams.members.set('29:sourdough-other', { email: other.user.email, tenantId: TENANT });
-    await send(
-      activity('29:sourdough-other', {
-        text: '<at>Knowledge Network</at> search bread',
-        conversation: { id: 'channel-bread', conversationType: 'channel', tenantId: TENANT },
-      }),
-    );
+    await mentionInChannel('29:sourdough-other', other.user.email, 'channel-bread', 'bread');
     await send(
       activity('29:sourdough-other', {
         type: 'conversationUpdate',
@@ -479,28 +477,14 @@ describe('a link code shows whose chat account it is before it links', () => {
       expires: expect.any(String),
     });
     // Not confirmed: nothing is linked, and the code still works.
-    expect(
-      (
-        await system.api
-          .get(`${API}/chat/links`)
-          .set(...person.auth)
-          .expect(200)
-      ).body.items,
-    ).toEqual([]);
+    expect(await linksOf(system, person)).toEqual([]);
     await preview(person.token, code).expect(200);
     expect((await redeem(person.token, code).expect(201)).body.chat_user_id).toBe('29:previewed');
     // Spent: neither shown nor redeemed again (by anyone).
     const other = await system.createUser();
     expect((await preview(other.token, code).expect(404)).body.code).toBe('NotFound');
     await redeem(other.token, code).expect(404);
-    expect(
-      (
-        await system.api
-          .get(`${API}/chat/links`)
-          .set(...other.auth)
-          .expect(200)
-      ).body.items,
-    ).toEqual([]);
+    expect(await linksOf(system, other)).toEqual([]);
   });
 
   test('an expired code is neither shown nor redeemed, and the clean-up forgets it', async () => {
@@ -517,14 +501,7 @@ describe('a link code shows whose chat account it is before it links', () => {
       .execute();
     await preview(person.token, code).expect(404);
     await redeem(person.token, code).expect(404);
-    expect(
-      (
-        await system.api
-          .get(`${API}/chat/links`)
-          .set(...person.auth)
-          .expect(200)
-      ).body.items,
-    ).toEqual([]);
+    expect(await linksOf(system, person)).toEqual([]);
     const another = await offeredCode('29:expired-later', 'Lee Later');
     await forgetExpiredLinkCodes(db, system.clock.now());
     expect(await db.selectFrom('link_codes').select('chat_user_id').where('chat_user_id', 'like', '29:expired%').execute()).toEqual([
