@@ -122,7 +122,7 @@ export class ElasticsearchBackend implements SearchBackend {
     this.embeddings = options.embeddings;
     this.unitFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'unit_terms', this.kept);
     this.askedFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'asked_terms', this.kept);
-    this.matchFrequencies = new MatchFrequencies(this.client, this.names.questions);
+    this.matchFrequencies = new MatchFrequencies(this.client, this.names.questions, this.kept);
     this.expertEvidence = new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, [], this.kept);
     this.feed = new ElasticsearchFeed({
       client: this.client,

@@ -1,8 +1,9 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { SearchField } from '@kn/contracts';
-import type { QueryWords } from '../core/words.ts';
+import { type QueryWords, queryStems } from '../core/words.ts';
 import { WINDOW } from '../domain/match.ts';
 import {
+  allFields,
   countsTypos,
   documentFrequencyQuery,
   engineKey,
@@ -166,17 +167,21 @@ export class DocumentFrequencies {
 }
 
 /**
- * The engine's own idf (Lucene's BM25 idf in the field) of fields' values, from the term
- * dictionary: `_termvectors` of the values as an artificial document, one lookup a value. Deleted
- * documents count in it as they do in the engine's scoring, so the two always agree.
+ * Fields' values in the term dictionary: `_termvectors` of the values as an artificial document,
+ * one lookup a value. Answers each value's document frequency (under engineKey) and the documents
+ * with each field. Deleted documents count in both until a merge drops them.
  */
-async function engineIdfs(client: Client, index: string, terms: ReadonlyArray<{ field: string; value: string }>) {
+async function termDictionary(client: Client, index: string, terms: ReadonlyArray<{ field: string; value: string }>) {
+  const docFreq = new Map<string, number>();
+  const docCount = new Map<string, number>();
   const byField = new Map<string, Set<string>>();
   for (const { field, value } of terms) byField.set(field, (byField.get(field) ?? new Set()).add(value));
-  const doc: Record<string, Record<string, string>> = {};
+  if (!byField.size) return { docFreq, docCount };
+  const doc: Record<string, string | Record<string, string>> = {};
   for (const [field, values] of byField) {
-    const [object, name] = field.split('.') as [string, string];
-    doc[object] = { ...doc[object], [name]: [...values].join(' ') };
+    const [object, name] = field.split('.') as [string, string | undefined];
+    const text = [...values].join(' ');
+    doc[object] = name === undefined ? text : { ...(doc[object] as Record<string, string> | undefined), [name]: text };
   }
   const response = await client.termvectors({
     index,
@@ -188,22 +193,39 @@ async function engineIdfs(client: Client, index: string, terms: ReadonlyArray<{ 
     offsets: false,
     payloads: false,
   });
-  const out = new Map<string, number>();
   for (const [field, values] of byField) {
     const vector = response.term_vectors?.[field];
-    const docCount = vector?.field_statistics?.doc_count ?? 0;
-    for (const value of values) out.set(engineKey(field, value), luceneIdf(docCount, vector?.terms?.[value]?.doc_freq ?? 0));
+    docCount.set(field, vector?.field_statistics?.doc_count ?? 0);
+    for (const value of values) docFreq.set(engineKey(field, value), vector?.terms?.[value]?.doc_freq ?? 0);
   }
-  return out;
+  return { docFreq, docCount };
 }
+
+/**
+ * The engine's own idf (Lucene's BM25 idf in the field) of fields' values, from the term
+ * dictionary. Deleted documents count in it as they do in the engine's scoring, so the two always agree.
+ */
+const engineIdfs = (dictionary: Awaited<ReturnType<typeof termDictionary>>, terms: ReadonlyArray<{ field: string; value: string }>) =>
+  new Map(
+    terms.map(({ field, value }) => [
+      engineKey(field, value),
+      luceneIdf(dictionary.docCount.get(field) ?? 0, dictionary.docFreq.get(engineKey(field, value)) ?? 0),
+    ]),
+  );
 
 type KnownTerm = TermStatistics['frequencies'][number] & { engine: Array<[string, number]> };
 
 /**
  * A match's term statistics (queries.ts frequencyQuery: each word, its stem, typos and prefixes in
  * the fields asked; and the engine's idfs the ranking divides out), word by word, kept until the
- * index moves as DocumentFrequencies are: the filter aggregations read every published question,
- * and the same words come back in other queries.
+ * index moves as DocumentFrequencies are: the same words come back in other queries. A request of
+ * every field, on an index without deleted documents, looks a word's count and its stem's up in
+ * the term dictionary of the combined fields (mappings.ts `all_words`, `all_stems`), in the same
+ * `_termvectors` call that reads the engine's idfs: drafts and stubs have no words (documents.ts
+ * withDerived), deleted questions keep theirs, so a document frequency there is the local engine's
+ * count, published questions, deleted ones too. Otherwise (some fields only, a deleted document
+ * not merged away yet, a word of several stems) a filter aggregation over every published question
+ * counts them.
  */
 export class MatchFrequencies {
   private documents: number | null = null;
@@ -211,37 +233,67 @@ export class MatchFrequencies {
   private generation = 0;
   private readonly client: Client;
   private readonly index: string;
+  private readonly kept: KeptUntilMoved;
 
-  constructor(client: Client, index: string) {
+  /** `kept`: shared with the backend's other caches (its own unless given), moved with them. */
+  constructor(client: Client, index: string, kept = new KeptUntilMoved()) {
     this.client = client;
     this.index = index;
+    this.kept = kept;
   }
 
   moved() {
     this.generation++;
     this.known.clear();
     this.documents = null;
+    this.kept.moved();
   }
 
   /**
    * The words and stems first; then, only where the ranking reads them, typos (rare words) and
-   * prefixes (words in fewer than WINDOW questions). A typo's count builds a Levenshtein automaton
-   * per field and segment: on an index fresh from a catch-up (many segments) that was most of the
-   * engine's time. A form not counted counts as the whole word, which the ranking never reads.
+   * prefixes (words in fewer than WINDOW questions), and the stems not looked up. A typo's count
+   * builds a Levenshtein automaton per field and segment: on an index fresh from a catch-up (many
+   * segments) that was most of the engine's time. A form not counted counts as the whole word, which
+   * the ranking never reads.
    */
   private async ask(query: QueryWords, fields: readonly SearchField[]): Promise<TermStatistics> {
-    const search = (forms: Parameters<typeof frequencyQuery>[2]) =>
-      this.client.search({ index: this.index, ...frequencyQuery(query, fields, forms) }).then((r) => termStatistics(r, query.terms));
-    const [words, engine] = await Promise.all([
-      search(() => ({ typo: false, prefix: false })),
-      engineIdfs(this.client, this.index, scoredTerms(query, fields).flat()),
+    const search = (forms: Parameters<typeof frequencyQuery>[2], known?: Parameters<typeof termStatistics>[2]) =>
+      this.client.search({ index: this.index, ...frequencyQuery(query, fields, forms) }).then((r) => termStatistics(r, query.terms, known));
+    const scored = scoredTerms(query, fields).flat();
+    const stems = query.terms.map((t) => [...queryStems(t, query.languages)]);
+    // A deleted document counts in the term dictionary until a merge drops it; the union of a word's stems is not a document frequency.
+    const lookedUp = query.terms.length > 0 && allFields(fields) && (await withoutDeletes(this.client, this.index, this.kept));
+    const lookups = lookedUp
+      ? [
+          ...query.terms.map((value) => ({ field: 'all_words', value })),
+          ...stems.flatMap((s) => (s.length === 1 ? [{ field: 'all_stems', value: s[0]! }] : [])),
+        ]
+      : [];
+    const [dictionary, counted] = await Promise.all([
+      termDictionary(this.client, this.index, [...scored, ...lookups]),
+      lookedUp ? publishedCount(this.client, this.index, this.kept) : search(() => ({ typo: false, prefix: false })),
     ]);
+    const documents = typeof counted === 'number' ? counted : counted.documents;
+    const known =
+      typeof counted === 'number'
+        ? query.terms.map((term, i) => ({
+            whole: dictionary.docFreq.get(engineKey('all_words', term)) ?? 0,
+            stem: stems[i]!.length === 1 ? (dictionary.docFreq.get(engineKey('all_stems', stems[i]![0]!)) ?? 0) : undefined,
+          }))
+        : counted.frequencies;
     const forms = query.terms.map((term, i) => {
-      const { whole } = words.frequencies[i]!;
-      return { typo: countsTypos(term, { whole }, words.documents), prefix: term.length >= 3 && whole < WINDOW };
+      const { whole, stem } = known[i]!;
+      return {
+        whole: false,
+        stem: stem === undefined,
+        typo: countsTypos(term, { whole }, documents),
+        prefix: term.length >= 3 && whole < WINDOW,
+      };
     });
-    const counted = forms.some((f) => f.typo || f.prefix) ? await search((_, i) => forms[i]!) : words;
-    return { ...counted, engine };
+    const frequencies = forms.some((f) => f.stem || f.typo || f.prefix)
+      ? await search((_, i) => forms[i]!, known)
+      : { documents, frequencies: known.map(({ whole, stem }) => ({ whole, stem: stem ?? whole, typo: whole, prefix: whole })) };
+    return { ...frequencies, engine: engineIdfs(dictionary, scored) };
   }
 
   async of(query: QueryWords, fields: readonly SearchField[]): Promise<TermStatistics> {

@@ -29,7 +29,7 @@ export const physicalIndex = (alias: string, generation: number) => `${alias}-g$
  * the live one and move the aliases once it has caught up (feed.ts). The test of the mappings'
  * fingerprint (services/search/test/elasticsearch.test.ts) fails when they change without it.
  */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 
 /**
  * The words of the searchable fields are the local backend's (words.ts `indexWords`: stop words of
@@ -43,6 +43,16 @@ export const INDEX_VERSION = 4;
 export const BM25 = { k1: 1.2, b: 0.75 };
 
 const words: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', similarity: 'saturation' };
+
+/**
+ * The words (`all_words`) and stems (`all_stems`) of the six searchable fields in one field each
+ * (copy_to): the questions with a word in any field are then the word's document frequency, one
+ * lookup in the term dictionary instead of a filter over every published question (frequencies.ts
+ * MatchFrequencies), and a typo's or prefix's count reads one field's terms instead of six. Only
+ * counted, never scored: no frequencies, positions nor norms.
+ */
+const combined: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', index_options: 'docs', norms: false };
+const copiedTo = (field: string): estypes.MappingProperty => ({ ...words, copy_to: field });
 
 export const questionsIndex = {
   settings: {
@@ -75,8 +85,10 @@ export const questionsIndex = {
       live: { type: 'boolean' },
       published: { type: 'date' },
       parts: { type: 'object', enabled: false },
-      words: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, words])) },
-      stems: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, words])) },
+      words: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, copiedTo('all_words')])) },
+      stems: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, copiedTo('all_stems')])) },
+      all_words: combined,
+      all_stems: combined,
       unit: { type: 'object', enabled: false },
       unit_terms: { type: 'keyword' },
       unit_packed: { type: 'binary', doc_values: true },

@@ -55,10 +55,10 @@ export const requestedFields = (fields: readonly SearchField[]) => {
 const stemTerms = (field: SearchField, term: string, languages: QueryWords['languages']): Query[] =>
   [...queryStems(term, languages)].map((s) => ({ term: { [`stems.${field}`]: s } }));
 
-/** A word's typos: the words `typoEdits` away with its first letter (constant score: a typo is not scored by its own frequency). */
-const typoQuery = (field: SearchField, term: string, boost?: number): Query => ({
+/** A word's typos in a field of words: the words `typoEdits` away with its first letter (constant score: a typo is not scored by its own frequency). */
+const typoQuery = (field: string, term: string, boost?: number): Query => ({
   fuzzy: {
-    [`words.${field}`]: {
+    [field]: {
       value: term,
       fuzziness: typoEdits(term),
       prefix_length: TYPO_PREFIX,
@@ -71,23 +71,47 @@ const typoQuery = (field: SearchField, term: string, boost?: number): Query => (
 
 const either = (queries: Query[]): Query => ({ bool: { should: queries, minimum_should_match: 1 } });
 
+/** Whether every searchable field is asked: then a word's counts read the combined fields (mappings.ts `all_words`, `all_stems`). */
+export const allFields = (fields: readonly SearchField[]) => SearchFieldNames.every((f) => fields.includes(f));
+
+/**
+ * Which of a word's counts a frequencyQuery asks for: the word and its stem unless false (frequencies.ts
+ * looks them up in the term dictionary when it can), its typos and prefixes when true.
+ */
+export interface CountedForms {
+  whole?: boolean;
+  stem?: boolean;
+  typo: boolean;
+  prefix: boolean;
+}
+
 /**
  * Counts, in one request, how many published questions hold each word, a word of its stem, a typo
  * of it (5+ letters) and a word it begins (3+ characters) in the fields: the idf of the ranking.
+ * Over all six fields a count reads the combined field alone: one clause instead of six, and one
+ * Levenshtein automaton a segment for a typo instead of six (a field holds a word's typo when the
+ * combined field does).
  */
 export function frequencyQuery(
   query: QueryWords,
   fields: readonly SearchField[],
-  /** Which of a word's typos and prefixes to count (the ranking reads them only for rare words, resp. words in fewer than WINDOW questions). */
-  forms: (term: string, i: number) => { typo: boolean; prefix: boolean } = () => ({ typo: true, prefix: true }),
+  /** Which counts of a word to ask (the ranking reads typos only for rare words, prefixes for words in fewer than WINDOW questions). */
+  forms: (term: string, i: number) => CountedForms = () => ({ typo: true, prefix: true }),
 ): estypes.SearchRequest {
+  const combined = allFields(fields);
+  const inWords = (clause: (field: string) => Query) => (combined ? clause('all_words') : either(fields.map((f) => clause(`words.${f}`))));
   const aggs: Record<string, estypes.AggregationsAggregationContainer> = {};
   query.terms.forEach((term, i) => {
     const counted = forms(term, i);
-    aggs[`w${i}`] = { filter: either(fields.map((f) => ({ term: { [`words.${f}`]: term } }))) };
-    aggs[`s${i}`] = { filter: either(fields.flatMap((f) => stemTerms(f, term, query.languages))) };
-    if (counted.typo && typoEdits(term)) aggs[`t${i}`] = { filter: either(fields.map((f) => typoQuery(f, term))) };
-    if (counted.prefix && term.length >= 3) aggs[`p${i}`] = { filter: either(fields.map((f) => ({ prefix: { [`words.${f}`]: term } }))) };
+    if (counted.whole !== false) aggs[`w${i}`] = { filter: inWords((field) => ({ term: { [field]: term } })) };
+    if (counted.stem !== false)
+      aggs[`s${i}`] = {
+        filter: combined
+          ? { terms: { all_stems: [...queryStems(term, query.languages)] } }
+          : either(fields.flatMap((f) => stemTerms(f, term, query.languages))),
+      };
+    if (counted.typo && typoEdits(term)) aggs[`t${i}`] = { filter: inWords((field) => typoQuery(field, term)) };
+    if (counted.prefix && term.length >= 3) aggs[`p${i}`] = { filter: inWords((field) => ({ prefix: { [field]: term } })) };
   });
   return { size: 0, track_total_hits: true, query: { term: { is_published: true } }, aggs };
 }
@@ -163,7 +187,7 @@ export function matchQuery(
     }
     if (countsTypos(term, stats.frequencies[i]!, stats.documents) && typo > whole) {
       const typoIdf = bm25Idf(stats.documents, typo);
-      for (const f of fields) alternatives.push(typoQuery(f, term, (formWeights.typo * fieldBoosts[f] * typoIdf) / reference));
+      for (const f of fields) alternatives.push(typoQuery(`words.${f}`, term, (formWeights.typo * fieldBoosts[f] * typoIdf) / reference));
     }
     if (term.length >= 3 && whole < WINDOW && prefix > whole) {
       const prefixIdf = bm25Idf(stats.documents, prefix);

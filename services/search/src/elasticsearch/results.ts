@@ -7,15 +7,22 @@ import type { TermStatistics } from './queries.ts';
 
 const count = (total: estypes.SearchTotalHits | number | undefined) => (typeof total === 'number' ? total : (total?.value ?? 0));
 
-/** The idf inputs of a match from the answer of frequencyQuery. */
-export function termStatistics(response: estypes.SearchResponse, terms: readonly string[]): TermStatistics {
+/**
+ * The idf inputs of a match from the answer of frequencyQuery; a word's or stem's count it did not
+ * ask for is `known`'s (counted before, or looked up in the term dictionary), any other the word's.
+ */
+export function termStatistics(
+  response: estypes.SearchResponse,
+  terms: readonly string[],
+  known: ReadonlyArray<{ whole: number; stem?: number }> = [],
+): TermStatistics {
   const aggs = (response.aggregations ?? {}) as Record<string, estypes.AggregationsFilterAggregate>;
   return {
     documents: count(response.hits.total),
     frequencies: terms.map((_, i) => {
-      const whole = aggs[`w${i}`]?.doc_count ?? 0;
-      const count = (key: string) => aggs[`${key}${i}`]?.doc_count ?? whole;
-      return { whole, stem: count('s'), typo: count('t'), prefix: count('p') };
+      const whole = aggs[`w${i}`]?.doc_count ?? known[i]?.whole ?? 0;
+      const count = (key: string, otherwise = whole) => aggs[`${key}${i}`]?.doc_count ?? otherwise;
+      return { whole, stem: count('s', known[i]?.stem ?? whole), typo: count('t'), prefix: count('p') };
     }),
     engine: new Map(),
   };
