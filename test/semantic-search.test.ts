@@ -122,6 +122,28 @@ test('any Unicode text is embedded or answered, never a 500: scripts without spa
   expect((await index()).body.embeddings).toEqual(expect.objectContaining({ state: 'ready', embedded: 5, questions: 5 }));
 });
 
+test('texts of one time (an import writes thousands with one `updated`) are all embedded, page after page of the walk', async () => {
+  for (let i = 0; i < 19; i++)
+    await newQuestion(system, token, { title: `Batch question ${i} about yeast`, description: `Pitching rate number ${i}.` });
+  await system.embeddingsCaughtUp();
+  const db = new pg.Client({ connectionString: system.env.DATABASE_URL });
+  await db.connect();
+  try {
+    // More texts than two pages of the walk, all with one time: only their ids order them.
+    await db.query(`update search.question_texts set updated = now() - interval '1 hour'`);
+    await db.query('delete from search.question_embeddings');
+    await system.embeddingsCaughtUp();
+    const { rows } = await db.query(
+      `select count(*)::int as texts, count(e.question_id) filter (where e.source_hash = t.source_hash)::int as current
+       from search.question_texts t left join search.question_embeddings e on e.question_id = t.question_id`,
+    );
+    expect(rows[0].texts).toBeGreaterThan(16);
+    expect(rows[0].current).toBe(rows[0].texts);
+  } finally {
+    await db.end();
+  }
+});
+
 describe('without a usable model', () => {
   let lexical: System;
   let folder: string;

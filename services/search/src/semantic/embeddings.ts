@@ -40,8 +40,32 @@ const ROUND_MS = 2000;
 /** Rows loaded between two turns of the event loop (about 0.15 s of work). */
 const LOAD_PAGE = 1000;
 const FULL_LOOK_MS = 60_000;
+/** Texts a page of a walk reads at most (Embeddings.advance). */
+const MAX_PAGE = 65_536;
 /** Query vectors kept (the same search is often asked again: paging, a draft typed further). */
 const CACHED_QUERIES = 256;
+
+/**
+ * A walk of the embedding job over the texts in the order of (updated, question_id): `down` from
+ * `bound` (at or before it, newest first), or up from it (after it, oldest first); `from`: the last
+ * text it passed (Postgres time as text: no microsecond lost), null before the first.
+ */
+interface Walk {
+  down: boolean;
+  bound: string;
+  from: { at: string; id: number } | null;
+  /** No text was left beyond `from` when it last read (a walk up goes on with later changes). */
+  ended: boolean;
+}
+
+interface WalkRow {
+  question_id: number;
+  text: string;
+  source_hash: string;
+  at: string;
+  scanned: number;
+  waiting: boolean;
+}
 
 /**
  * The questions' embeddings for this search instance. Every instance loads the model (queries are
@@ -61,12 +85,13 @@ export class Embeddings {
   /** The latest text change (ms) when a round of this instance's job found nothing to embed, and when that was; null: look. */
   private doneUpTo: { changed: number; at: number } | null = null;
   /**
-   * This instance's walk over every text, newest first (`since`: the latest change when it began;
-   * `below`: the last text it handed out), or null between walks. A walk goes on from where it
-   * stopped, round after round: each look at the waiting texts starting from the newest again would
-   * pass every text embedded before (a million at the end of a backfill, a second of Postgres for 8 texts).
+   * This instance's walk over every text, newest first (`bound`: the latest change when it began),
+   * or null between walks. A walk goes on from where it stopped, round after round: each look at
+   * the waiting texts starting from the newest again would pass every text embedded before.
    */
-  private sweep: { since: string; below: { at: string; id: number } | null } | null = null;
+  private sweep: Walk | null = null;
+  /** The walk over the texts changed after the sweep began (or the last one ended), oldest change first. */
+  private changes: Walk | null = null;
   /** Every text changed at or before this (Postgres time) had its vector when the last walk ended, and when (ms) that was. */
   private walked: { upTo: string; at: number } | null = null;
   private readonly queries = new Map<string, Promise<Float32Array | null>>();
@@ -174,8 +199,9 @@ export class Embeddings {
     if (latestText === null) return 0;
     // A whole walk once a minute at most: a text written by a transaction that began before the last
     // walk ended but committed after it carries an older time than the walk's start.
-    if (!this.sweep && (!this.walked || Date.now() - this.walked.at >= FULL_LOOK_MS)) this.sweep = { since: latestText, below: null };
-    const before = this.sweep && { ...this.sweep };
+    if (!this.sweep && (!this.walked || Date.now() - this.walked.at >= FULL_LOOK_MS))
+      this.sweep = { down: true, bound: latestText, from: null, ended: false };
+    const before = { sweep: this.sweep && { ...this.sweep }, changes: this.changes && { ...this.changes } };
     const started = performance.now();
     let embedded = 0;
     try {
@@ -190,7 +216,7 @@ export class Embeddings {
       }
     } catch (error) {
       // The round's vectors are rolled back: the walk goes on from where the round began.
-      this.sweep = before;
+      ({ sweep: this.sweep, changes: this.changes } = before);
       throw error;
     }
     return embedded;
@@ -198,46 +224,64 @@ export class Embeddings {
 
   /**
    * The next texts without a vector of the model (or with an older one): those changed since the
-   * walk began (or since the last one ended) first, then the walk's next, newest first.
+   * walk began (or since the last one ended) first, oldest change first, then the walk's next,
+   * newest first.
    */
   private async nextWaiting(tx: Tx<SearchSchema>, model: string) {
-    const waiting = () =>
-      tx
-        .selectFrom('question_texts as t')
-        .leftJoin('question_embeddings as e', (join) => join.onRef('e.question_id', '=', 't.question_id').on('e.model', '=', model))
-        .select(['t.question_id', 't.text', 't.source_hash', sql<string>`t.updated::text`.as('at')])
-        .where((eb) => eb.or([eb('e.question_id', 'is', null), eb('e.source_hash', '<>', eb.ref('t.source_hash'))]))
-        .orderBy('t.updated', 'desc')
-        .orderBy('t.question_id', 'desc')
-        .limit(BATCH);
-    const since = this.sweep?.since ?? this.walked?.upTo;
+    const since = this.sweep?.bound ?? this.walked?.upTo;
     if (since !== undefined) {
-      const changed = await waiting().where('t.updated', '>', sql<Date>`${since}::timestamptz`).execute();
+      if (this.changes?.bound !== since) this.changes = { down: false, bound: since, from: null, ended: false };
+      const changed = await this.advance(tx, model, this.changes);
       if (changed.length || !this.sweep) return changed;
     }
     const sweep = this.sweep!;
-    const { below } = sweep;
-    const next = await waiting()
-      .where('t.updated', '<=', sql<Date>`${below?.at ?? sweep.since}::timestamptz`)
-      .$if(below !== null, (q) =>
-        q.where((eb) => eb.or([eb('t.updated', '<', sql<Date>`${below!.at}::timestamptz`), eb('t.question_id', '<', below!.id)])),
-      )
-      .execute();
-    const last = next.at(-1);
-    if (last) sweep.below = { at: last.at, id: last.question_id };
-    else {
-      this.walked = { upTo: sweep.since, at: Date.now() };
+    const next = await this.advance(tx, model, sweep);
+    if (sweep.ended) {
+      this.walked = { upTo: sweep.bound, at: Date.now() };
       this.sweep = null;
     }
     return next;
   }
 
+  /**
+   * The next texts waiting along a walk, at most BATCH: pages of the walk are read (each a range
+   * of the index on (updated, question_id), the vectors looked up a text) until one holds waiting
+   * texts or the walk ends. A page that held none is followed by one four times as long: a walk
+   * over texts embedded long ago (the whole walk once a minute) takes a few reads, and a backfill
+   * reads eight texts a page. One join of every text with every vector cost 124 ms for eight texts
+   * at 100,000 questions; a page of eight takes about a millisecond.
+   */
+  private async advance(tx: Tx<SearchSchema>, model: string, walk: Walk) {
+    const [order, beyond, within] = walk.down ? ['desc', '<', '<='] : ['asc', '>', '>'];
+    for (let size = BATCH; ; size = Math.min(size * 4, MAX_PAGE)) {
+      const from = walk.from && sql`and (updated, question_id) ${sql.raw(beyond)} (${walk.from.at}::timestamptz, ${walk.from.id})`;
+      // The waiting texts of the page with their text, and its last text whether it waits or not
+      // (where the walk goes on).
+      const { rows } = await sql<WalkRow>`
+        with page as (
+          select question_id, source_hash, updated from question_texts
+          where updated ${sql.raw(within)} ${walk.bound}::timestamptz ${from ?? sql``}
+          order by updated ${sql.raw(order)}, question_id ${sql.raw(order)}
+          limit ${size}
+        ), seen as (
+          select p.*, (e.question_id is null or e.source_hash <> p.source_hash) as waiting, count(*) over () as scanned,
+            row_number() over (order by p.updated ${sql.raw(order)}, p.question_id ${sql.raw(order)}) as n
+          from page p left join question_embeddings e on e.model = ${model} and e.question_id = p.question_id
+        )
+        select s.question_id, t.text, s.source_hash, s.updated::text as at, s.scanned::int as scanned, s.waiting
+        from seen s join question_texts t on t.question_id = s.question_id
+        where s.waiting or s.n = s.scanned
+        order by s.n`.execute(tx);
+      const waiting = rows.filter((r) => r.waiting).slice(0, BATCH);
+      const last = waiting.length === BATCH ? waiting.at(-1) : rows.at(-1);
+      if (last) walk.from = { at: last.at, id: last.question_id };
+      walk.ended = waiting.length < BATCH && (rows[0]?.scanned ?? 0) < size;
+      if (waiting.length || walk.ended) return waiting;
+    }
+  }
+
   /** Embeds texts as passages and writes their vectors (a newer one replaces an older). */
-  private async embedTexts(
-    tx: Tx<SearchSchema>,
-    embedder: Embedder,
-    waiting: ReadonlyArray<{ question_id: number; text: string; source_hash: string }>,
-  ) {
+  private async embedTexts(tx: Tx<SearchSchema>, embedder: Embedder, waiting: readonly WalkRow[]) {
     const made = await embedder.embed(
       waiting.map((w) => w.text),
       'passage',
