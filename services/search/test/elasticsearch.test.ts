@@ -7,7 +7,7 @@ import { cosine, topicVector } from '../src/domain/similarity.ts';
 import { type NeighbourFacts, stubQuestion, type UserDocument, unpacked, unpackUnit, withDerived } from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
 import { applyChanges, LastWritten, RecordedChanges } from '../src/elasticsearch/feed.ts';
-import { DocumentFrequencies, KeptUntilMoved } from '../src/elasticsearch/frequencies.ts';
+import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, TermDictionary } from '../src/elasticsearch/frequencies.ts';
 import { BM25, INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import {
   engineKey,
@@ -529,6 +529,51 @@ describe('Elasticsearch: what a caller may not read, and who cannot answer', () 
     expect(requests.some((r) => r.request.aggs?.tags?.aggs?.outside)).toBe(false);
     expect(requests.at(-1)!.request.query.bool.must_not).toEqual([]);
   });
+});
+
+test("a query's match counts and its words' unit frequencies are looked up in one term-dictionary call", async () => {
+  const calls: Array<{ doc: Record<string, unknown>; fields: string[] }> = [];
+  const client = {
+    indices: { stats: async () => ({ _all: { total: { docs: { deleted: 0 } } } }) },
+    search: async () => ({ hits: { total: { value: 10 }, hits: [] }, aggregations: {} }),
+    termvectors: async (request: any) => {
+      calls.push(request);
+      const stats = (values: string[]) => ({
+        field_statistics: { doc_count: 10 },
+        terms: Object.fromEntries(values.map((v) => [v, { doc_freq: v.length }])),
+      });
+      return {
+        term_vectors: Object.fromEntries(
+          request.fields.map((field: string) => {
+            const [object, name] = field.split('.') as [string, string | undefined];
+            return [field, stats((name ? request.doc[object][name] : request.doc[object]) as string[])];
+          }),
+        ),
+      };
+    },
+  } as unknown as Client;
+  const kept = new KeptUntilMoved();
+  const dictionary = new TermDictionary(client, 'kn-questions');
+  const units = new DocumentFrequencies(client, 'kn-questions', 'unit_terms', kept, dictionary);
+  const matches = new MatchFrequencies(client, 'kn-questions', kept, dictionary);
+  const all = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
+  const [, stats] = await Promise.all([units.prime(['hops', 'kveik']), matches.of({ terms: ['hops', 'kveik'], languages: ['en'] }, all)]);
+  expect(calls).toHaveLength(1);
+  // Each value its own term, a keyword field's too.
+  expect(calls[0]!.doc.unit_terms).toEqual(['hops', 'kveik']);
+  expect(calls[0]!.doc.all_words).toEqual(['hops', 'kveik']);
+  expect(stats.frequencies.map((f) => [f.whole, f.stem])).toEqual([
+    [4, 3],
+    [5, 5],
+  ]);
+  // Known now: no call of their own.
+  expect((await units.of(['hops', 'kveik'])).frequency).toEqual(
+    new Map([
+      ['hops', 4],
+      ['kveik', 5],
+    ]),
+  );
+  expect(calls).toHaveLength(1);
 });
 
 test("expert search's tags, settings, spaces and askers are read once until the index moves", async () => {

@@ -18,7 +18,7 @@ import { checkEngine, engineClient, sources } from './client.ts';
 import { type NeighbourFacts, type QuestionDocument, type SpaceDocument, type TagDocument, unpacked, unpackUnit } from './documents.ts';
 import { ElasticsearchEvidence } from './evidence.ts';
 import { ElasticsearchFeed } from './feed.ts';
-import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, publishedCount } from './frequencies.ts';
+import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, publishedCount, TermDictionary } from './frequencies.ts';
 import { indexNames } from './mappings.ts';
 import {
   autocompleteQuery,
@@ -120,9 +120,10 @@ export class ElasticsearchBackend implements SearchBackend {
     this.bus = options.bus;
     this.streams = options.streams;
     this.embeddings = options.embeddings;
-    this.unitFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'unit_terms', this.kept);
-    this.askedFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'asked_terms', this.kept);
-    this.matchFrequencies = new MatchFrequencies(this.client, this.names.questions, this.kept);
+    const dictionary = new TermDictionary(this.client, this.names.questions);
+    this.unitFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'unit_terms', this.kept, dictionary);
+    this.askedFrequencies = new DocumentFrequencies(this.client, this.names.questions, 'asked_terms', this.kept, dictionary);
+    this.matchFrequencies = new MatchFrequencies(this.client, this.names.questions, this.kept, dictionary);
     this.expertEvidence = new ElasticsearchEvidence(this.client, this.names, this.askedFrequencies, [], this.kept);
     this.feed = new ElasticsearchFeed({
       client: this.client,
@@ -340,6 +341,11 @@ export class ElasticsearchBackend implements SearchBackend {
     const { terms } = words;
     const fields = requestedFields(request.fields);
     if (!terms.length) return { total: 0, items: [] };
+    const blended = ['title', 'description', 'tags', 'solutions'].every((f) => fields.includes(f as never));
+    // The unit frequencies of the query's words (the blend's idf, cosinesWith) in the term-dictionary call of its match counts.
+    const primed = blended
+      ? this.unitFrequencies.prime(this.textCounts(request.query, words.languages[0]).keys()).catch(() => {})
+      : undefined;
     const stats = await this.matchFrequencies.of(words, fields);
     const { hits, counted } = await this.textMatches(
       { query: words, operator: request.operator, fields, filter: request.filter },
@@ -351,7 +357,8 @@ export class ElasticsearchBackend implements SearchBackend {
     let similarity: Map<number, number> | undefined;
     let topics: Map<number, number> | undefined;
     let similarOnly: Array<{ id: number; score: number }> | undefined;
-    if (['title', 'description', 'tags', 'solutions'].every((f) => fields.includes(f as never))) {
+    if (blended) {
+      await primed;
       const language = words.languages[0];
       const best = hits.slice(0, similarityBlend.depth).map((h) => h.id);
       const cosines = await this.cosinesWith(request.query, language, best);

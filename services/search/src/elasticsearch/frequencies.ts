@@ -99,89 +99,29 @@ const withoutDeletes = (client: Client, index: string, kept: KeptUntilMoved) =>
     }
   });
 
-/**
- * Document frequencies of words in a keyword field of the questions (`unit_terms`,
- * `asked_terms`), over published questions (drafts have none of these words), kept between
- * queries until the index moves (the backend's poll sees new positions). Without deleted documents
- * (after the feed's merge) they come from the term dictionary (`_termvectors` of the words as an
- * artificial document: a lookup a word, 1,500 words in about 25 ms at 5,000 questions); otherwise
- * from a terms aggregation, which reads every word of each question it collects, so only the
- * questions with one of the words are collected (about 150 ms for 1,500 words at 5,000).
- */
-export class DocumentFrequencies {
-  private readonly known = new Map<string, number>();
-  private generation = 0;
-  private readonly client: Client;
-  private readonly index: string;
-  private readonly field: string;
-  private readonly kept: KeptUntilMoved;
+type Lookups = ReadonlyArray<{ field: string; value: string }>;
 
-  /** `kept`: shared with the backend's other caches (its own unless given), moved with them. */
-  constructor(client: Client, index: string, field: string, kept = new KeptUntilMoved()) {
-    this.client = client;
-    this.index = index;
-    this.field = field;
-    this.kept = kept;
-  }
-
-  moved() {
-    this.generation++;
-    this.known.clear();
-    this.kept.moved();
-  }
-
-  private async ask(words: readonly string[]): Promise<Map<string, number>> {
-    if (!words.length) return new Map();
-    if (await withoutDeletes(this.client, this.index, this.kept)) {
-      const response = await this.client.termvectors({
-        index: this.index,
-        doc: { [this.field]: words },
-        fields: [this.field],
-        term_statistics: true,
-        field_statistics: false,
-        positions: false,
-        offsets: false,
-        payloads: false,
-      });
-      const terms = response.term_vectors?.[this.field]?.terms ?? {};
-      return new Map(words.map((w) => [w, terms[w]?.doc_freq ?? 0]));
-    }
-    return documentFrequencies(await this.client.search({ index: this.index, ...documentFrequencyQuery(this.field, words) }));
-  }
-
-  async of(words: Iterable<string>): Promise<{ documents: number; frequency: ReadonlyMap<string, number> }> {
-    const all = [...new Set(words)];
-    const missing = all.filter((w) => !this.known.has(w));
-    const generation = this.generation;
-    const [documents, answer] = await Promise.all([publishedCount(this.client, this.index, this.kept), this.ask(missing)]);
-    // The index moved meanwhile: what was known before is gone, so this query answers for every word.
-    if (generation !== this.generation) {
-      const [now, frequency] = await Promise.all([publishedCount(this.client, this.index, this.kept), this.ask(all)]);
-      return { documents: now, frequency };
-    }
-    if (this.known.size + missing.length > MAX_WORDS) this.known.clear();
-    for (const w of missing) this.known.set(w, answer.get(w) ?? 0);
-    // A copy of the words asked: a move clears what is known while the caller still reads it.
-    return { documents, frequency: new Map(all.map((w) => [w, this.known.get(w) ?? answer.get(w) ?? 0])) };
-  }
+/** Each value's document frequency (under engineKey) and the documents with each field. */
+interface LookedUp {
+  docFreq: ReadonlyMap<string, number>;
+  docCount: ReadonlyMap<string, number>;
 }
 
 /**
- * Fields' values in the term dictionary: `_termvectors` of the values as an artificial document,
- * one lookup a value. Answers each value's document frequency (under engineKey) and the documents
- * with each field. Deleted documents count in both until a merge drops them.
+ * Fields' values in the term dictionary: `_termvectors` of the values as an artificial document
+ * (each value its own: a keyword field's too), one lookup a value. Deleted documents count in the
+ * answers until a merge drops them.
  */
-async function termDictionary(client: Client, index: string, terms: ReadonlyArray<{ field: string; value: string }>) {
+async function termDictionary(client: Client, index: string, terms: Lookups): Promise<LookedUp> {
   const docFreq = new Map<string, number>();
   const docCount = new Map<string, number>();
   const byField = new Map<string, Set<string>>();
   for (const { field, value } of terms) byField.set(field, (byField.get(field) ?? new Set()).add(value));
   if (!byField.size) return { docFreq, docCount };
-  const doc: Record<string, string | Record<string, string>> = {};
+  const doc: Record<string, string[] | Record<string, string[]>> = {};
   for (const [field, values] of byField) {
     const [object, name] = field.split('.') as [string, string | undefined];
-    const text = [...values].join(' ');
-    doc[object] = name === undefined ? text : { ...(doc[object] as Record<string, string> | undefined), [name]: text };
+    doc[object] = name === undefined ? [...values] : { ...(doc[object] as Record<string, string[]> | undefined), [name]: [...values] };
   }
   const response = await client.termvectors({
     index,
@@ -202,10 +142,128 @@ async function termDictionary(client: Client, index: string, terms: ReadonlyArra
 }
 
 /**
+ * The term dictionary of the questions index, read by every cache of the backend: the lookups
+ * asked in one turn of the event loop go in one `_termvectors` call (a new query's match counts
+ * and its words' unit frequencies: backend.ts match): a request costs the engine about 3 ms of
+ * CPU whatever it asks (a `_termvectors` call of a few words as much as an index's stats).
+ */
+export class TermDictionary {
+  private pending: Array<{ terms: Lookups; resolve: (answer: LookedUp) => void; reject: (err: unknown) => void }> = [];
+  private readonly client: Client;
+  private readonly index: string;
+
+  constructor(client: Client, index: string) {
+    this.client = client;
+    this.index = index;
+  }
+
+  lookUp(terms: Lookups): Promise<LookedUp> {
+    if (!terms.length) return Promise.resolve({ docFreq: new Map(), docCount: new Map() });
+    return new Promise((resolve, reject) => {
+      if (!this.pending.length) setImmediate(() => this.flush());
+      this.pending.push({ terms, resolve, reject });
+    });
+  }
+
+  private flush() {
+    const batch = this.pending;
+    this.pending = [];
+    termDictionary(
+      this.client,
+      this.index,
+      batch.flatMap((b) => b.terms),
+    ).then(
+      (answer) => {
+        for (const b of batch) b.resolve(answer);
+      },
+      (err) => {
+        for (const b of batch) b.reject(err);
+      },
+    );
+  }
+}
+
+/**
+ * Document frequencies of words in a keyword field of the questions (`unit_terms`,
+ * `asked_terms`), over published questions (drafts have none of these words), kept between
+ * queries until the index moves (the backend's poll sees new positions). Without deleted documents
+ * (after the feed's merge) they come from the term dictionary (`_termvectors` of the words as an
+ * artificial document: a lookup a word, 1,500 words in about 25 ms at 5,000 questions); otherwise
+ * from a terms aggregation, which reads every word of each question it collects, so only the
+ * questions with one of the words are collected (about 150 ms for 1,500 words at 5,000).
+ */
+export class DocumentFrequencies {
+  private readonly known = new Map<string, number>();
+  private generation = 0;
+  private readonly client: Client;
+  private readonly index: string;
+  private readonly field: string;
+  private readonly kept: KeptUntilMoved;
+  private readonly dictionary: TermDictionary;
+
+  /** `kept` and `dictionary`: shared with the backend's other caches (its own unless given); `kept` is moved with them. */
+  constructor(client: Client, index: string, field: string, kept = new KeptUntilMoved(), dictionary = new TermDictionary(client, index)) {
+    this.client = client;
+    this.index = index;
+    this.field = field;
+    this.kept = kept;
+    this.dictionary = dictionary;
+  }
+
+  moved() {
+    this.generation++;
+    this.known.clear();
+    this.kept.moved();
+  }
+
+  private async ask(words: readonly string[]): Promise<Map<string, number>> {
+    if (!words.length) return new Map();
+    if (await withoutDeletes(this.client, this.index, this.kept)) return this.lookUp(words);
+    return documentFrequencies(await this.client.search({ index: this.index, ...documentFrequencyQuery(this.field, words) }));
+  }
+
+  private async lookUp(words: readonly string[]) {
+    const { docFreq } = await this.dictionary.lookUp(words.map((value) => ({ field: this.field, value })));
+    return new Map(words.map((w) => [w, docFreq.get(engineKey(this.field, w)) ?? 0]));
+  }
+
+  /**
+   * Looks words up ahead, only where the term dictionary answers (no deleted document): then in
+   * the call of another lookup of the same turn (backend.ts match: a new query's words with its
+   * match counts). Otherwise left to `of`, which asks them with the rest in one aggregation.
+   */
+  async prime(words: Iterable<string>) {
+    const missing = [...new Set(words)].filter((w) => !this.known.has(w));
+    const generation = this.generation;
+    if (!missing.length || !(await withoutDeletes(this.client, this.index, this.kept))) return;
+    const answer = await this.lookUp(missing);
+    if (generation !== this.generation) return;
+    if (this.known.size + missing.length > MAX_WORDS) this.known.clear();
+    for (const w of missing) this.known.set(w, answer.get(w) ?? 0);
+  }
+
+  async of(words: Iterable<string>): Promise<{ documents: number; frequency: ReadonlyMap<string, number> }> {
+    const all = [...new Set(words)];
+    const missing = all.filter((w) => !this.known.has(w));
+    const generation = this.generation;
+    const [documents, answer] = await Promise.all([publishedCount(this.client, this.index, this.kept), this.ask(missing)]);
+    // The index moved meanwhile: what was known before is gone, so this query answers for every word.
+    if (generation !== this.generation) {
+      const [now, frequency] = await Promise.all([publishedCount(this.client, this.index, this.kept), this.ask(all)]);
+      return { documents: now, frequency };
+    }
+    if (this.known.size + missing.length > MAX_WORDS) this.known.clear();
+    for (const w of missing) this.known.set(w, answer.get(w) ?? 0);
+    // A copy of the words asked: a move clears what is known while the caller still reads it.
+    return { documents, frequency: new Map(all.map((w) => [w, this.known.get(w) ?? answer.get(w) ?? 0])) };
+  }
+}
+
+/**
  * The engine's own idf (Lucene's BM25 idf in the field) of fields' values, from the term
  * dictionary. Deleted documents count in it as they do in the engine's scoring, so the two always agree.
  */
-const engineIdfs = (dictionary: Awaited<ReturnType<typeof termDictionary>>, terms: ReadonlyArray<{ field: string; value: string }>) =>
+const engineIdfs = (dictionary: LookedUp, terms: Lookups) =>
   new Map(
     terms.map(({ field, value }) => [
       engineKey(field, value),
@@ -234,12 +292,14 @@ export class MatchFrequencies {
   private readonly client: Client;
   private readonly index: string;
   private readonly kept: KeptUntilMoved;
+  private readonly dictionary: TermDictionary;
 
-  /** `kept`: shared with the backend's other caches (its own unless given), moved with them. */
-  constructor(client: Client, index: string, kept = new KeptUntilMoved()) {
+  /** `kept` and `dictionary`: shared with the backend's other caches (its own unless given); `kept` is moved with them. */
+  constructor(client: Client, index: string, kept = new KeptUntilMoved(), dictionary = new TermDictionary(client, index)) {
     this.client = client;
     this.index = index;
     this.kept = kept;
+    this.dictionary = dictionary;
   }
 
   moved() {
@@ -270,7 +330,7 @@ export class MatchFrequencies {
         ]
       : [];
     const [dictionary, counted] = await Promise.all([
-      termDictionary(this.client, this.index, [...scored, ...lookups]),
+      this.dictionary.lookUp([...scored, ...lookups]),
       lookedUp ? publishedCount(this.client, this.index, this.kept) : search(() => ({ typo: false, prefix: false })),
     ]);
     const documents = typeof counted === 'number' ? counted : counted.documents;
