@@ -14,6 +14,7 @@ import {
   filterClauses,
   frequencyQuery,
   luceneIdf,
+  matchesAtMost,
   matchQuery,
   similarCandidatesQuery,
   tagUsesQuery,
@@ -302,6 +303,23 @@ describe('Elasticsearch results', () => {
     const body = matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50, minScore: 0.25 })!;
     expect(body).toMatchObject({ size: 50, min_score: 0.25, track_total_hits: 1000, docvalue_fields: ['unit_packed'] });
     expect(matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50 })).not.toHaveProperty('min_score');
+  });
+
+  test('how many a text match can find at most: the forms it asks for, any word for OR, the fewest for AND', () => {
+    const query = { terms: ['hopping', 'ale'], languages: ['en' as const] };
+    // hopping: rare, its stem, typos and prefixes add questions; ale: in 2000 questions, its prefixes not asked.
+    const stats = {
+      documents: 5000,
+      frequencies: [
+        { whole: 2, stem: 3, typo: 4, prefix: 5 },
+        { whole: 2000, stem: 2000, typo: 2000, prefix: 2500 },
+      ],
+      engine: new Map(),
+    };
+    expect(matchesAtMost({ query, operator: 'OR' }, stats)).toBe(2 + 3 + 4 + 5 + 2000);
+    expect(matchesAtMost({ query, operator: 'AND' }, stats)).toBe(14);
+    const absent = { ...stats, frequencies: [{ whole: 0, stem: 0, typo: 0, prefix: 0 }, stats.frequencies[1]!] };
+    expect(matchesAtMost({ query, operator: 'AND' }, absent)).toBe(0);
   });
 
   test('highlighting from stored texts: whole words first, the best part gives the id', () => {

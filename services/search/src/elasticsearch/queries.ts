@@ -155,6 +155,33 @@ export const countsTypos = (term: string, frequency: { whole: number }, document
   typoEdits(term) > 0 && isRare(frequency.whole, documents);
 
 /**
+ * Which of a word's forms beside the word itself a match asks for: a word of the same stem when
+ * more questions hold one, typos of a rare word of 5+ letters, words it begins when it is in fewer
+ * than WINDOW questions (each only when it adds questions).
+ */
+function matchedForms(term: string, frequency: TermStatistics['frequencies'][number], documents: number) {
+  const { whole, stem, typo, prefix } = frequency;
+  return {
+    stem: stem > whole,
+    typo: countsTypos(term, frequency, documents) && typo > whole,
+    prefix: term.length >= 3 && whole < WINDOW && prefix > whole,
+  };
+}
+
+/**
+ * How many questions a matchQuery of these counts can find at most: per word the sum of the counts
+ * of the forms it asks for (no fewer than their union); the words' sum for OR, the fewest for AND.
+ */
+export function matchesAtMost(request: { query: QueryWords; operator: 'AND' | 'OR' }, stats: TermStatistics) {
+  const perTerm = request.query.terms.map((term, i) => {
+    const frequency = stats.frequencies[i]!;
+    const forms = matchedForms(term, frequency, stats.documents);
+    return frequency.whole + (forms.stem ? frequency.stem : 0) + (forms.typo ? frequency.typo : 0) + (forms.prefix ? frequency.prefix : 0);
+  });
+  return request.operator === 'AND' ? Math.min(...perTerm) : perTerm.reduce((sum, n) => sum + n, 0);
+}
+
+/**
  * The full-text query of a match: per word the best field hit (dis_max) with the word's idf over
  * whole questions divided by the calibration reference as boost; a word of the same stem (the
  * `stems` fields) at formWeights.stem with the stem's idf; for a rare word of 5+ letters its typos
@@ -176,20 +203,21 @@ export function matchQuery(
   const reference = idfs.reduce((sum, idf) => sum + idf, 0) / Math.sqrt(terms.length);
   const perTerm: Query[] = terms.map((term, i) => {
     const { whole, stem, typo, prefix } = stats.frequencies[i]!;
+    const forms = matchedForms(term, stats.frequencies[i]!, stats.documents);
     const alternatives: Query[] = whole
       ? fields.map((f) => scoredTerm(`words.${f}`, term, (fieldBoosts[f] * idfs[i]!) / reference, stats))
       : [];
-    if (stem > whole) {
+    if (forms.stem) {
       const stemIdf = bm25Idf(stats.documents, stem);
       for (const f of fields)
         for (const s of queryStems(term, query.languages))
           alternatives.push(scoredTerm(`stems.${f}`, s, (formWeights.stem * fieldBoosts[f] * stemIdf) / reference, stats));
     }
-    if (countsTypos(term, stats.frequencies[i]!, stats.documents) && typo > whole) {
+    if (forms.typo) {
       const typoIdf = bm25Idf(stats.documents, typo);
       for (const f of fields) alternatives.push(typoQuery(`words.${f}`, term, (formWeights.typo * fieldBoosts[f] * typoIdf) / reference));
     }
-    if (term.length >= 3 && whole < WINDOW && prefix > whole) {
+    if (forms.prefix) {
       const prefixIdf = bm25Idf(stats.documents, prefix);
       for (const f of fields)
         alternatives.push({
