@@ -7,7 +7,9 @@
 // (FIT=0 leaves the fits out). ENGINE=opensearch runs the search service on a one-node OpenSearch
 // (infra/search-cluster.sh, its JVM's CPU and memory counted with the service's); ENGINE=both runs
 // the local engine and then OpenSearch, one after the other, and prints both headlines. REBUILD=0
-// leaves the full rebuild out (the loads then run on the index as the catch-up left it). Search is
+// leaves the full rebuild out (the loads then run on the index as the catch-up left it). EDITED=1
+// edits a question before the loads: the engine then holds its old copy as a deleted document until
+// a later merge, as a live network's index does (OpenSearch counts words by aggregation then). Search is
 // lexical unless MEANING=1. The headline also shows what meaning would add to a query: the set-up's
 // sentence encoder run in this process on query texts made as the loads make them (bench/encoder.ts:
 // CPU a fresh query, and the memory the model takes), so that a change that slows meaning is seen.
@@ -62,6 +64,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** FIT=0: no expert model fits (at a million questions a fit holds its own copy of the history). */
 const FIT = process.env.FIT !== '0';
 const REBUILD = process.env.REBUILD !== '0';
+const EDITED = process.env.EDITED === '1';
 /** The gateway's port and the engine's (BENCH_PORT, BENCH_CLUSTER_HTTP_PORT, BENCH_CLUSTER_TRANSPORT_PORT): runs side by side take others. */
 const PORT = Number(process.env.BENCH_PORT ?? 18092);
 const space = await benchSpace();
@@ -236,6 +239,13 @@ try {
   const headers = bearer(admin);
   const sample = await admin.send('listQuestions', { query: { query: pick() } });
   console.log(`sample query: ${sample.status}, total ${sample.ok ? sample.data.total : sample.error.message}`);
+  if (EDITED && sample.ok && sample.data.items.length) {
+    const { id: edited, title } = sample.data.items[0]!;
+    await admin.call('updateQuestion', { params: { id: edited }, body: { title: `${title.slice(0, 80)} zyxedited` } });
+    // Searchable once the feed has written it (its old copy deleted).
+    while (!(await admin.call('listQuestions', { query: { query: 'zyxedited' } })).total) await new Promise((r) => setTimeout(r, 100));
+    console.log(`question ${edited} edited: the index holds a deleted document`);
+  }
   await load({ url: base, connections: CONNECTIONS, seconds: 2, headers, requests: queries(1) });
   // Expert search asked with a question's title and description, as publishing asks it.
   const expertQueries: autocannon.Request[] = [
