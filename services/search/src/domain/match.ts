@@ -30,6 +30,13 @@ export interface SimilarityBlend {
   depth: number;
   topics: number;
 }
+/**
+ * Whether a search of these fields is blended: only one that reads the whole of what a unit holds
+ * (title, description, tags, solutions). A search of fewer fields asks where words stand, and
+ * ranks by the text match alone.
+ */
+export const blendsSimilarity = (fields: readonly SearchField[]) =>
+  (['title', 'description', 'tags', 'solutions'] as const).every((f) => fields.includes(f));
 /** A question found only by similarity scores this times its cosine: after the text matches. */
 const SIMILAR_ONLY_WEIGHT = 0.15;
 

@@ -6,7 +6,16 @@ import type { HighlightRequest, IndexStatus, SearchBackend } from '../core/backe
 import type { IndexHandlers } from '../core/events.ts';
 import { queryTerms, queryWords, textCounts } from '../core/words.ts';
 import { highlightSource, sourceMatcher } from '../domain/highlight.ts';
-import { type MatchRequest, PAGE, RELEVANT_SCORE, SIMILAR_ONLY_MIN, similarityBlend, WEAK_SCORE, WINDOW } from '../domain/match.ts';
+import {
+  blendsSimilarity,
+  type MatchRequest,
+  PAGE,
+  RELEVANT_SCORE,
+  SIMILAR_ONLY_MIN,
+  similarityBlend,
+  WEAK_SCORE,
+  WINDOW,
+} from '../domain/match.ts';
 import { unitIdf } from '../domain/ranking.ts';
 import { blendSimilar, MEANING_ONLY_MIN, type Meaning, semanticWeights } from '../domain/semantic.ts';
 import { CANDIDATE_TERMS, candidateCount, cosine, topicVector, withFeedbackOf } from '../domain/similarity.ts';
@@ -342,7 +351,7 @@ export class ElasticsearchBackend implements SearchBackend {
     const { terms } = words;
     const fields = requestedFields(request.fields);
     if (!terms.length) return { total: 0, items: [] };
-    const blended = ['title', 'description', 'tags', 'solutions'].every((f) => fields.includes(f as never));
+    const blended = blendsSimilarity(fields);
     // The unit frequencies of the query's words (the blend's idf, cosinesWith) in the term-dictionary call of its match counts.
     const primed = blended
       ? this.unitFrequencies.prime(this.textCounts(request.query, words.languages[0]).keys()).catch(() => {})

@@ -1,7 +1,8 @@
-import { type SearchField, SearchFieldNames } from '@kn/contracts';
+import { SearchFieldNames } from '@kn/contracts';
 import { isRare, queryWords, typoEdits } from '../core/words.ts';
 import { fieldWeights } from '../domain/fields.ts';
 import {
+  blendsSimilarity,
   type FormWeights,
   formWeights,
   liftScores,
@@ -47,8 +48,6 @@ export interface MatchOptions {
   meaning?: Meaning;
   semantic?: Readonly<SemanticWeights>;
 }
-
-const similarityFields: SearchField[] = ['title', 'description', 'tags', 'solutions'];
 
 /**
  * The filters beyond "not deleted" as a test of an indexed question's slot, or null when there are
@@ -305,7 +304,7 @@ export function matchQuestions(
   const best = ranked.slice(0, Math.min(total, k));
   const items: Match[] = best.map((b) => ({ id: index.questionId(b.slot), score: b.score, is_relevant: false }));
 
-  if (similarityFields.every((f) => fields.includes(f))) {
+  if (blendsSimilarity(fields)) {
     const blended = best.slice(0, blend.depth);
     const blendedSlots = blended.map((b) => b.slot);
     const asked = textVector(index, request.query, query.languages[0]);
