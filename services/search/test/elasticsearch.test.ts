@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import { applyEvent, indexHandlers } from '../src/core/events.ts';
+import { questionWords, wordStem } from '../src/core/words.ts';
+import { askedFieldWeights, unitFieldWeights } from '../src/domain/fields.ts';
 import { highlightSource } from '../src/domain/highlight.ts';
 import { similarityBlend } from '../src/domain/match.ts';
 import { cosine, topicVector } from '../src/domain/similarity.ts';
@@ -68,10 +70,12 @@ describe('Elasticsearch documents', () => {
     expect(doc.words.solutions).toBe('add bittering hops early');
     // Stems in the question's language beside the words (words.ts: one analyzer for both backends).
     expect(doc.stems.solutions).toBe('add bitter hop earli');
-    expect(doc.unit.hops).toBe(2 + 1 + 1);
+    // The unit as binary doc values, read without the stored source, and its words indexed.
+    const unit = unpackUnit(doc.unit_packed);
+    expect(unit.hops).toBe(2 + 1 + 1);
+    expect(doc.unit_terms).toEqual(Object.keys(unit));
     expect(doc.unit_terms).toContain('bitterness');
-    // The unit again as binary doc values, read without the stored source.
-    expect(unpackUnit(doc.unit_packed)).toEqual(doc.unit);
+    expect(doc).not.toHaveProperty('unit');
     // What expert search reads of a neighbour, packed the same way: live solutions with their value.
     expect(unpacked<NeighbourFacts>(doc.neighbour_packed)).toMatchObject({ id: 7, tags: ['Hops', 'boil'], asked: doc.asked });
     expect(unpacked<NeighbourFacts>(doc.neighbour_packed).solutions).toEqual([
@@ -89,6 +93,39 @@ describe('Elasticsearch documents', () => {
     // The same forward event applied twice counts once.
     expect(doc.forwards).toEqual([{ recipient_id: 9, seq: 42, time: Date.parse('2024-01-04T00:00:00.000Z') }]);
     expect(state.get('tag:hops')).toMatchObject({ type: 'tag', key: 'hops', label: 'Hops', first_word: 'hops' });
+  });
+
+  test("a document's words, stems, unit and asked words are the local index's words of its texts (words.ts questionWords)", () => {
+    const parts = {
+      solution: [
+        { id: 1, author_id: 2, text: 'Dry hopping adds aroma; hops added late add aroma, not bitterness.' },
+        { id: 2, author_id: 3, text: 'Bittering hops go in early.' },
+      ],
+      comment: [{ id: 3, author_id: 4, text: 'Hops, hops and more hops!' }],
+      attachment: [{ id: 4, author_id: 2, text: 'Hop schedule: boil 60 minutes.' }],
+    };
+    const doc = withDerived({ ...stubQuestion(7), ...question, stub: false, parts });
+    const kinds = ['solution', 'comment', 'attachment'] as const;
+    const { counts } = questionWords(
+      question,
+      kinds.flatMap((kind) => parts[kind].map((p) => ({ kind, text: p.text }))),
+    );
+    const fields = ['title', 'description', 'tags', 'solutions', 'comments', 'attachments'] as const;
+    const unit = Object.fromEntries(
+      [...counts].flatMap(([word, c]) => {
+        const u = fields.reduce((sum, f, i) => sum + unitFieldWeights[f] * c[i]!, 0);
+        return u > 0 ? [[word, u]] : [];
+      }),
+    );
+    // The same words in the same order (a unit's order is its vector's summing order): the same bytes.
+    expect(doc.unit_packed).toBe(Buffer.from(JSON.stringify(unit)).toString('base64'));
+    expect(doc.unit_terms).toEqual(Object.keys(unit));
+    const asked = [...counts].filter(([, c]) => fields.some((f, i) => (askedFieldWeights[f] ?? 0) > 0 && c[i]! > 0));
+    expect(doc.asked).toEqual(Object.fromEntries(asked.map(([w, c]) => [w, c.slice(0, 3)])));
+    expect(doc.asked_terms).toEqual(asked.map(([w]) => w));
+    expect(doc.words.comments).toBe('hops hops hops');
+    expect(doc.stems.solutions.split(' ')).toEqual(doc.words.solutions.split(' ').map((w) => wordStem(w, 'en')));
+    expect(doc.stems.solutions).toBe('dry hop add aroma hop ad late add aroma bitter bitter hop go earli');
   });
 
   test('drafts keep their text but no words; parts before their question make a stub', () => {
@@ -641,7 +678,7 @@ test("expert search's tags, settings, spaces and askers are read once until the 
 test('the mappings change only with the index version (an upgrade rebuilds beside the live index only when told so)', () => {
   const fingerprint = createHash('sha256').update(JSON.stringify({ questionsIndex, stateIndex })).digest('hex').slice(0, 16);
   // A new fingerprint: raise INDEX_VERSION (mappings.ts) and write both here.
-  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 5, fingerprint: 'e9db6e34c341c37e' });
+  expect({ version: INDEX_VERSION, fingerprint }).toEqual({ version: 6, fingerprint: '5256b8b2b97feb87' });
 });
 
 test('values kept per key: those not kept are read together once, absent ones kept too, all read again after a move', async () => {

@@ -1,6 +1,6 @@
 import { type SearchField, SearchFieldNames } from '@kn/contracts';
 import type { EventSolutionFacts, IndexedQuestion } from '../core/events.ts';
-import { indexWords, labelWords, type PartKind, questionWords, wordStem } from '../core/words.ts';
+import { indexWords, labelWords, type PartKind, wordStem } from '../core/words.ts';
 import { type SolutionFacts, solutionValue, timeWeight } from '../domain/expertise.ts';
 import { askedFieldWeights, unitFieldWeights } from '../domain/fields.ts';
 
@@ -45,10 +45,12 @@ export interface QuestionDocument extends IndexedQuestion {
   words: Record<SearchField, string>;
   /** The stems of those words in the question's language (words.ts wordStem), space-separated. */
   stems: Record<SearchField, string>;
-  /** Similar-question search's unit: word → weighted count (domain/fields.ts unitFieldWeights). */
-  unit: Record<string, number>;
+  /** The words of similar-question search's unit (domain/fields.ts unitFieldWeights), indexed only. */
   unit_terms: string[];
-  /** The unit as JSON in base64: binary doc values, which a search reads without a stored source (backend.ts units). */
+  /**
+   * The unit, word → weighted count, as JSON in base64: binary doc values, which a search reads
+   * without a stored source (backend.ts units). Written only so: the engine stored nothing else of it.
+   */
   unit_packed: string;
   /** What expert search reads of a neighbour (NeighbourFacts), packed the same way (evidence.ts neighbours). */
   neighbour_packed: string;
@@ -106,7 +108,6 @@ export const stubQuestion = (id: number): QuestionDocument => ({
   parts: { solution: [], comment: [], attachment: [] },
   words: emptyWords(),
   stems: emptyWords(),
-  unit: {},
   unit_terms: [],
   unit_packed: packUnit({}),
   neighbour_packed: packed(null),
@@ -115,6 +116,11 @@ export const stubQuestion = (id: number): QuestionDocument => ({
   solutions: [],
   forwards: [],
 });
+
+const noCounts = SearchFieldNames.map(() => 0);
+const unitWeights = SearchFieldNames.map((f) => unitFieldWeights[f]);
+/** The fields whose words are what was asked (askedFieldWeights). */
+const askedFields = SearchFieldNames.flatMap((f, i) => ((askedFieldWeights[f] ?? 0) > 0 ? [i] : []));
 
 /**
  * The fields computed from the rest (words, unit, flags, solution values): the same words the
@@ -129,14 +135,12 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
       ...base,
       words: emptyWords(),
       stems: emptyWords(),
-      unit: {},
       unit_terms: [],
       unit_packed: packUnit({}),
       neighbour_packed: packed(neighbourFacts(base, {})),
       asked: {},
       asked_terms: [],
     };
-  const parts = (['solution', 'comment', 'attachment'] as const).flatMap((kind) => doc.parts[kind].map((p) => ({ kind, text: p.text })));
   const texts: Record<SearchField, string[]> = {
     title: [doc.title],
     description: [doc.description],
@@ -145,24 +149,39 @@ export function withDerived(doc: QuestionDocument): QuestionDocument {
     comments: doc.parts.comment.map((p) => p.text),
     attachments: doc.parts.attachment.map((p) => p.text),
   };
-  const fieldWords = Object.fromEntries(SearchFieldNames.map((f) => [f, texts[f].flatMap((t) => indexWords(t, doc.language))]));
-  const words = Object.fromEntries(SearchFieldNames.map((f) => [f, fieldWords[f]!.join(' ')])) as Record<SearchField, string>;
-  const stems = Object.fromEntries(
-    SearchFieldNames.map((f) => [f, fieldWords[f]!.map((w) => wordStem(w, doc.language)).join(' ')]),
-  ) as Record<SearchField, string>;
+  // Each text analysed once: the words of each field, and from them each word's counts per field
+  // (what words.ts questionWords counts, in its order) and its stem, once a word.
+  const fieldWords = SearchFieldNames.map((f) => texts[f].flatMap((t) => indexWords(t, doc.language)));
+  const counts = new Map<string, number[]>();
+  fieldWords.forEach((list, field) => {
+    for (const word of list) {
+      let c = counts.get(word);
+      if (!c) {
+        c = noCounts.slice();
+        counts.set(word, c);
+      }
+      c[field]!++;
+    }
+  });
+  const stemOf = new Map<string, string>();
+  for (const word of counts.keys()) stemOf.set(word, wordStem(word, doc.language));
+  const words = Object.fromEntries(SearchFieldNames.map((f, i) => [f, fieldWords[i]!.join(' ')])) as Record<SearchField, string>;
+  const stems = Object.fromEntries(SearchFieldNames.map((f, i) => [f, fieldWords[i]!.map((w) => stemOf.get(w)!).join(' ')])) as Record<
+    SearchField,
+    string
+  >;
   const unit: Record<string, number> = {};
   const asked: Record<string, [number, number, number]> = {};
-  for (const [word, counts] of questionWords(doc, parts).counts) {
-    const u = SearchFieldNames.reduce((sum, f, i) => sum + unitFieldWeights[f] * counts[i]!, 0);
+  for (const [word, c] of counts) {
+    let u = 0;
+    for (let i = 0; i < c.length; i++) u += unitWeights[i]! * c[i]!;
     if (u > 0) unit[word] = u;
-    if (SearchFieldNames.some((f, i) => (askedFieldWeights[f] ?? 0) > 0 && counts[i]! > 0))
-      asked[word] = [counts[0]!, counts[1]!, counts[2]!];
+    if (askedFields.some((i) => c[i]! > 0)) asked[word] = [c[0]!, c[1]!, c[2]!];
   }
   return {
     ...base,
     words,
     stems,
-    unit,
     unit_terms: Object.keys(unit),
     unit_packed: packUnit(unit),
     neighbour_packed: packed(neighbourFacts(base, asked)),

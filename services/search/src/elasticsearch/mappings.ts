@@ -29,7 +29,7 @@ export const physicalIndex = (alias: string, generation: number) => `${alias}-g$
  * the live one and move the aliases once it has caught up (feed.ts). The test of the mappings'
  * fingerprint (services/search/test/elasticsearch.test.ts) fails when they change without it.
  */
-export const INDEX_VERSION = 5;
+export const INDEX_VERSION = 6;
 
 /**
  * The words of the searchable fields are the local backend's (words.ts `indexWords`: stop words of
@@ -42,7 +42,12 @@ export const INDEX_VERSION = 5;
  */
 export const BM25 = { k1: 1.2, b: 0.75 };
 
-const words: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', similarity: 'saturation' };
+/**
+ * Frequencies without positions: no query of the engine reads positions (term, fuzzy and prefix
+ * queries, never phrases; highlighting is the service's own), and every word of each field wrote
+ * one at every write and merge. BM25 reads the frequency and the norm, which stay.
+ */
+const words: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', similarity: 'saturation', index_options: 'freqs' };
 
 /**
  * The words (`all_words`) and stems (`all_stems`) of the six searchable fields in one field each
@@ -68,7 +73,7 @@ export const questionsIndex = {
     // The words are indexed, not kept in the stored source (documents.ts withDerived makes them
     // again at every write): reading sources (similar questions, expert search) reads 40 % less.
     // The unit is read from its binary doc values only (unit_packed).
-    _source: { excludes: ['words', 'stems', 'unit', 'unit_terms', 'unit_packed', 'neighbour_packed', 'asked_terms'] },
+    _source: { excludes: ['words', 'stems', 'unit_terms', 'unit_packed', 'neighbour_packed', 'asked_terms'] },
     properties: {
       id: { type: 'long' },
       stub: { type: 'boolean' },
@@ -89,7 +94,6 @@ export const questionsIndex = {
       stems: { properties: Object.fromEntries(SearchFieldNames.map((f) => [f, copiedTo('all_stems')])) },
       all_words: combined,
       all_stems: combined,
-      unit: { type: 'object', enabled: false },
       unit_terms: { type: 'keyword' },
       unit_packed: { type: 'binary', doc_values: true },
       neighbour_packed: { type: 'binary', doc_values: true },
