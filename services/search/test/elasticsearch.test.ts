@@ -6,9 +6,17 @@ import { askedFieldWeights, unitFieldWeights } from '../src/domain/fields.ts';
 import { highlightSource } from '../src/domain/highlight.ts';
 import { similarityBlend } from '../src/domain/match.ts';
 import { cosine, topicVector } from '../src/domain/similarity.ts';
-import { type NeighbourFacts, stubQuestion, type UserDocument, unpacked, unpackUnit, withDerived } from '../src/elasticsearch/documents.ts';
+import {
+  type NeighbourFacts,
+  stubQuestion,
+  tagDocument,
+  type UserDocument,
+  unpacked,
+  unpackUnit,
+  withDerived,
+} from '../src/elasticsearch/documents.ts';
 import { ElasticsearchEvidence } from '../src/elasticsearch/evidence.ts';
-import { applyChanges, LastWritten, RecordedChanges } from '../src/elasticsearch/feed.ts';
+import { applyChanges, bulkRequests, LastWritten, RecordedChanges } from '../src/elasticsearch/feed.ts';
 import { DocumentFrequencies, KeptUntilMoved, MatchFrequencies, TermDictionary } from '../src/elasticsearch/frequencies.ts';
 import { BM25, INDEX_VERSION, indexNames, questionsIndex, stateIndex } from '../src/elasticsearch/mappings.ts';
 import {
@@ -135,6 +143,21 @@ describe('Elasticsearch documents', () => {
     const [doc] = applyChanges(recorded.changes, { questions: new Map(), tags: new Map(), spaces: new Map() }).questions;
     expect(doc).toMatchObject({ id: 8, stub: true, live: false });
     expect(routedQuestion(doc)).toBeUndefined();
+  });
+
+  test("a batch's documents go to the engine in two bulk requests at once, each question once, from 100 questions on", () => {
+    const docs = (n: number) =>
+      Array.from({ length: n }, (_, i) => withDerived({ ...stubQuestion(i + 1), ...question, id: i + 1, stub: false }));
+    const state = new Map([['tag:hops', tagDocument('hops')]]);
+    const ids = (operations: unknown[]) =>
+      operations.flatMap((o) => ('index' in (o as object) ? [(o as { index: { _id: string } }).index._id] : []));
+    const split = bulkRequests(docs(121), state, 'q', 's');
+    expect(split.map((operations) => operations.length / 2)).toEqual([61 + 1, 60]);
+    expect(split.flatMap(ids).sort()).toEqual([...docs(121).map((d) => String(d.id)), 'tag:hops'].sort());
+    expect(split[0]!.at(-2)).toEqual({ index: { _index: 's', _id: 'tag:hops' } });
+    expect(bulkRequests(docs(99), state, 'q', 's')).toHaveLength(1);
+    expect(bulkRequests([], state, 'q', 's').map(ids)).toEqual([['tag:hops']]);
+    expect(bulkRequests([], new Map(), 'q', 's')).toEqual([]);
   });
 
   test('events go through the shared handlers', () => {
