@@ -190,6 +190,9 @@ try {
   const catchUp = (Date.now() - started) / 1000;
   const catchUpCpu = cpuSeconds(cpu);
   const topicsAfterCatchUp = await waitForTopics();
+  // The rebuild starts on a quiet engine: the feed's merge of the caught-up index (5 s after its
+  // last write) ran into the rebuild's time, or not, by how long the topic vectors took.
+  const mergedAfterCatchUp = await waitForMerge();
   started = Date.now();
   cpu = cpuMeter(processes);
   window = profileWindow('rebuild');
@@ -205,7 +208,7 @@ try {
   const merged = await waitForMerge();
   const afterRebuild = rssOf('VmRSS');
   console.log(
-    `catch-up (relay publishing + indexing): ${catchUp.toFixed(1)} s, ${Math.round(QUESTIONS / catchUp)} events/s; topic vectors trained ${topicsAfterCatchUp.toFixed(1)} s after it; ${catchUpCpu}`,
+    `catch-up (relay publishing + indexing): ${catchUp.toFixed(1)} s, ${Math.round(QUESTIONS / catchUp)} events/s; topic vectors trained ${topicsAfterCatchUp.toFixed(1)} s after it${engineUrl ? `, merged ${mergedAfterCatchUp.toFixed(1)} s after them` : ''}; ${catchUpCpu}`,
   );
   console.log(
     REBUILD
