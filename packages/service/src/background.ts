@@ -21,25 +21,35 @@ export interface IntervalJob<T, Arg = void> {
 /**
  * Runs `round` every `everyMs`, one round at a time: a tick that finds a round under way or
  * waiting is dropped, since it would only repeat it. A failed round of the timer is logged
- * (`<name> failed`) and the next tick tries again.
+ * (`<name> failed`) and the next tick tries again. A round whose result says that more work waits
+ * (`more`) is followed at once by another, not at the next tick, until one says none or the job stops.
  */
 export function intervalJob<T, Arg = void>(options: {
   name: string;
   everyMs: number;
   logger: Logger;
   round: (arg?: Arg) => Promise<T>;
+  more?: (result: T) => boolean;
 }): IntervalJob<T, Arg> {
   let queue: Promise<unknown> = Promise.resolve();
   let waiting = 0;
   let stopping: Promise<void> | undefined;
   const runOnce = (arg?: Arg): Promise<T> => {
     waiting++;
-    const result = queue.then(() => options.round(arg)).finally(() => waiting--);
+    const result = queue
+      .then(() => options.round(arg))
+      .then((value) => {
+        // Asked for before this round ends: stop() then waits for it too.
+        if (!stopping && waiting === 1 && options.more?.(value)) background();
+        return value;
+      })
+      .finally(() => waiting--);
     queue = result.catch(() => {});
     return result;
   };
+  const background = () => runOnce().catch((err) => options.logger.warn({ err }, `${options.name} failed`));
   const timer = setInterval(() => {
-    if (waiting === 0) runOnce().catch((err) => options.logger.warn({ err }, `${options.name} failed`));
+    if (waiting === 0) background();
   }, options.everyMs);
   // A process is kept alive by what it serves, not by a job's timer.
   timer.unref();
@@ -69,6 +79,7 @@ export function lockedJob<S, T, Arg = void>(options: {
   logger: Logger;
   busy: T;
   round: (tx: Transaction<S>, arg?: Arg) => Promise<T>;
+  more?: (result: T) => boolean;
 }): IntervalJob<T, Arg> {
   const { db, lock, busy } = options;
   return intervalJob<T, Arg>({
@@ -76,6 +87,7 @@ export function lockedJob<S, T, Arg = void>(options: {
     everyMs: options.everyMs,
     logger: options.logger,
     round: (arg) => whenLockFree(db, lock, busy, (tx) => options.round(tx, arg)),
+    more: options.more,
   });
 }
 

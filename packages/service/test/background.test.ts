@@ -95,6 +95,50 @@ describe('intervalJob', () => {
     await job.stop();
   });
 
+  test('a round whose result says more waits is followed at once, until one says none', async () => {
+    let rounds = 0;
+    const third = gate();
+    const job = intervalJob<number>({
+      name: 'test job',
+      everyMs: NEVER,
+      logger,
+      round: async () => {
+        rounds++;
+        if (rounds === 3) third.open();
+        return rounds;
+      },
+      more: (done) => done < 3,
+    });
+    expect(await job.runOnce()).toBe(1);
+    await third.opened;
+    await job.stop();
+    expect(rounds).toBe(3);
+  });
+
+  test('stop ends the rounds that follow one another', async () => {
+    let rounds = 0;
+    const second = gate();
+    const job = intervalJob<number>({
+      name: 'test job',
+      everyMs: NEVER,
+      logger,
+      round: async () => {
+        rounds++;
+        if (rounds === 2) second.open();
+        return rounds;
+      },
+      more: () => true,
+    });
+    await job.runOnce();
+    await second.opened;
+    await job.stop();
+    const stoppedAt = rounds;
+    // Whatever was under way when stop() was called has ended with it, and nothing follows.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rounds).toBe(stoppedAt);
+    expect(rounds).toBeLessThanOrEqual(3);
+  });
+
   test('the timer runs rounds; a failed one is logged and the next runs', async () => {
     let rounds = 0;
     const warnings: string[] = [];

@@ -96,8 +96,6 @@ export class Embeddings {
   private walked: { upTo: string; at: number } | null = null;
   private readonly queries = new Map<string, Promise<Float32Array | null>>();
   private jobs: Array<IntervalJob<unknown>> = [];
-  /** Set by stop(): a round that ends then asks for no other. */
-  private stopping = false;
   private modelJob: IntervalJob<void> | null = null;
   private readonly options: {
     db: Db<SearchSchema>;
@@ -142,20 +140,17 @@ export class Embeddings {
     // The vectors there are load in the background (a million take minutes): search answers
     // meanwhile with those loaded, and the status says `backfilling`.
     load.runOnce().catch((err) => logger.warn({ err }, 'loading the embeddings failed'));
-    const embed: IntervalJob<number> = lockedJob({
+    const embed = lockedJob({
       name: 'embeddings',
       db,
       lock: `search-embeddings:${embedder.model}`,
       everyMs: pollMs,
       logger,
       busy: 0,
-      round: async (tx) => {
-        const embedded = await this.embedWaiting(tx, embedder);
-        // More texts may wait: the next round follows this one's commit at once, not at the next
-        // tick (waiting for the tick left the model's threads idle a fifth of a backfill).
-        if (embedded > 0 && !this.stopping) embed.runOnce().catch((err) => logger.warn({ err }, 'embeddings failed'));
-        return embedded;
-      },
+      round: (tx) => this.embedWaiting(tx, embedder),
+      // More texts may wait: the next round follows this one's commit at once, not at the next
+      // tick (waiting for the tick left the model's threads idle a fifth of a backfill).
+      more: (embedded) => embedded > 0,
     });
     this.jobs = [load, embed];
     void this.modelJob?.stop();
@@ -383,7 +378,6 @@ export class Embeddings {
   }
 
   async stop() {
-    this.stopping = true;
     await this.modelJob?.stop();
     await Promise.all(this.jobs.map((j) => j.stop()));
     await this.embedder?.close();
