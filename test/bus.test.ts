@@ -5,7 +5,7 @@ import { createDb, migrate } from '@kn/db';
 import { createLogger } from '@kn/telemetry';
 import { isolation, scrapeMetric, startNatsServer, waitFor } from '@kn/testing';
 import * as users from '@kn/users';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * The delivery guarantees, end to end on real servers: the users service publishes through its
@@ -285,3 +285,75 @@ test('a request nobody serves is refused at once (no responders), one nobody ans
     silent.unsubscribe();
   }
 });
+
+test('a consumer with perTransaction handles a backlog in shared transactions, each event once, one that fails alone', async () => {
+  // In the handlers' transactions: what a batch that failed wrote is rolled back with it.
+  await sql`create table batch_seen (position serial primary key, user_id int not null, tx text not null)`.execute(probeDb);
+  const handledRows = async () =>
+    (await sql<{ user_id: number; tx: string }>`select user_id, tx from batch_seen order by position`.execute(probeDb)).rows;
+  let handled: Array<{ user_id: number; tx: string }> = [];
+  let failFor: number | null = 5003;
+  const handlers = probeHandlers((async (tx: Kysely<any>, event: { subject: string; data: { user_id: number } }) => {
+    if (event.subject !== 'users.user.deleted.v1' || event.data.user_id < 5000) return;
+    if (event.data.user_id === failFor) {
+      failFor = null;
+      throw new Error('transient failure');
+    }
+    await sql`insert into batch_seen (user_id, tx) values (${event.data.user_id}, txid_current()::text)`.execute(tx);
+  }) as (...args: never[]) => Promise<void>);
+  const stream = probeBus.streamName('users');
+  const subject = probeBus.subject('users.user.deleted.v1');
+  // The backlog is in the stream before the consumer starts: it is delivered in one batch.
+  const backlog = [5000, 5001, 5002, 5003, 5004, 5005].map(userDeleted);
+  for (const e of backlog) await probeBus.js.publish(subject, JSON.stringify(e), { msgID: e.id });
+  // Delivered twice (another message id): handled once.
+  await probeBus.js.publish(subject, JSON.stringify(backlog[1]), { msgID: randomUUID() });
+  const consumer = await startConsumer({
+    bus: probeBus,
+    db: probeDb,
+    durable: 'probe-batch',
+    stream: 'users',
+    ignore: [],
+    handlers,
+    filter: 'users.user.deleted.v1',
+    perTransaction: 10,
+  });
+  try {
+    await waitFor(async () => (await handledRows()).some((h) => h.user_id === 5003), {
+      timeoutMs: 20_000,
+      what: 'the failed event, retried',
+    });
+    await consumer.caughtUp();
+    handled = await handledRows();
+    expect(handled.map((h) => h.user_id).sort()).toEqual([5000, 5001, 5002, 5003, 5004, 5005]);
+    // The batch that failed on 5003 was handled again one at a time, in order, and 5003 alone later.
+    const others = handled.filter((h) => h.user_id !== 5003);
+    expect(others.map((h) => h.user_id)).toEqual([5000, 5001, 5002, 5004, 5005]);
+    const failed = handled.find((h) => h.user_id === 5003)!;
+    expect(others.map((h) => h.tx)).not.toContain(failed.tx);
+    // Without a failure, the backlog shares a transaction.
+    await sql`truncate batch_seen`.execute(probeDb);
+    await consumer.stop();
+    const more = [5100, 5101, 5102, 5103].map(userDeleted);
+    for (const e of more) await probeBus.js.publish(subject, JSON.stringify(e), { msgID: e.id });
+    const again = await startConsumer({
+      bus: probeBus,
+      db: probeDb,
+      durable: 'probe-batch',
+      stream: 'users',
+      ignore: [],
+      handlers,
+      filter: 'users.user.deleted.v1',
+      perTransaction: 10,
+    });
+    await again.caughtUp();
+    await again.stop();
+    handled = await handledRows();
+    expect(handled.map((h) => h.user_id)).toEqual([5100, 5101, 5102, 5103]);
+    expect(new Set(handled.map((h) => h.tx)).size).toBe(1);
+  } finally {
+    await consumer.stop();
+    await probeBus.jsm.consumers.delete(stream, 'probe-batch').catch(() => {});
+    await sql`drop table if exists batch_seen`.execute(probeDb);
+  }
+}, 30_000);

@@ -30,9 +30,10 @@ export interface Consumer {
 }
 
 /**
- * A durable JetStream consumer of one service's stream. Each event is handled in one Postgres
- * transaction that also records its id in `processed_events`: a redelivered event finds its id
- * and changes nothing. The message is acknowledged only after that transaction commits. A payload
+ * A durable JetStream consumer of one service's stream. Each event is handled in a Postgres
+ * transaction (its own, or its batch's: `perTransaction`) that also records its id in
+ * `processed_events`: a redelivered event finds its id and changes nothing. The message is
+ * acknowledged only after that transaction commits. A payload
  * that does not match the catalogue is terminated (it can never succeed); any other failure is
  * retried with backoff. Instances of a service share the durable, so each event is handled once.
  */
@@ -57,11 +58,20 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
    * under load an event waits mostly for its round trips to Postgres, which then overlap.
    */
   concurrency?: number;
+  /**
+   * Events handled in one transaction, in stream order (1 by default). For a consumer whose
+   * handlers are a few cheap writes each, so that a catch-up (a million imported questions) is not
+   * one commit an event; not with `concurrency`. When a batch fails, its events are handled again
+   * one at a time, so that one event's failure holds back only itself.
+   */
+  perTransaction?: number;
 }): Promise<Consumer> {
   const { bus } = options;
   // What the types say, checked once more for callers that cast.
   const unlisted = unlistedSubjects(options.stream, options.handlers, options.ignore);
   if (unlisted.length) throw new Error(`consumer ${options.durable} neither handles nor ignores ${unlisted.join(', ')}`);
+  if ((options.concurrency ?? 1) > 1 && (options.perTransaction ?? 1) > 1)
+    throw new Error(`consumer ${options.durable} takes concurrency or perTransaction, not both`);
   const db = options.db as Kysely<BusTables>;
   const stream = bus.streamName(options.stream);
   const log = bus.logger.child({ consumer: options.durable });
@@ -105,7 +115,19 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
     for (const w of done) w.resolve();
   };
 
-  async function handle(msg: JsMsg) {
+  /** An event to hand to its handler: parsed and checked against the catalogue. */
+  interface Parsed {
+    msg: JsMsg;
+    envelope: EventEnvelope;
+    handler: EventHandler<EventSubject>;
+  }
+
+  /**
+   * The event of a message, or null when the message is settled already: acknowledged (a subject
+   * the consumer ignores), terminated (it can never succeed) or to be delivered again (its body
+   * could not be read now).
+   */
+  async function parse(msg: JsMsg): Promise<Parsed | null> {
     // Subjects the consumer ignores, and newer ones than this process knows, are skipped by their
     // subject alone: an ignored event is not even parsed (a bulk import is a million of them).
     const handler = (options.handlers as Partial<Record<EventSubject, EventHandler<EventSubject>>>)[
@@ -113,7 +135,7 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
     ];
     if (!handler) {
       msg.ack();
-      return;
+      return null;
     }
     let body: Awaited<ReturnType<typeof eventBody>>;
     try {
@@ -123,7 +145,7 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
       counted('failed');
       log.warn({ err, seq: msg.seq }, 'event body could not be read; will retry');
       msg.nak(redelivery(msg));
-      return;
+      return null;
     }
     let envelope: EventEnvelope;
     try {
@@ -132,59 +154,105 @@ export async function startConsumer<St extends ServiceName, const Ignored extend
       log.error({ err, seq: msg.seq }, 'event is not an envelope; terminated');
       msg.term();
       counted('rejected');
-      return;
+      return null;
     }
     const subject = envelope.subject as EventSubject;
     if (bus.subject(subject) !== msg.subject) {
       log.error({ subject, id: envelope.id, on: msg.subject }, 'event says another subject than it was published on; terminated');
       msg.term();
       counted('rejected');
-      return;
+      return null;
     }
     const parsed = events[subject]?.safeParse(envelope.data);
     if (!parsed?.success) {
       log.error({ subject, id: envelope.id, issues: parsed?.error.issues }, 'event payload does not match the catalogue; terminated');
       msg.term();
       counted('rejected');
-      return;
+      return null;
     }
     envelope.data = parsed.data;
-    try {
-      await withRemoteSpan(
-        `consume ${subject}`,
-        SpanKind.CONSUMER,
-        (k) => msg.headers?.get(k) || undefined,
-        () =>
-          transaction(db, async (tx) => {
-            const first = await tx
-              .insertInto('processed_events')
-              .values({ consumer: options.durable, event_id: envelope.id })
-              .onConflict((c) => c.doNothing())
-              .returning('event_id')
-              .executeTakeFirst();
-            if (first) await handler(tx, envelope);
-            return first ? 'handled' : 'duplicate';
-          }),
-      ).then(counted);
-      msg.ack();
-    } catch (err) {
-      counted('failed');
-      const delay = redelivery(msg);
-      log.warn({ err, subject, id: envelope.id, attempt: msg.info.deliveryCount, delay }, 'event handling failed; will retry');
-      msg.nak(delay);
+    return { msg, envelope, handler };
+  }
+
+  /**
+   * Handles events in one transaction that also records their ids in `processed_events`: an event
+   * whose id is there already (delivered again) changes nothing. Throws when the transaction fails.
+   * Its span continues the first event's trace.
+   */
+  async function handleTogether(batch: readonly Parsed[]) {
+    const first = batch[0]!;
+    const name = batch.length === 1 ? `consume ${first.envelope.subject}` : `consume ${batch.length} events of ${options.stream}`;
+    const outcomes = await withRemoteSpan(
+      name,
+      SpanKind.CONSUMER,
+      (k) => first.msg.headers?.get(k) || undefined,
+      () =>
+        transaction(db, async (tx) => {
+          const fresh = new Set(
+            (
+              await tx
+                .insertInto('processed_events')
+                .values(batch.map((p) => ({ consumer: options.durable, event_id: p.envelope.id })))
+                .onConflict((c) => c.doNothing())
+                .returning('event_id')
+                .execute()
+            ).map((r) => r.event_id),
+          );
+          const out: Array<'handled' | 'duplicate'> = [];
+          for (const p of batch) {
+            // The same event twice in one batch is handled once.
+            const handled = fresh.delete(p.envelope.id);
+            if (handled) await p.handler(tx, p.envelope);
+            out.push(handled ? 'handled' : 'duplicate');
+          }
+          return out;
+        }),
+    );
+    for (const [i, p] of batch.entries()) {
+      counted(outcomes[i]!);
+      p.msg.ack();
     }
   }
 
+  /** Handles one event; a failure is retried later with backoff. */
+  async function handleAlone(parsed: Parsed) {
+    try {
+      await handleTogether([parsed]);
+    } catch (err) {
+      counted('failed');
+      const delay = redelivery(parsed.msg);
+      const { subject, id } = parsed.envelope;
+      log.warn({ err, subject, id, attempt: parsed.msg.info.deliveryCount, delay }, 'event handling failed; will retry');
+      parsed.msg.nak(delay);
+    }
+  }
+
+  /** Handles messages: each in a transaction of its own at once (`concurrency`), or together (`perTransaction`). */
+  async function handle(msgs: readonly JsMsg[]) {
+    const parsed = (await Promise.all(msgs.map(parse))).filter((p): p is Parsed => p !== null);
+    if (parsed.length <= 1 || (options.perTransaction ?? 1) <= 1) {
+      await Promise.all(parsed.map(handleAlone));
+      return;
+    }
+    try {
+      await handleTogether(parsed);
+    } catch (err) {
+      log.warn({ err, events: parsed.length }, 'events handled together failed; handling them one at a time');
+      for (const p of parsed) await handleAlone(p);
+    }
+  }
+
+  const batch = Math.max(options.concurrency ?? 1, options.perTransaction ?? 1);
   const follower = followStream({
     bus,
     consumer: () => bus.js.consumers.get(stream, options.durable),
     // Small pulls: the instances sharing the durable take turns (a large pull would hold every
     // event of a quiet stream for one instance), and a stopped instance leaves few messages to
     // redeliver.
-    pull: Math.max(10, 2 * (options.concurrency ?? 1)),
-    batch: options.concurrency ?? 1,
+    pull: Math.max(10, 2 * batch),
+    batch,
     apply: async (msgs) => {
-      await Promise.all(msgs.map(handle));
+      await handle(msgs);
       for (const msg of msgs) lastHandledSeq = Math.max(lastHandledSeq, msg.info.streamSequence);
       settle();
     },
