@@ -308,16 +308,18 @@ test('a consumer with perTransaction handles a backlog in shared transactions, e
   for (const e of backlog) await probeBus.js.publish(subject, JSON.stringify(e), { msgID: e.id });
   // Delivered twice (another message id): handled once.
   await probeBus.js.publish(subject, JSON.stringify(backlog[1]), { msgID: randomUUID() });
-  const consumer = await startConsumer({
-    bus: probeBus,
-    db: probeDb,
-    durable: 'probe-batch',
-    stream: 'users',
-    ignore: [],
-    handlers,
-    filter: 'users.user.deleted.v1',
-    perTransaction: 10,
-  });
+  const start = () =>
+    startConsumer({
+      bus: probeBus,
+      db: probeDb,
+      durable: 'probe-batch',
+      stream: 'users',
+      ignore: [],
+      handlers,
+      filter: 'users.user.deleted.v1',
+      perTransaction: 10,
+    });
+  const consumer = await start();
   try {
     await waitFor(async () => (await handledRows()).some((h) => h.user_id === 5003), {
       timeoutMs: 20_000,
@@ -336,16 +338,7 @@ test('a consumer with perTransaction handles a backlog in shared transactions, e
     await consumer.stop();
     const more = [5100, 5101, 5102, 5103].map(userDeleted);
     for (const e of more) await probeBus.js.publish(subject, JSON.stringify(e), { msgID: e.id });
-    const again = await startConsumer({
-      bus: probeBus,
-      db: probeDb,
-      durable: 'probe-batch',
-      stream: 'users',
-      ignore: [],
-      handlers,
-      filter: 'users.user.deleted.v1',
-      perTransaction: 10,
-    });
+    const again = await start();
     await again.caughtUp();
     await again.stop();
     handled = await handledRows();
