@@ -397,6 +397,25 @@ describe('autocomplete and tag suggestions', () => {
   });
 });
 
+describe('many matches', () => {
+  test('a query that matches more questions than the ranking reads counts them all, on a page and on the last', async () => {
+    for (let i = 0; i < 55; i++)
+      await question(alice, `zymurgy${i}`, {
+        title: `Zymurgy log ${i}: gravity readings`,
+        description: '<p>Notes of a brew day.</p>',
+        tags: ['zymurgy'],
+      });
+    await system.searchCaughtUp();
+    // More matches than the best the blend reads (50): the engine counts those a relevant page keeps.
+    const first = await find('query=zymurgy');
+    expect(first.items.map((i) => i.search_metadata.is_relevant)).toEqual(Array(10).fill(true));
+    expect(first.total).toBe(55);
+    const last = await find('query=zymurgy&offset=50');
+    expect(last.total).toBe(55);
+    expect(last.items).toHaveLength(5);
+  });
+});
+
 describe('the index', () => {
   test('a new instance catches up from the streams; a rebuild answers SearchIndexLoading until it has caught up again', async () => {
     const { env } = system;

@@ -357,12 +357,15 @@ describe('Elasticsearch results', () => {
     expect(all.items.map((i) => i.id)).toEqual([1, 2]);
   });
 
-  test('a text match asks for the best few with their units and counts the window, weak ones left out when told', () => {
+  test('a text match asks for the best few with their units, counts the window, and the strong ones when told', () => {
     const stats = { documents: 100, frequencies: [{ whole: 10, stem: 10, typo: 10, prefix: 10 }], engine: new Map() };
     const query = { terms: ['hops'], languages: ['en' as const] };
-    const body = matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50, minScore: 0.25 })!;
-    expect(body).toMatchObject({ size: 50, min_score: 0.25, track_total_hits: 1000, docvalue_fields: ['unit_packed'] });
-    expect(matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50 })).not.toHaveProperty('min_score');
+    const body = matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50, countAtLeast: 0.25 })!;
+    expect(body).toMatchObject({ size: 50, track_total_hits: 1000, docvalue_fields: ['unit_packed'] });
+    // The text query alone, scored in the aggregation's filter: the request's filters hold already.
+    const text = (body.query as { bool: { must: unknown[] } }).bool.must[0];
+    expect(body.aggs).toEqual({ at_least: { filter: { function_score: { query: text, min_score: 0.25 } } } });
+    expect(matchQuery({ query, operator: 'OR', fields: ['title'], filter }, stats, { size: 50 })).not.toHaveProperty('aggs');
   });
 
   test('how many a text match can find at most: the forms it asks for, any word for OR, the fewest for AND', () => {

@@ -39,7 +39,7 @@ import {
   similarCandidatesQuery,
   type TermStatistics,
 } from './queries.ts';
-import { countedHits, rankMatches, routedQuestion, scoredHits } from './results.ts';
+import { countedAtLeast, countedHits, rankMatches, routedQuestion, scoredHits } from './results.ts';
 import { topicCosine, trainWordTopics, type WordTopics } from './topics.ts';
 
 /** Units a backend keeps at most before it starts again (a few KiB each). */
@@ -411,40 +411,33 @@ export class ElasticsearchBackend implements SearchBackend {
   /**
    * The best `size` text matches, their units kept (the blend reads them), and what the window
    * counts, as the local ranking has them (local/match.ts: only the best the page and the blend read;
-   * when a page of the window is relevant, weak matches are left out and not counted). Asked first
-   * for the matches at or above WEAK_SCORE, which answers most queries in one search; again with the
-   * weak ones when fewer than a page is relevant. When the words' counts leave no more to match than
-   * `size`, one search with the weak ones answers both (its hits are every match, the strong ones
-   * those at or above WEAK_SCORE): a request costs the engine about 3 ms whatever it finds. The
-   * whole window (WINDOW hits, then their units in a second request) cost the engine and the service
-   * more than the query itself.
+   * when a page of the window is relevant, weak matches are left out and not counted). One search:
+   * the strong matches (at or above WEAK_SCORE) are its best ones, and an aggregation counts them,
+   * unless the words' counts leave no more to match than `size` (its hits are then every match).
+   * Asking for the strong matches first and for the weak ones when fewer than a page was relevant
+   * took two requests for most queries, and a request costs the engine about 3 ms whatever it
+   * finds; the whole window (WINDOW hits, then their units in a second request) cost the engine and
+   * the service more than the query itself.
    */
   private async textMatches(request: Parameters<typeof matchQuery>[0], stats: TermStatistics, size: number) {
     const moves = this.moves;
-    const ask = async (minScore?: number) => {
-      const query = matchQuery(request, stats, { size, minScore });
-      if (!query) return { hits: [], total: 0 };
-      const response = await this.client.search({ index: this.names.questions, ...query });
-      const hits = scoredHits(response);
-      response.hits.hits.forEach((hit, i) => {
-        // Unpacked only when not known yet (the same questions come back in other queries).
-        if (this.knownUnits.has(hits[i]!.id)) return;
-        const unit = (hit.fields as { unit_packed?: string[] } | undefined)?.unit_packed?.[0];
-        this.keepUnit(hits[i]!.id, unit ? unpackUnit(unit) : {}, moves);
-      });
-      return { hits, total: Math.min(WINDOW, countedHits(response)) };
-    };
-    const relevantPage = (hits: ReadonlyArray<{ score: number }>) => hits.length >= PAGE && hits[PAGE - 1]!.score >= RELEVANT_SCORE;
-    if (matchesAtMost(request, stats) <= size) {
-      const all = await ask();
-      const strong = all.hits.filter((h) => h.score >= WEAK_SCORE);
-      if (relevantPage(strong)) return { hits: strong, counted: { total: strong.length, leaveOutWeak: true } };
-      return { hits: all.hits, counted: { total: all.total, leaveOutWeak: false } };
+    const few = matchesAtMost(request, stats) <= size;
+    const query = matchQuery(request, stats, { size, countAtLeast: few ? undefined : WEAK_SCORE });
+    if (!query) return { hits: [], counted: { total: 0, leaveOutWeak: false } };
+    const response = await this.client.search({ index: this.names.questions, ...query });
+    const hits = scoredHits(response);
+    response.hits.hits.forEach((hit, i) => {
+      // Unpacked only when not known yet (the same questions come back in other queries).
+      if (this.knownUnits.has(hits[i]!.id)) return;
+      const unit = (hit.fields as { unit_packed?: string[] } | undefined)?.unit_packed?.[0];
+      this.keepUnit(hits[i]!.id, unit ? unpackUnit(unit) : {}, moves);
+    });
+    const strong = hits.filter((h) => h.score >= WEAK_SCORE);
+    if (strong.length >= PAGE && strong[PAGE - 1]!.score >= RELEVANT_SCORE) {
+      const total = few ? strong.length : Math.min(WINDOW, countedAtLeast(response));
+      return { hits: strong, counted: { total, leaveOutWeak: true } };
     }
-    const strong = await ask(WEAK_SCORE);
-    if (relevantPage(strong.hits)) return { hits: strong.hits, counted: { total: strong.total, leaveOutWeak: true } };
-    const all = await ask();
-    return { hits: all.hits, counted: { total: all.total, leaveOutWeak: false } };
+    return { hits, counted: { total: Math.min(WINDOW, countedHits(response)), leaveOutWeak: false } };
   }
 
   /** Keeps a question's unit until the index moves (read before a move: not kept). */

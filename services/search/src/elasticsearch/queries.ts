@@ -193,8 +193,8 @@ export function matchesAtMost(request: { query: QueryWords; operator: 'AND' | 'O
 export function matchQuery(
   request: { query: QueryWords; operator: 'AND' | 'OR'; fields: readonly SearchField[]; filter: MatchFilter },
   stats: TermStatistics,
-  /** The best this many, with their units (the blend reads them); and only those scoring at least `minScore`. */
-  window: { size: number; minScore?: number } = { size: WINDOW },
+  /** The best this many, with their units (the blend reads them); and how many score at least `countAtLeast` (results.ts countedAtLeast). */
+  window: { size: number; countAtLeast?: number } = { size: WINDOW },
 ): estypes.SearchRequest | null {
   const { query, fields } = request;
   const { terms } = query;
@@ -237,9 +237,12 @@ export function matchQuery(
     docvalue_fields: ['unit_packed'],
     // How many match, up to the window: `total` (the local ranking counts the same, local/match.ts).
     track_total_hits: WINDOW,
-    ...(window.minScore === undefined ? {} : { min_score: window.minScore }),
     query: { bool: { must: [text], filter, must_not } },
     sort: [{ _score: { order: 'desc' } }, { id: { order: 'desc' } }],
+    // A score in a filter: function_score's min_score scores the text query there too.
+    ...(window.countAtLeast === undefined
+      ? {}
+      : { aggs: { at_least: { filter: { function_score: { query: text, min_score: window.countAtLeast } } } } }),
   };
 }
 

@@ -54,6 +54,10 @@ export const scoredHits = (response: estypes.SearchResponse): Array<{ id: number
 /** How many hits a search counted (its track_total_hits at most). */
 export const countedHits = (response: estypes.SearchResponse) => count(response.hits.total);
 
+/** The matches that scored at least a match query's `countAtLeast` (queries.ts matchQuery). */
+export const countedAtLeast = (response: estypes.SearchResponse) =>
+  (response.aggregations?.at_least as estypes.AggregationsFilterAggregate | undefined)?.doc_count ?? 0;
+
 /**
  * The match's window as the local ranking answers it: the best WINDOW hits, the similarity blend's
  * depth best lifted by their cosines with the query, of units and of topics, and their meaning
