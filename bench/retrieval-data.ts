@@ -100,6 +100,24 @@ export function tieBreak(id: string): number {
   return h >>> 0;
 }
 
+/**
+ * MAP and MRR (in percent, to two places) of a scoring of subtask B: each original's 10 related
+ * questions by score, best first, ties by tieBreak; an original without a relevant one counts AP 0.
+ */
+export function evaluate(originals: Original[], score: (original: Original, related: Related) => number) {
+  let map = 0;
+  let mrr = 0;
+  for (const original of originals) {
+    const ranked = original.related
+      .map((r) => ({ r, s: score(original, r), t: tieBreak(r.id) }))
+      .sort((x, y) => y.s - x.s || x.t - y.t)
+      .map(({ r }) => r.relevant);
+    map += averagePrecision(ranked);
+    mrr += reciprocalRank(ranked);
+  }
+  return { MAP: +((100 * map) / originals.length).toFixed(2), MRR: +((100 * mrr) / originals.length).toFixed(2) };
+}
+
 /** A question as the benchmarks index it. */
 export type BenchQuestion = SiteQuestion & { language?: string };
 

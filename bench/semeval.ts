@@ -5,22 +5,7 @@
 
 import { buildModel, type ModelOptions, type WeightedText } from '@kn/similarity';
 import { report } from './lib.ts';
-import { averagePrecision, type Original, type Related, reciprocalRank, semevalOriginals, tieBreak } from './retrieval-data.ts';
-
-/** MAP and MRR (in percent) of a scoring. */
-function evaluate(originals: Original[], score: (original: Original, related: Related) => number) {
-  let map = 0;
-  let mrr = 0;
-  for (const original of originals) {
-    const ranked = original.related
-      .map((r) => ({ r, s: score(original, r), t: tieBreak(r.id) }))
-      .sort((x, y) => y.s - x.s || x.t - y.t)
-      .map(({ r }) => r.relevant);
-    map += averagePrecision(ranked);
-    mrr += reciprocalRank(ranked);
-  }
-  return { MAP: +((100 * map) / originals.length).toFixed(2), MRR: +((100 * mrr) / originals.length).toFixed(2) };
-}
+import { evaluate, type Original, type Related, semevalOriginals } from './retrieval-data.ts';
 
 const originals = semevalOriginals();
 

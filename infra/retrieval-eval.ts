@@ -24,7 +24,8 @@ export interface JudgedQuery {
 export interface Corpus {
   kind: 'beir' | 'stackexchange';
   name: string;
-  documents: Array<{ id: string; title: string; texts: string[] }>;
+  /** `comments`: imported as the question's comments (a BEIR folder has none; bench/semeval-similar.ts gives them). */
+  documents: Array<{ id: string; title: string; texts: string[]; comments?: string[] }>;
   queries: JudgedQuery[];
 }
 
@@ -160,11 +161,20 @@ export function fts5Rankings(corpus: Corpus): Map<string, string[]> {
 const rpc = <O extends Operation>(bus: Bus, name: string, op: O, body: unknown) =>
   call(bus, name, op, { actor: null, params: undefined, query: undefined, body, requestId: `eval-${Date.now()}`, url: '' } as never);
 
+interface LoadOptions {
+  bus: Bus;
+  authorId: number;
+  language: string;
+  /** A Stack Exchange corpus: its dump folder, and the importer's state folder. */
+  dir?: string;
+  stateDir?: string;
+}
+
 /**
  * Loads a corpus into the running system through the content service's import (idempotent: a second
  * run creates nothing) and answers the system's question id of each document id (those it knows).
  */
-async function load(corpus: Corpus, options: { dir: string; bus: Bus; authorId: number; language: string; stateDir?: string }) {
+async function load(corpus: Corpus, options: LoadOptions) {
   const docOf = new Map<number, string>();
   let created = 0;
   if (corpus.kind === 'beir') {
@@ -184,13 +194,21 @@ async function load(corpus: Corpus, options: { dir: string; bus: Bus; authorId: 
     };
     for (const d of corpus.documents) {
       const text = d.texts.join('\n');
+      const external = `beir:${corpus.name}:${d.id}`.slice(0, 191);
       const question = {
-        external_id: `beir:${corpus.name}:${d.id}`.slice(0, 191),
+        external_id: external,
         author_id: options.authorId,
         title: d.title,
         description: `<p>${escapeHtml(text)}</p>`,
         language: options.language,
         created: at,
+        comments: (d.comments ?? []).map((comment, i) => ({
+          external_id: `${external.slice(0, 180)}:c${i}`,
+          author_id: options.authorId,
+          description: `<p>${escapeHtml(comment)}</p>`,
+          created: at,
+          solution_external_id: null,
+        })),
       };
       const size = JSON.stringify(question).length;
       if (batch.length >= 200 || bytes + size > 700_000) await flush();
@@ -199,6 +217,7 @@ async function load(corpus: Corpus, options: { dir: string; bus: Bus; authorId: 
     }
     await flush();
   } else {
+    if (!options.dir) throw new Error(`${corpus.name}: a Stack Exchange corpus is loaded from its dump folder`);
     const summary = await importDump({ dir: options.dir, bus: options.bus, language: options.language, stateDir: options.stateDir });
     created = summary.questions.created;
     const prefix = `stackexchange:${siteName(options.dir)}:post:`;
@@ -242,7 +261,7 @@ export interface EvaluationOptions {
 }
 
 /** Polls the search index until it is ready, holds at least `expected` questions, has its topic vectors (when it keeps them) and its embeddings (when it has a model). */
-const pollIndex = (bus: Bus) => async (expected: number) => {
+export const pollIndex = (bus: Bus) => async (expected: number) => {
   for (;;) {
     const status = await indexStatus(bus).catch(() => null);
     const embedded =
@@ -251,6 +270,21 @@ const pollIndex = (bus: Bus) => async (expected: number) => {
     await new Promise((r) => setTimeout(r, 500));
   }
 };
+
+/**
+ * Loads a corpus into the running system (load) and waits until the search index has it, its
+ * embeddings included (`caughtUp`, by default polling the index status): the system's question id →
+ * document id.
+ */
+export async function loadIndexed(
+  corpus: Corpus,
+  options: LoadOptions & Pick<EvaluationOptions, 'caughtUp'>,
+): Promise<Map<number, string>> {
+  const before = (await indexStatus(options.bus)).questions;
+  const { docOf, created } = await load(corpus, options);
+  await (options.caughtUp ?? pollIndex(options.bus))(before + created);
+  return docOf;
+}
 
 /** Loads the folder, asks every query through the API and through FTS5, and answers both sides' metrics. */
 export async function evaluateRetrieval(options: EvaluationOptions) {
@@ -262,9 +296,7 @@ export async function evaluateRetrieval(options: EvaluationOptions) {
     return (await res.json()) as T;
   };
   const me = await get<{ id: number }>('/users/me');
-  const before = (await indexStatus(options.bus)).questions;
-  const { docOf, created } = await load(corpus, { ...options, authorId: me.id, language });
-  await (options.caughtUp ?? pollIndex(options.bus))(before + created);
+  const docOf = await loadIndexed(corpus, { ...options, authorId: me.id, language });
 
   const started = Date.now();
   const system: Array<ReturnType<typeof metricsOf>> = [];
