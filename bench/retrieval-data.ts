@@ -100,18 +100,22 @@ export function tieBreak(id: string): number {
   return h >>> 0;
 }
 
+/** Whether each of an original's related questions is relevant, in the order of a scoring: best first, ties by tieBreak. */
+export const rankedRelevance = (original: Original, score: (original: Original, related: Related) => number) =>
+  original.related
+    .map((r) => ({ r, s: score(original, r), t: tieBreak(r.id) }))
+    .sort((x, y) => y.s - x.s || x.t - y.t)
+    .map(({ r }) => r.relevant);
+
 /**
  * MAP and MRR (in percent, to two places) of a scoring of subtask B: each original's 10 related
- * questions by score, best first, ties by tieBreak; an original without a relevant one counts AP 0.
+ * questions by score (rankedRelevance); an original without a relevant one counts AP 0.
  */
 export function evaluate(originals: Original[], score: (original: Original, related: Related) => number) {
   let map = 0;
   let mrr = 0;
   for (const original of originals) {
-    const ranked = original.related
-      .map((r) => ({ r, s: score(original, r), t: tieBreak(r.id) }))
-      .sort((x, y) => y.s - x.s || x.t - y.t)
-      .map(({ r }) => r.relevant);
+    const ranked = rankedRelevance(original, score);
     map += averagePrecision(ranked);
     mrr += reciprocalRank(ranked);
   }

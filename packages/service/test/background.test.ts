@@ -95,48 +95,41 @@ describe('intervalJob', () => {
     await job.stop();
   });
 
-  test('a round whose result says more waits is followed at once, until one says none', async () => {
-    let rounds = 0;
-    const third = gate();
+  /** A job whose rounds answer their number, `more` deciding whether the next follows at once; `reached` opens at round `until`. */
+  const countingJob = (until: number, more: (round: number) => boolean) => {
+    const counted = { rounds: 0, reached: gate() };
     const job = intervalJob<number>({
       name: 'test job',
       everyMs: NEVER,
       logger,
       round: async () => {
-        rounds++;
-        if (rounds === 3) third.open();
-        return rounds;
+        counted.rounds++;
+        if (counted.rounds === until) counted.reached.open();
+        return counted.rounds;
       },
-      more: (done) => done < 3,
+      more,
     });
+    return { job, counted };
+  };
+
+  test('a round whose result says more waits is followed at once, until one says none', async () => {
+    const { job, counted } = countingJob(3, (done) => done < 3);
     expect(await job.runOnce()).toBe(1);
-    await third.opened;
+    await counted.reached.opened;
     await job.stop();
-    expect(rounds).toBe(3);
+    expect(counted.rounds).toBe(3);
   });
 
   test('stop ends the rounds that follow one another', async () => {
-    let rounds = 0;
-    const second = gate();
-    const job = intervalJob<number>({
-      name: 'test job',
-      everyMs: NEVER,
-      logger,
-      round: async () => {
-        rounds++;
-        if (rounds === 2) second.open();
-        return rounds;
-      },
-      more: () => true,
-    });
+    const { job, counted } = countingJob(2, () => true);
     await job.runOnce();
-    await second.opened;
+    await counted.reached.opened;
     await job.stop();
-    const stoppedAt = rounds;
+    const stoppedAt = counted.rounds;
     // Whatever was under way when stop() was called has ended with it, and nothing follows.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(rounds).toBe(stoppedAt);
-    expect(rounds).toBeLessThanOrEqual(3);
+    expect(counted.rounds).toBe(stoppedAt);
+    expect(counted.rounds).toBeLessThanOrEqual(3);
   });
 
   test('the timer runs rounds; a failed one is logged and the next runs', async () => {
