@@ -182,7 +182,7 @@ export const stackExchangeSite = (name: string) => readSite(benchData(name));
 /**
  * SemEval-2016 task 3 train-part2 as a BEIR folder: each original question (subject and body, at
  * most 1,000 characters) asks for its related questions judged PerfectMatch or Relevant, among all
- * 670 (subject and body; the comments left out, as an import of questions has none). A retrieval
+ * 670 (subject and body; the comments left out, as a BEIR folder has none). A retrieval
  * task over the whole file, not the task's re-ranking of each original's own ten.
  */
 export function writeSemevalRetrieval(out: string) {

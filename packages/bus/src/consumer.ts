@@ -33,9 +33,9 @@ export interface Consumer {
  * A durable JetStream consumer of one service's stream. Each event is handled in a Postgres
  * transaction (its own, or its batch's: `perTransaction`) that also records its id in
  * `processed_events`: a redelivered event finds its id and changes nothing. The message is
- * acknowledged only after that transaction commits. A payload
- * that does not match the catalogue is terminated (it can never succeed); any other failure is
- * retried with backoff. Instances of a service share the durable, so each event is handled once.
+ * acknowledged only after that transaction commits. A payload that does not match the catalogue
+ * is terminated (it can never succeed); any other failure is retried with backoff. Instances of a
+ * service share the durable, so each event is handled once.
  */
 export async function startConsumer<St extends ServiceName, const Ignored extends StreamSubject<St> = never>(options: {
   bus: Bus;
